@@ -1,0 +1,50 @@
+# svc: the two commands that matter are `make run` and `make test`.
+GO      ?= go
+DATA    ?= ./data
+ADDR    ?= :8080
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
+PKGS    := ./...
+
+.PHONY: build run demo test vet bench load fuzz interop-tools clean
+
+## build: the static binary ./svc (CGO_ENABLED=0)
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o svc .
+
+## run: build, generate the demo pack into $(DATA) when it is empty, serve on $(ADDR)
+run: build
+	@if [ -z "$$(ls -A $(DATA) 2>/dev/null | grep -v '^README.md$$')" ]; then ./svc demo --data $(DATA); fi
+	./svc serve --data $(DATA) --addr $(ADDR)
+
+## demo: regenerate the demo pack into $(DATA)
+demo: build
+	./svc demo --data $(DATA)
+
+## test: vet and every test, interop tests included (they skip locally when a tool is missing)
+test: build vet
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet $(PKGS)
+
+## bench: Go benchmarks (compare runs with benchstat)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 $(PKGS)
+
+## load: start the server on the demo pack and measure each route with wrk
+load: build
+	scripts/load.sh
+
+## fuzz: run every fuzz target briefly (FUZZTIME per target)
+FUZZTIME ?= 15s
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+## interop-tools: the npm tools the interop tests use (gltf-validator, draco3d, swagger-parser)
+interop-tools:
+	npm ci --no-audit --no-fund
+
+clean:
+	rm -f svc

@@ -1,0 +1,161 @@
+// Package catalog knows which packs are published. It scans the data
+// directory, keeps the newest finished snapshot of every product and BL
+// open, and swaps a whole new view in at once on reload, so a request that
+// started on the old view finishes on it while new requests see the new one.
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/svc-geodata/svc/pack"
+)
+
+// Opener opens the resources of one published pack (a database, a raster
+// index) once per pack. The returned value is kept in Pack.Handle and
+// closed when no view uses the pack any more. A non-nil error skips the pack
+// with that reason.
+type Opener func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error)
+
+// Options configure a Catalog.
+type Options struct {
+	Dir     string                  // the data directory
+	Openers map[pack.Product]Opener // optional per product
+}
+
+// Catalog holds the current View. It is safe for concurrent use.
+type Catalog struct {
+	opts   Options
+	reload sync.Mutex // one scan at a time
+	cur    atomic.Pointer[View]
+}
+
+// New returns a catalog with an empty view; call Reload to scan.
+func New(opts Options) *Catalog {
+	if abs, err := filepath.Abs(opts.Dir); err == nil {
+		opts.Dir = abs
+	}
+	c := &Catalog{opts: opts}
+	v := &View{packs: map[pack.Product][]*Pack{}}
+	v.users.Store(1)
+	c.cur.Store(v)
+	return c
+}
+
+// Pack is one published pack.
+type Pack struct {
+	Manifest pack.Manifest
+	Dir      string    // absolute directory of the pack
+	Handle   io.Closer // what the product's Opener returned, or nil
+	stamp    string    // manifest identity on disk, for reuse across reloads
+	refs     atomic.Int64
+}
+
+// Problem is a pack directory that was skipped, with the reason.
+type Problem struct {
+	Path   string `json:"path"` // relative to the data directory
+	Reason string `json:"reason"`
+}
+
+// View is an immutable set of published packs.
+type View struct {
+	packs     map[pack.Product][]*Pack // sorted by BL
+	Problems  []Problem
+	ScannedAt time.Time
+	users     atomic.Int64 // the catalog's own reference plus one per Acquire
+}
+
+// Acquire returns the current view and a release function that must be
+// called when the caller no longer uses it or its packs' handles.
+func (c *Catalog) Acquire() (*View, func()) {
+	for {
+		v := c.cur.Load()
+		n := v.users.Load()
+		if n == 0 { // retired between Load and here: take the new one
+			continue
+		}
+		if v.users.CompareAndSwap(n, n+1) {
+			return v, func() { v.release() }
+		}
+	}
+}
+
+// Current returns the current view without holding it; for listings that
+// copy what they need and touch no handle.
+func (c *Catalog) Current() *View { return c.cur.Load() }
+
+func (v *View) release() {
+	if v.users.Add(-1) != 0 {
+		return
+	}
+	for _, ps := range v.packs {
+		for _, p := range ps {
+			p.unref()
+		}
+	}
+}
+
+func (p *Pack) unref() {
+	if p.refs.Add(-1) == 0 && p.Handle != nil {
+		_ = p.Handle.Close()
+	}
+}
+
+// Close retires the current view; handles close once in-flight users finish.
+func (c *Catalog) Close() {
+	c.reload.Lock()
+	defer c.reload.Unlock()
+	empty := &View{packs: map[pack.Product][]*Pack{}}
+	empty.users.Store(1)
+	c.cur.Swap(empty).release()
+}
+
+// Packs returns the published packs of a product, ordered by BL code.
+func (v *View) Packs(p pack.Product) []*Pack { return v.packs[p] }
+
+// Pack returns the published pack of a product for one BL.
+func (v *View) Pack(p pack.Product, blCode string) (*Pack, bool) {
+	ps := v.packs[p]
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Manifest.BL >= blCode })
+	if i < len(ps) && ps[i].Manifest.BL == blCode {
+		return ps[i], true
+	}
+	return nil, false
+}
+
+// BLCount returns how many distinct BL have a published pack of product p,
+// or of any product when p is "".
+func (v *View) BLCount(p pack.Product) int {
+	seen := map[string]bool{}
+	for prod, ps := range v.packs {
+		if p != "" && prod != p {
+			continue
+		}
+		for _, pk := range ps {
+			seen[pk.Manifest.BL] = true
+		}
+	}
+	return len(seen)
+}
+
+// Published reports whether the static path rel (product/bl/snapshot/...)
+// lies inside a published pack, and returns that pack.
+func (v *View) Published(product pack.Product, blCode, snapshot string) (*Pack, bool) {
+	p, ok := v.Pack(product, blCode)
+	if !ok || p.Manifest.Snapshot != snapshot {
+		return nil, false
+	}
+	return p, true
+}
+
+func (k problemList) add(path string, format string, args ...any) problemList {
+	return append(k, Problem{Path: path, Reason: fmt.Sprintf(format, args...)})
+}
+
+type problemList []Problem

@@ -1,0 +1,175 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/server"
+)
+
+func apiVersion() string { return server.APIVersion }
+
+type serveOptions struct {
+	data, addr, baseURL, tilesURL, errorsBase, adminToken string
+	trustedProxies                                        []string
+	logFormat, logLevel                                   string
+}
+
+func newServe() *cobra.Command {
+	var o serveOptions
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API and the static tiles from a data directory",
+		Long: `serve answers every /v1 route from the packs in the data directory and serves their static
+artefacts under /tiles/. It publishes a pack only once its import finished.
+
+Signals: SIGHUP rescans the data directory; SIGTERM and SIGINT stop accepting connections,
+let requests in flight finish (up to 30 s) and exit.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runServe(c.Context(), o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.data, "data", "./data", "data directory holding the BL packs")
+	f.StringVar(&o.addr, "addr", ":8080", "listen address")
+	f.StringVar(&o.baseURL, "base-url", "", "public base URL of the API (default http://localhost<addr>)")
+	f.StringVar(&o.tilesURL, "tiles-url", "", "public URL of the static tile host (default <base-url>/tiles)")
+	f.StringVar(&o.errorsBase, "errors-base", "", "base URI of problem types (default <base-url>/problems)")
+	f.StringVar(&o.adminToken, "admin-token", "", "secret for the admin endpoints and the GLB admin limits; empty disables them")
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", []string{"127.0.0.0/8", "::1/128"}, "CIDR of a reverse proxy whose X-Forwarded-For is trusted (repeatable)")
+	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	addEnvHelp(c)
+	return c
+}
+
+func newLogger(format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, not %q", format)
+}
+
+func runServe(ctx context.Context, o serveOptions) error {
+	log, err := newLogger(o.logFormat, o.logLevel)
+	if err != nil {
+		return err
+	}
+	for _, cidr := range o.trustedProxies {
+		if _, _, err := net.ParseCIDR(strings.TrimSpace(cidr)); err != nil {
+			return fmt.Errorf("--trusted-proxy %q: %w", cidr, err)
+		}
+	}
+	if err := os.MkdirAll(o.data, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	if o.baseURL == "" {
+		o.baseURL = "http://" + hostForURL(ln.Addr())
+	}
+	cat := catalog.New(catalog.Options{Dir: o.data, Openers: openers()})
+	defer cat.Close()
+	reload := func() (*catalog.View, error) {
+		v, err := cat.Reload(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		logView(log, v)
+		return v, nil
+	}
+	if _, err := reload(); err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
+		AdminToken: o.adminToken}, server.Deps{Catalog: cat, Logger: log, Reload: reload})
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler: srv,
+		// Slow clients must not hold connections: headers arrive within 10 s.
+		ReadHeaderTimeout: 10 * time.Second,
+		// Request bodies are small JSON (key mints); a minute is generous.
+		ReadTimeout: time.Minute,
+		// Large GLB exports and tile downloads on slow links take time.
+		WriteTimeout: 5 * time.Minute,
+		// Keep-alive connections from viewers fetching many tiles are reused.
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go watchHUP(ctx, log, reload)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "base_url", o.baseURL, "data", o.data, "version", Version)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// hostForURL turns a listen address into host:port usable in a URL; a
+// wildcard listener is reached through localhost.
+func hostForURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func watchHUP(ctx context.Context, log *slog.Logger, reload func() (*catalog.View, error)) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			log.Info("SIGHUP: rescanning data directory")
+			if _, err := reload(); err != nil {
+				log.Error("rescan failed", "err", err)
+			}
+		}
+	}
+}
+
+func logView(log *slog.Logger, v *catalog.View) {
+	log.Info("data directory scanned", "published_bl", v.BLCount(""), "skipped", len(v.Problems))
+	for _, p := range v.Problems {
+		log.Warn("pack skipped", "path", p.Path, "reason", p.Reason)
+	}
+}

@@ -1,0 +1,179 @@
+// Package pack defines the on-disk form of a published data product: one
+// directory per product, federal state (BL) and snapshot,
+//
+//	<data>/<product>/<bl>/<snapshot>/manifest.json
+//
+// and the atomic way importers create one. A pack is self-describing: its
+// manifest carries licence, source, counts and the time its import
+// finished. A directory is a published pack only when its manifest exists,
+// names itself correctly and has import_finished_at set; importers build
+// in a dot-directory beside it and rename it into place as the last step,
+// so a crash at any point leaves either the old state or the new one.
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Product names a kind of data pack; its value is also the first path
+// segment under the data directory and under the tile host.
+type Product string
+
+// The products of SPEC section 1.
+const (
+	LoD2        Product = "lod2"         // LoD2 buildings, one SpatiaLite file
+	Terrain     Product = "terrain"      // DGM1 Cloud-Optimized GeoTIFFs
+	TerrainMesh Product = "terrain-mesh" // 3D Tiles terrain mesh
+	OSMCover    Product = "osm-cover"    // 3D Tiles land cover themes
+	Vegetation  Product = "veg"          // CDSM/TDSM COGs and vegetation 3D Tiles
+	Buildings3D Product = "buildings"    // 3D Tiles of LoD2 buildings (the /v1/tilesets records)
+)
+
+// Products lists every product in a fixed order.
+func Products() []Product {
+	return []Product{LoD2, Terrain, TerrainMesh, OSMCover, Vegetation, Buildings3D}
+}
+
+// Static reports whether the product's files are served by the static tile
+// host. LoD2 SpatiaLite files are answered through the API only.
+func (p Product) Static() bool { return p != LoD2 }
+
+// Valid reports whether p is one of Products.
+func (p Product) Valid() bool {
+	for _, q := range Products() {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+// ManifestName is the file name of a pack's manifest.
+const ManifestName = "manifest.json"
+
+// Format is the manifest format identifier this build reads and writes.
+const Format = "svc-pack/1"
+
+// Sentinel errors of ReadManifest and Create.
+var (
+	ErrIncomplete = errors.New("pack: import not finished")
+	ErrCorrupt    = errors.New("pack: corrupt pack")
+	ErrInvalid    = errors.New("pack: invalid pack identity")
+)
+
+var snapshotRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// ValidSnapshot reports whether s is a calendar date YYYY-MM-DD.
+func ValidSnapshot(s string) bool {
+	if !snapshotRE.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// File is one file of a pack with the size it had when the import finished;
+// a size mismatch on scan marks the pack corrupt.
+type File struct {
+	Path string `json:"path"` // slash-separated, relative to the pack directory
+	Size int64  `json:"size"`
+}
+
+// Manifest describes a pack. Product-specific details live in the one
+// member matching Product.
+type Manifest struct {
+	Format           string     `json:"format"`
+	Product          Product    `json:"product"`
+	BL               string     `json:"bl"`
+	Snapshot         string     `json:"snapshot"`
+	LicenseID        string     `json:"license_id"`
+	Name             string     `json:"name,omitempty"`
+	SourceURL        string     `json:"source_url,omitempty"`
+	SourceName       string     `json:"source_name,omitempty"` // authority or agency
+	Attribution      string     `json:"attribution,omitempty"` // display string
+	CRS              string     `json:"crs,omitempty"`         // e.g. EPSG:25832
+	BBoxWGS84        []float64  `json:"bbox_wgs84,omitempty"`  // minLon,minLat,maxLon,maxLat
+	ImportStartedAt  time.Time  `json:"import_started_at"`
+	ImportFinishedAt *time.Time `json:"import_finished_at"`
+	Files            []File     `json:"files"`
+
+	LoD2        *LoD2Info        `json:"lod2,omitempty"`
+	Terrain     *TerrainInfo     `json:"terrain,omitempty"`
+	TerrainMesh *TerrainMeshInfo `json:"terrain_mesh,omitempty"`
+	OSMCover    *OSMCoverInfo    `json:"osm_cover,omitempty"`
+	Vegetation  *VegetationInfo  `json:"vegetation,omitempty"`
+	Tileset     *TilesetInfo     `json:"tileset,omitempty"`
+}
+
+// LoD2Info is the LoD2 part of a manifest (SPEC 2.1).
+type LoD2Info struct {
+	File              string   `json:"file"` // the SpatiaLite file, relative
+	BuildingCount     int64    `json:"building_count"`
+	SurfaceCount      int64    `json:"surface_count"`
+	ValidationPassPct *float64 `json:"validation_pass_pct"`
+}
+
+// TerrainInfo is the terrain part of a manifest (SPEC 2.7).
+type TerrainInfo struct {
+	Format        string `json:"format"` // "GeoTIFF (COG)"
+	Source        string `json:"source"` // convert+storage-box, mirror or pass-through
+	TileCount     int64  `json:"tile_count"`
+	VerticalDatum string `json:"vertical_datum"`
+	Index         string `json:"index"` // tile index file, relative
+}
+
+// TerrainMeshInfo is the terrain-mesh part of a manifest (SPEC 2.8).
+type TerrainMeshInfo struct {
+	TilesetPath    string    `json:"tileset_path"` // relative path of tileset.json
+	TileCount      int64     `json:"tile_count"`
+	RTINToleranceM float64   `json:"rtin_tolerance_m"`
+	TilingScheme   string    `json:"tiling_scheme"`
+	BuiltAt        time.Time `json:"built_at"`
+}
+
+// OSMCoverInfo is the OSM cover part of a manifest (SPEC 2.9).
+type OSMCoverInfo struct {
+	Themes  []Theme   `json:"themes"`
+	BuiltAt time.Time `json:"built_at"`
+}
+
+// Theme is one 3D Tiles theme of a pack.
+type Theme struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind,omitempty"` // raster_cog or 3dtiles (vegetation)
+	Path      string `json:"path"`           // relative path of tileset.json or the COG directory
+	TileCount int64  `json:"tile_count"`
+}
+
+// VegetationInfo is the vegetation part of a manifest (SPEC 2.10).
+type VegetationInfo struct {
+	Themes    []Theme `json:"themes"`
+	TileSizeM float64 `json:"tile_size_m"`
+	Index     string  `json:"index"` // CDSM/TDSM tile index file, relative
+}
+
+// TilesetInfo is the building 3D Tiles part of a manifest (SPEC 2.2).
+type TilesetInfo struct {
+	TilesetID      string    `json:"tileset_id"`
+	TilesetPath    string    `json:"tileset_path"`
+	TileCount      int64     `json:"tile_count"`
+	TotalBytes     int64     `json:"total_bytes"`
+	BuildingCount  int64     `json:"building_count"`
+	GeneratedAt    time.Time `json:"generated_at"`
+	BoundingVolume []float64 `json:"bounding_volume"` // WGS84 minLon,minLat,maxLon,maxLat
+}
+
+// Key identifies a pack: product, BL and snapshot.
+type Key struct {
+	Product  Product
+	BL       string
+	Snapshot string
+}
+
+func (k Key) String() string { return fmt.Sprintf("%s/%s/%s", k.Product, k.BL, k.Snapshot) }
+
+// Key returns the identity the manifest claims.
+func (m Manifest) Key() Key { return Key{m.Product, m.BL, m.Snapshot} }

@@ -1,0 +1,142 @@
+package pack
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func writePack(t *testing.T, data string, key Key, files map[string]string) {
+	t.Helper()
+	w, err := Create(data, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for name, body := range files {
+		p := filepath.Join(w.Dir(), filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(context.Background(), Manifest{LicenseID: "dl-de-zero-2.0"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCommitAndRead(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	key := Key{Terrain, "he", "2026-07-20"}
+	writePack(t, data, key, map[string]string{"tiles/a.tif": "abc", "index.json": "{}"})
+	m, err := ReadManifest(filepath.Join(data, "terrain", "he", "2026-07-20"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Key() != key || m.ImportFinishedAt == nil || len(m.Files) != 2 {
+		t.Fatalf("manifest = %+v", m)
+	}
+	if m.Files[1] != (File{"tiles/a.tif", 3}) {
+		t.Errorf("files = %+v", m.Files)
+	}
+	left, _ := filepath.Glob(filepath.Join(data, "terrain", "he", ".*"))
+	if len(left) != 0 {
+		t.Errorf("temporary directories left: %v", left)
+	}
+}
+
+func TestRecommitReplaces(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	key := Key{Terrain, "be", "2026-07-20"}
+	writePack(t, data, key, map[string]string{"old.tif": "1"})
+	writePack(t, data, key, map[string]string{"new.tif": "22"})
+	dir := filepath.Join(data, "terrain", "be", "2026-07-20")
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != 1 || m.Files[0].Path != "new.tif" {
+		t.Fatalf("files = %+v", m.Files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old.tif")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("old file survived: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(data, "terrain", "be", ".*"))
+	if len(left) != 0 {
+		t.Errorf("temporary directories left: %v", left)
+	}
+}
+
+func TestAbortLeavesNothing(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	w, err := Create(data, Key{LoD2, "nrw", "2026-01-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Dir(), "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	entries, _ := os.ReadDir(filepath.Join(data, "lod2", "nrw"))
+	if len(entries) != 0 {
+		t.Errorf("abort left %d entries", len(entries))
+	}
+}
+
+func TestCreateRejectsBadKeys(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		key  Key
+	}{
+		{"product", Key{"dem", "he", "2026-01-01"}},
+		{"bl", Key{Terrain, "xx", "2026-01-01"}},
+		{"bl case", Key{Terrain, "HE", "2026-01-01"}},
+		{"bl escape", Key{Terrain, "../he", "2026-01-01"}},
+		{"snapshot", Key{Terrain, "he", "2026-13-01"}},
+		{"snapshot form", Key{Terrain, "he", "20260101"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Create(t.TempDir(), tc.key); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Create(%v) = %v, want ErrInvalid", tc.key, err)
+			}
+		})
+	}
+}
+
+func TestReadManifestRejects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, dir string)
+		want   error
+	}{
+		{"no manifest", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, ManifestName)) }, ErrIncomplete},
+		{"truncated file", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, "a.bin"), []byte("x"), 0o644) }, ErrCorrupt},
+		{"missing file", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "a.bin")) }, ErrCorrupt},
+		{"garbage manifest", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, ManifestName), []byte("{\"format\":"), 0o644) }, ErrCorrupt},
+		{"unfinished", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format":"svc-pack/1","product":"terrain","bl":"he","snapshot":"2026-07-20","import_finished_at":null}`), 0o644)
+		}, ErrIncomplete},
+		{"wrong identity", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format":"svc-pack/1","product":"terrain","bl":"nrw","snapshot":"2026-07-20","import_finished_at":"2026-07-21T00:00:00Z"}`), 0o644)
+		}, ErrCorrupt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := t.TempDir()
+			writePack(t, data, Key{Terrain, "he", "2026-07-20"}, map[string]string{"a.bin": "hello"})
+			dir := filepath.Join(data, "terrain", "he", "2026-07-20")
+			tc.mutate(t, dir)
+			if _, err := ReadManifest(dir); !errors.Is(err, tc.want) {
+				t.Errorf("ReadManifest = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}

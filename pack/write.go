@@ -1,0 +1,179 @@
+package pack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/svc-geodata/svc/bl"
+)
+
+// Writer builds one pack in a temporary directory that no reader sees until
+// Commit renames it into place.
+type Writer struct {
+	root    string // <data>/<product>/<bl>
+	tmp     string
+	key     Key
+	started time.Time
+	done    bool
+}
+
+// Create starts a pack for key under the data directory. The caller writes
+// its files below Dir and then calls Commit or Abort.
+func Create(dataDir string, key Key) (*Writer, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	root := filepath.Join(dataDir, string(key.Product), key.BL)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("pack: create %s: %w", key, err)
+	}
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, fmt.Errorf("pack: create %s: %w", key, err)
+	}
+	tmp := filepath.Join(root, ".tmp-"+key.Snapshot+"-"+hex.EncodeToString(rnd[:]))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("pack: create %s: %w", key, err)
+	}
+	return &Writer{root: root, tmp: tmp, key: key, started: time.Now().UTC()}, nil
+}
+
+func checkKey(k Key) error {
+	if !k.Product.Valid() {
+		return fmt.Errorf("%w: unknown product %q", ErrInvalid, k.Product)
+	}
+	if _, ok := bl.Lookup(k.BL); !ok || k.BL != bl.Canonical(k.BL) {
+		return fmt.Errorf("%w: unknown BL code %q", ErrInvalid, k.BL)
+	}
+	if !ValidSnapshot(k.Snapshot) {
+		return fmt.Errorf("%w: snapshot %q is not a date YYYY-MM-DD", ErrInvalid, k.Snapshot)
+	}
+	return nil
+}
+
+// Dir is the temporary directory the pack's files go into.
+func (w *Writer) Dir() string { return w.tmp }
+
+// Key is the pack being written.
+func (w *Writer) Key() Key { return w.key }
+
+// Abort removes everything written so far. It is safe after Commit (then a
+// no-op), so callers may defer it.
+func (w *Writer) Abort() {
+	if !w.done {
+		w.done = true
+		_ = os.RemoveAll(w.tmp)
+	}
+}
+
+// Commit finishes the pack: it lists the files with their sizes, stamps the
+// identity and import times into m, writes the manifest (temporary name,
+// fsync, rename) and renames the directory into place, replacing an older
+// pack of the same snapshot in one step where the OS allows it.
+func (w *Writer) Commit(ctx context.Context, m Manifest) error {
+	if w.done {
+		return fmt.Errorf("pack: commit %s: writer already finished", w.key)
+	}
+	files, err := listFiles(ctx, w.tmp)
+	if err != nil {
+		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+	}
+	finished := time.Now().UTC()
+	m.Format, m.Product, m.BL, m.Snapshot = Format, w.key.Product, w.key.BL, w.key.Snapshot
+	m.ImportStartedAt, m.ImportFinishedAt, m.Files = w.started, &finished, files
+	if err := writeFileAtomic(filepath.Join(w.tmp, ManifestName), m); err != nil {
+		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+	}
+	final := filepath.Join(w.root, w.key.Snapshot)
+	if err := replaceDir(w.tmp, final); err != nil {
+		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+	}
+	w.done = true
+	return syncDir(w.root)
+}
+
+// listFiles walks dir and returns every regular file with its size, sorted.
+func listFiles(ctx context.Context, dir string) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if rel == ManifestName {
+			return nil
+		}
+		files = append(files, File{Path: filepath.ToSlash(rel), Size: info.Size()})
+		return nil
+	})
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, err
+}
+
+// writeFileAtomic writes v as indented JSON to path through a temporary
+// file that is fsynced before the rename, so readers see all or nothing.
+func writeFileAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", filepath.Base(dir), err)
+	}
+	return nil
+}

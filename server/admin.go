@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/pack"
+)
+
+// adminAuth is the credential of every /v1/admin route: the server's admin
+// token, sent as X-Svc-Admin-Token or as an Authorization bearer token.
+const adminAuthDoc = "Requires the server's admin token, sent as header `X-Svc-Admin-Token` or as `Authorization: Bearer <token>` " +
+	"(compared in constant time). 401 without a matching token; 403 when the server has no admin token configured."
+
+func (s *Server) adminRoutes() []route {
+	return []route{
+		{method: "POST", path: "/v1/admin/datasets", opID: "reloadDatasets", tag: "Admin", stability: "beta", since: "0.1.0",
+			summary: "Rescan the data directory and publish what finished importing",
+			desc: "Equivalent to SIGHUP. Packs whose import finished become visible, removed packs disappear, and a newer snapshot " +
+				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,
+			responses: []response{{status: 200, desc: "What is published after the rescan", schema: "DatasetReloadResponse"},
+				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
+			handle: s.admin(s.handleReload)},
+		{method: "GET", path: "/v1/admin/health", opID: "getAdminHealth", tag: "Admin", stability: "beta", since: "0.1.0",
+			summary: "Liveness of the core components",
+			desc: "Runs real probes: the data directory, every published pack (manifest and files readable), and the packs that were " +
+				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + adminAuthDoc,
+			responses: []response{{status: 200, desc: "Health report", schema: "AdminHealthResponse"},
+				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
+			handle: s.admin(s.handleAdminHealth)},
+	}
+}
+
+// admin wraps h with the admin credential check.
+func (s *Server) admin(h handlerFunc) handlerFunc {
+	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if s.cfg.AdminToken == "" {
+			return errf(http.StatusForbidden, "forbidden", "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
+		}
+		tok := r.Header.Get("X-Svc-Admin-Token")
+		if tok == "" {
+			if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+				tok = strings.TrimSpace(a[7:])
+			}
+		}
+		got := sha256.Sum256([]byte(tok))
+		if tok == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			e := errf(http.StatusUnauthorized, "unauthorized", "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.")
+			e.header = http.Header{"Www-Authenticate": {`Bearer realm="svc-admin"`}}
+			return e
+		}
+		return h(w, r)
+	}
+}
+
+type publishedPack struct {
+	Product  string `json:"product"`
+	BL       string `json:"bundesland_code"`
+	Snapshot string `json:"snapshot"`
+}
+
+func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
+	v, err := s.deps.Reload()
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, "no-store", reloadResponse(v))
+}
+
+func reloadResponse(v *catalog.View) any {
+	pub := []publishedPack{}
+	for _, prod := range pack.Products() {
+		for _, p := range v.Packs(prod) {
+			pub = append(pub, publishedPack{string(prod), p.Manifest.BL, p.Manifest.Snapshot})
+		}
+	}
+	problems := v.Problems
+	if problems == nil {
+		problems = []catalog.Problem{}
+	}
+	return map[string]any{"published": pub, "count": len(pub), "skipped": problems,
+		"scanned_at": v.ScannedAt.Format(time.RFC3339)}
+}
+
+// healthProbe is one check of the admin health report.
+type healthProbe struct {
+	Name      string  `json:"name"`
+	Status    string  `json:"status"` // ok or fail
+	Detail    string  `json:"detail,omitempty"`
+	LatencyMs float64 `json:"latency_ms"`
+}
+
+// Prober is implemented by pack handles that can check their own health
+// (a database answering a query, a COG tile decoding).
+type Prober interface {
+	Probe(ctx context.Context) error
+}
+
+func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request) error {
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	var probes []healthProbe
+	run := func(name string, f func() error) {
+		start := time.Now()
+		p := healthProbe{Name: name, Status: "ok"}
+		if err := f(); err != nil {
+			p.Status, p.Detail = "fail", err.Error()
+		}
+		p.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+		probes = append(probes, p)
+	}
+	for _, prod := range pack.Products() {
+		for _, p := range v.Packs(prod) {
+			run("pack "+p.Manifest.Key().String(), func() error {
+				if _, err := os.Stat(p.Dir); err != nil {
+					return err
+				}
+				if pr, ok := p.Handle.(Prober); ok {
+					return pr.Probe(r.Context())
+				}
+				return nil
+			})
+		}
+	}
+	for _, pr := range v.Problems {
+		probes = append(probes, healthProbe{Name: "skipped " + pr.Path, Status: "fail", Detail: pr.Reason})
+	}
+	status := "ok"
+	for _, p := range probes {
+		if p.Status != "ok" {
+			status = "degraded"
+		}
+	}
+	if probes == nil {
+		probes = []healthProbe{}
+	}
+	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{
+		"status": status, "probes": probes,
+		"lod2_db_bl": v.BLCount(pack.LoD2), "lod2_mesh_bl": v.BLCount(pack.Buildings3D),
+		"terrain_tiff_bl": v.BLCount(pack.Terrain), "terrain_mesh_bl": v.BLCount(pack.TerrainMesh),
+		"checked_at": s.deps.Now().UTC().Format(time.RFC3339),
+	})
+}

@@ -1,0 +1,297 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/svc-geodata/svc/bl"
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/pack"
+)
+
+const discoveryCache = "public, max-age=300"
+
+func (s *Server) discoveryRoutes() []route {
+	list := func(op, path, summary, schema, stability string, count bool, h func(*catalog.View) any) route {
+		return route{
+			method: "GET", path: path, opID: op, summary: summary, tag: "Discovery",
+			stability: stability, since: "0.1.0", exempt: path == "/v1/datasets",
+			responses: []response{{status: 200, desc: "Published datasets", schema: schema, headers: []string{"Cache-Control"}}},
+			handle: func(w http.ResponseWriter, r *http.Request) error {
+				return writeJSON(w, r, http.StatusOK, discoveryCache, h(s.deps.Catalog.Current()))
+			},
+		}
+	}
+	return []route{
+		list("listDatasets", "/v1/datasets", "List the LoD2 building datasets (one per federal state)", "LoD2DatasetList", "stable", true,
+			func(v *catalog.View) any { return s.lod2Datasets(v) }),
+		list("listTerrainDatasets", "/v1/terrain/datasets", "List the DGM1 terrain datasets", "TerrainDatasetList", "stable", true,
+			func(v *catalog.View) any { return s.terrainDatasets(v) }),
+		list("listTerrainMeshDatasets", "/v1/terrain-mesh/datasets", "List the terrain mesh 3D Tiles datasets", "TerrainMeshDatasetList", "beta", false,
+			func(v *catalog.View) any { return s.terrainMeshDatasets(v) }),
+		list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta", false,
+			func(v *catalog.View) any { return s.osmCoverDatasets(v) }),
+		list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta", false,
+			func(v *catalog.View) any { return s.vegetationDatasets(v) }),
+		func() route {
+			rt := list("getAttribution", "/v1/attribution", "Licence and attribution of every published product", "AttributionList", "stable", true,
+				func(v *catalog.View) any { return s.attribution(v) })
+			rt.exempt = true
+			rt.desc = "One entry per published product and federal state: the source authority, the licence with its URL, " +
+				"and the display string a client must show. Entries whose licence is not DL-DE/Zero 2.0 require the source to be shown visibly. " +
+				"Exempt from the keyless daily limit so that every client can always meet its licence obligations."
+			return rt
+		}(),
+	}
+}
+
+// writeJSON encodes v with the given Cache-Control (empty: none).
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, cacheControl string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode response: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if cacheControl != "" {
+		h.Set("Cache-Control", cacheControl)
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(append(body, '\n'))
+	}
+	return nil
+}
+
+// licenseInfo returns the display label and URL of a licence id.
+func licenseInfo(id string) bl.License {
+	if l, ok := bl.LookupLicense(id); ok {
+		return l
+	}
+	return bl.License{ID: id, Label: id}
+}
+
+// attributionText is the display string of a pack: its own when the import
+// set one, else "© <source> (<licence>)".
+func attributionText(m pack.Manifest) string {
+	if m.Attribution != "" {
+		return m.Attribution
+	}
+	return fmt.Sprintf("© %s (%s)", sourceName(m), licenseInfo(m.LicenseID).Label)
+}
+
+func sourceName(m pack.Manifest) string {
+	if m.SourceName != "" {
+		return m.SourceName
+	}
+	if st, ok := bl.Lookup(m.BL); ok {
+		return st.SourceName
+	}
+	return m.BL
+}
+
+func finished(m pack.Manifest) string {
+	if m.ImportFinishedAt == nil {
+		return ""
+	}
+	return m.ImportFinishedAt.UTC().Format(time.RFC3339)
+}
+
+func (s *Server) tileURL(m pack.Manifest, rel string) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%s", s.cfg.TilesURL, m.Product, m.BL, m.Snapshot, rel)
+}
+
+type lod2Dataset struct {
+	ID                string   `json:"id"`
+	BundeslandCode    string   `json:"bundesland_code"`
+	Name              string   `json:"name"`
+	LicenseID         string   `json:"license_id"`
+	SourceURL         string   `json:"source_url"`
+	SnapshotDate      string   `json:"snapshot_date"`
+	BuildingCount     int64    `json:"building_count"`
+	ValidationPassPct *float64 `json:"validation_pass_pct"`
+	LastSync          string   `json:"last_sync"`
+}
+
+func (s *Server) lod2Datasets(v *catalog.View) any {
+	out := []lod2Dataset{}
+	for _, p := range v.Packs(pack.LoD2) {
+		m := p.Manifest
+		d := lod2Dataset{ID: m.BL, BundeslandCode: m.BL, Name: m.Name, LicenseID: m.LicenseID,
+			SourceURL: m.SourceURL, SnapshotDate: m.Snapshot, LastSync: finished(m)}
+		if d.Name == "" {
+			st, _ := bl.Lookup(m.BL)
+			d.Name = fmt.Sprintf("LoD2 %s — %s", st.Name, attributionText(m))
+		}
+		if m.LoD2 != nil {
+			d.BuildingCount, d.ValidationPassPct = m.LoD2.BuildingCount, m.LoD2.ValidationPassPct
+		}
+		out = append(out, d)
+	}
+	return map[string]any{"datasets": out, "count": len(out)}
+}
+
+type terrainDataset struct {
+	BL            string   `json:"bl"`
+	License       string   `json:"license"`
+	Snapshot      string   `json:"snapshot"`
+	Format        string   `json:"format"`
+	Source        string   `json:"source"`
+	TileCount     int64    `json:"tile_count"`
+	CRS           string   `json:"crs"`
+	VerticalDatum string   `json:"vertical_datum"`
+	Attribution   string   `json:"attribution"`
+	CoveragePct   *float64 `json:"coverage_pct"`
+}
+
+func (s *Server) terrainDatasets(v *catalog.View) any {
+	out := []terrainDataset{}
+	for _, p := range v.Packs(pack.Terrain) {
+		m := p.Manifest
+		d := terrainDataset{BL: m.BL, License: m.LicenseID, Snapshot: m.Snapshot, CRS: m.CRS,
+			Attribution: attributionText(m), Format: "GeoTIFF (COG)", VerticalDatum: "DHHN2016"}
+		if t := m.Terrain; t != nil {
+			d.Source, d.TileCount = t.Source, t.TileCount
+			if t.Format != "" {
+				d.Format = t.Format
+			}
+			if t.VerticalDatum != "" {
+				d.VerticalDatum = t.VerticalDatum
+			}
+		}
+		out = append(out, d)
+	}
+	return map[string]any{"datasets": out, "count": len(out)}
+}
+
+type terrainMeshDataset struct {
+	BundeslandCode string  `json:"bundesland_code"`
+	SnapshotDate   string  `json:"snapshot_date"`
+	TilesetURL     string  `json:"tileset_url"`
+	TileCount      int64   `json:"tile_count"`
+	RTINToleranceM float64 `json:"rtin_tolerance_m"`
+	TilingScheme   string  `json:"tiling_scheme"`
+	License        string  `json:"license"`
+	Attribution    string  `json:"attribution"`
+	BuiltAt        string  `json:"built_at"`
+}
+
+func (s *Server) terrainMeshDatasets(v *catalog.View) any {
+	out := []terrainMeshDataset{}
+	for _, p := range v.Packs(pack.TerrainMesh) {
+		m, t := p.Manifest, p.Manifest.TerrainMesh
+		if t == nil {
+			continue
+		}
+		out = append(out, terrainMeshDataset{BundeslandCode: m.BL, SnapshotDate: m.Snapshot,
+			TilesetURL: s.tileURL(m, t.TilesetPath), TileCount: t.TileCount, RTINToleranceM: t.RTINToleranceM,
+			TilingScheme: t.TilingScheme, License: m.LicenseID, Attribution: attributionText(m),
+			BuiltAt: t.BuiltAt.UTC().Format(time.RFC3339)})
+	}
+	return map[string]any{"datasets": out}
+}
+
+type coverTheme struct {
+	Name       string `json:"name"`
+	TilesetURL string `json:"tileset_url"`
+	TileCount  int64  `json:"tile_count"`
+}
+
+type osmCoverDataset struct {
+	BundeslandCode string       `json:"bundesland_code"`
+	SnapshotDate   string       `json:"snapshot_date"`
+	Themes         []coverTheme `json:"themes"`
+	BBox           []float64    `json:"bbox"`
+	License        string       `json:"license"`
+	Attribution    string       `json:"attribution"`
+	BuiltAt        string       `json:"built_at"`
+}
+
+func (s *Server) osmCoverDatasets(v *catalog.View) any {
+	out := []osmCoverDataset{}
+	for _, p := range v.Packs(pack.OSMCover) {
+		m, c := p.Manifest, p.Manifest.OSMCover
+		if c == nil {
+			continue
+		}
+		d := osmCoverDataset{BundeslandCode: m.BL, SnapshotDate: m.Snapshot, BBox: m.BBoxWGS84,
+			License: m.LicenseID, Attribution: attributionText(m), BuiltAt: c.BuiltAt.UTC().Format(time.RFC3339),
+			Themes: []coverTheme{}}
+		for _, t := range c.Themes {
+			d.Themes = append(d.Themes, coverTheme{t.Name, s.tileURL(m, t.Path), t.TileCount})
+		}
+		out = append(out, d)
+	}
+	return map[string]any{"datasets": out}
+}
+
+type vegTheme struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	URL  string `json:"url"`
+}
+
+type vegetationDataset struct {
+	BundeslandCode string     `json:"bundesland_code"`
+	Snapshot       string     `json:"snapshot"`
+	CRS            string     `json:"crs"`
+	TileSizeM      float64    `json:"tile_size_m"`
+	License        string     `json:"license"`
+	Attribution    *string    `json:"attribution"`
+	Themes         []vegTheme `json:"themes"`
+}
+
+func (s *Server) vegetationDatasets(v *catalog.View) any {
+	out := []vegetationDataset{}
+	for _, p := range v.Packs(pack.Vegetation) {
+		m, vi := p.Manifest, p.Manifest.Vegetation
+		if vi == nil {
+			continue
+		}
+		d := vegetationDataset{BundeslandCode: m.BL, Snapshot: m.Snapshot, CRS: m.CRS, TileSizeM: vi.TileSizeM,
+			License: m.LicenseID, Attribution: vegAttribution(m), Themes: []vegTheme{}}
+		for _, t := range vi.Themes {
+			d.Themes = append(d.Themes, vegTheme{t.Name, t.Kind, s.tileURL(m, t.Path)})
+		}
+		out = append(out, d)
+	}
+	return map[string]any{"datasets": out}
+}
+
+// vegAttribution is null for public-domain-like sources (DL-DE/Zero), as
+// the canopy result of SPEC 2.13 has it.
+func vegAttribution(m pack.Manifest) *string {
+	if !licenseInfo(m.LicenseID).Attribution && m.Attribution == "" {
+		return nil
+	}
+	a := attributionText(m)
+	return &a
+}
+
+type attributionEntry struct {
+	BundeslandCode string `json:"bundesland_code"`
+	Product        string `json:"product"`
+	Snapshot       string `json:"snapshot"`
+	Source         string `json:"source"`
+	License        string `json:"license"`
+	LicenseID      string `json:"license_id"`
+	URL            string `json:"url"`
+	Attribution    string `json:"attribution"`
+	MustDisplay    bool   `json:"must_display"`
+}
+
+func (s *Server) attribution(v *catalog.View) any {
+	out := []attributionEntry{}
+	for _, prod := range pack.Products() {
+		for _, p := range v.Packs(prod) {
+			m := p.Manifest
+			l := licenseInfo(m.LicenseID)
+			out = append(out, attributionEntry{BundeslandCode: m.BL, Product: string(prod), Snapshot: m.Snapshot,
+				Source: sourceName(m), License: l.Label, LicenseID: m.LicenseID, URL: l.URL,
+				Attribution: attributionText(m), MustDisplay: l.Attribution})
+		}
+	}
+	return map[string]any{"attribution": out, "count": len(out)}
+}

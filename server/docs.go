@@ -1,0 +1,120 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// docsPage renders the route table as one self-contained HTML page: no
+// scripts, no fonts, no CDN, so it works on an air-gapped machine.
+var docsPage = template.Must(template.New("docs").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>svc API {{.Version}}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:0 auto;padding:1rem 2rem;color:#1a1a1a}
+code,pre{font:13px ui-monospace,monospace;background:#f3f3f3;padding:.1em .3em;border-radius:3px}
+pre{padding:.6em;white-space:pre-wrap}
+.op{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;margin:.8rem 0}
+.m{display:inline-block;min-width:4.5em;font-weight:700}.GET{color:#0a6}.POST{color:#06c}.DELETE{color:#c30}
+.badge{font-size:12px;border-radius:3px;padding:0 .4em;margin-left:.5em;background:#eee}.beta{background:#fe9}
+table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}
+nav a{margin-right:1em}
+</style></head><body>
+<h1>svc API <small>{{.Version}}</small></h1>
+<p>Machine-readable description: <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).</p>
+<nav>{{range .Tags}}<a href="#{{.ID}}">{{.Name}}</a>{{end}}<a href="#problems">Problems</a></nav>
+<pre>{{.Description}}</pre>
+{{range .Tags}}<h2 id="{{.ID}}">{{.Name}}</h2><p>{{.Desc}}</p>
+{{if eq .ID "keys"}}<p id="trial-keys">Trial keys: <code>POST /v1/keys/trial</code> mints a key valid for 7 days; send it as <code>X-API-Key</code>.</p>{{end}}
+{{range .Ops}}<div class="op" id="{{.OpID}}"><div><span class="m {{.Method}}">{{.Method}}</span><code>{{.Path}}</code>
+{{if .Stability}}<span class="badge {{.Stability}}">{{.Stability}}</span>{{end}}{{if .Since}}<span class="badge">since {{.Since}}</span>{{end}}
+{{if .Counted}}<span class="badge">keyless limit</span>{{end}}</div>
+<p><b>{{.Summary}}</b> <small>operationId <code>{{.OpID}}</code></small></p>{{if .Desc}}<p>{{.Desc}}</p>{{end}}
+{{if .Params}}<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Rule</th><th>Description</th></tr>
+{{range .Params}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.In}}</td><td>{{.Type}}</td><td>{{.Rule}}</td><td>{{.Desc}}</td></tr>{{end}}</table>{{end}}
+<table><tr><th>Status</th><th>Meaning</th></tr>{{range .Responses}}<tr><td>{{.Status}}</td><td>{{.Desc}}</td></tr>{{end}}</table>
+</div>{{end}}{{end}}
+<h2 id="problems">Problem types</h2><table><tr><th>type</th><th>title</th><th>meaning</th></tr>
+{{range .Problems}}<tr><td id="{{.Slug}}"><code>{{.URI}}</code></td><td>{{.Title}}</td><td>{{.Doc}}</td></tr>{{end}}</table>
+</body></html>
+`))
+
+type docOp struct {
+	Method, Path, OpID, Summary, Desc, Stability, Since string
+	Counted                                             bool
+	Params                                              []docParam
+	Responses                                           []response
+}
+
+type docParam struct {
+	Name, In, Type, Rule, Desc string
+	Required                   bool
+}
+
+func (r response) Status() int  { return r.status }
+func (r response) Desc() string { return r.desc }
+
+func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
+	type docTag struct {
+		ID, Name, Desc string
+		Ops            []docOp
+	}
+	var tagList []*docTag
+	byName := map[string]*docTag{}
+	for _, t := range tags() {
+		dt := &docTag{ID: strings.ToLower(t["name"].(string)), Name: t["name"].(string), Desc: t["description"].(string)}
+		tagList = append(tagList, dt)
+		byName[dt.Name] = dt
+	}
+	for _, rt := range s.routes {
+		op := docOp{Method: rt.method, Path: rt.path, OpID: rt.opID, Summary: rt.summary, Desc: rt.desc,
+			Stability: rt.stability, Since: rt.since, Counted: !rt.exempt && strings.HasPrefix(rt.path, "/v1/"),
+			Responses: s.withCommonResponses(rt)}
+		for _, p := range rt.params {
+			op.Params = append(op.Params, docParam{Name: p.name, In: p.in, Type: p.typ, Rule: paramRule(p), Desc: p.desc, Required: p.required})
+		}
+		if t := byName[rt.tag]; t != nil {
+			t.Ops = append(t.Ops, op)
+		}
+	}
+	var shown []*docTag
+	for _, t := range tagList {
+		if len(t.Ops) > 0 {
+			sort.SliceStable(t.Ops, func(i, j int) bool { return t.Ops[i].Path < t.Ops[j].Path })
+			shown = append(shown, t)
+		}
+	}
+	type docProblem struct{ Slug, URI, Title, Doc string }
+	var probs []docProblem
+	for _, slug := range problemSlugs() {
+		pt := problemTypes[slug]
+		probs = append(probs, docProblem{slug, s.cfg.ErrorsBase + "/" + slug, pt.title, pt.doc})
+	}
+	var buf bytes.Buffer
+	if err := docsPage.Execute(&buf, map[string]any{"Version": APIVersion, "Tags": shown,
+		"Description": apiDescription, "Problems": probs}); err != nil {
+		return fmt.Errorf("render docs: %w", err)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
+
+func paramRule(p param) string {
+	var parts []string
+	if p.def != nil {
+		parts = append(parts, fmt.Sprintf("default %v", p.def))
+	}
+	if p.min != nil && p.max != nil {
+		parts = append(parts, fmt.Sprintf("%g to %g", *p.min, *p.max))
+	}
+	if p.enum != nil {
+		parts = append(parts, "one of "+strings.Join(p.enum, ", "))
+	}
+	return strings.Join(parts, "; ")
+}

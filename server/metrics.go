@@ -1,0 +1,136 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/svc-geodata/svc/pack"
+)
+
+// latencyBuckets are the upper bounds (seconds) of the request latency
+// histogram: fine below 10 ms, where most API answers land.
+var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10}
+
+// metrics counts requests by route pattern and status and keeps a latency
+// histogram per route; the hot path touches only atomics after the first
+// request of a series.
+type metrics struct {
+	mu     sync.RWMutex
+	counts map[seriesKey]*atomic.Int64
+	hists  map[string]*histogram
+}
+
+type seriesKey struct {
+	route  string
+	status int
+}
+
+type histogram struct {
+	buckets []atomic.Int64 // cumulative on export, per-bucket here
+	count   atomic.Int64
+	sumNs   atomic.Int64
+}
+
+func newMetrics() *metrics {
+	return &metrics{counts: map[seriesKey]*atomic.Int64{}, hists: map[string]*histogram{}}
+}
+
+func (m *metrics) observe(route string, status int, d time.Duration) {
+	k := seriesKey{route, status}
+	m.mu.RLock()
+	c, h := m.counts[k], m.hists[route]
+	m.mu.RUnlock()
+	if c == nil || h == nil {
+		m.mu.Lock()
+		if c = m.counts[k]; c == nil {
+			c = new(atomic.Int64)
+			m.counts[k] = c
+		}
+		if h = m.hists[route]; h == nil {
+			h = &histogram{buckets: make([]atomic.Int64, len(latencyBuckets))}
+			m.hists[route] = h
+		}
+		m.mu.Unlock()
+	}
+	c.Add(1)
+	sec := d.Seconds()
+	for i, ub := range latencyBuckets {
+		if sec <= ub {
+			h.buckets[i].Add(1)
+			break
+		}
+	}
+	h.count.Add(1)
+	h.sumNs.Add(int64(d))
+}
+
+// write renders the Prometheus text exposition format 0.0.4.
+func (m *metrics) write(w io.Writer, publishedBL map[pack.Product]int, totalBL int) {
+	m.mu.RLock()
+	keys := make([]seriesKey, 0, len(m.counts))
+	for k := range m.counts {
+		keys = append(keys, k)
+	}
+	routes := make([]string, 0, len(m.hists))
+	for r := range m.hists {
+		routes = append(routes, r)
+	}
+	m.mu.RUnlock()
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].route != keys[j].route {
+			return keys[i].route < keys[j].route
+		}
+		return keys[i].status < keys[j].status
+	})
+	sort.Strings(routes)
+
+	fmt.Fprintln(w, "# HELP svc_http_requests_total HTTP requests by route pattern and status code.")
+	fmt.Fprintln(w, "# TYPE svc_http_requests_total counter")
+	for _, k := range keys {
+		m.mu.RLock()
+		v := m.counts[k].Load()
+		m.mu.RUnlock()
+		fmt.Fprintf(w, "svc_http_requests_total{route=%s,status=\"%d\"} %d\n", strconv.Quote(k.route), k.status, v)
+	}
+	fmt.Fprintln(w, "# HELP svc_http_request_duration_seconds Request latency by route pattern.")
+	fmt.Fprintln(w, "# TYPE svc_http_request_duration_seconds histogram")
+	for _, r := range routes {
+		m.mu.RLock()
+		h := m.hists[r]
+		m.mu.RUnlock()
+		q := strconv.Quote(r)
+		var cum int64
+		for i, ub := range latencyBuckets {
+			cum += h.buckets[i].Load()
+			fmt.Fprintf(w, "svc_http_request_duration_seconds_bucket{route=%s,le=\"%g\"} %d\n", q, ub, cum)
+		}
+		n := h.count.Load()
+		fmt.Fprintf(w, "svc_http_request_duration_seconds_bucket{route=%s,le=\"+Inf\"} %d\n", q, n)
+		fmt.Fprintf(w, "svc_http_request_duration_seconds_sum{route=%s} %g\n", q, float64(h.sumNs.Load())/1e9)
+		fmt.Fprintf(w, "svc_http_request_duration_seconds_count{route=%s} %d\n", q, n)
+	}
+	fmt.Fprintln(w, "# HELP svc_published_bl Federal states with at least one published pack of the product (\"all\": of any product).")
+	fmt.Fprintln(w, "# TYPE svc_published_bl gauge")
+	fmt.Fprintf(w, "svc_published_bl{product=\"all\"} %d\n", totalBL)
+	for _, p := range pack.Products() {
+		fmt.Fprintf(w, "svc_published_bl{product=%q} %d\n", string(p), publishedBL[p])
+	}
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
+	v := s.deps.Catalog.Current()
+	per := map[pack.Product]int{}
+	for _, p := range pack.Products() {
+		per[p] = v.BLCount(p)
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	s.metrics.write(w, per, v.BLCount(""))
+	return nil
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// reqInfo travels in the request context so the outer middleware can log
+// what inner layers learned (the matched route, the key prefix).
+type reqInfo struct {
+	id        string
+	pattern   string
+	keyPrefix string
+}
+
+type ctxKey struct{}
+
+func info(ctx context.Context) *reqInfo {
+	ri, _ := ctx.Value(ctxKey{}).(*reqInfo)
+	if ri == nil {
+		return &reqInfo{}
+	}
+	return ri
+}
+
+func requestID(ctx context.Context) string { return info(ctx).id }
+
+func setPattern(ctx context.Context, pattern string) { info(ctx).pattern = pattern }
+
+func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
+
+// exposedHeaders are readable by browser scripts on cross-origin responses.
+const exposedHeaders = "X-Request-Id, X-Keyless-Remaining, Retry-After, ETag, Content-Length, " +
+	"X-Svc-Quota-Used, X-Svc-Quota-Limit, X-Svc-Buildings, X-Svc-Anchor-Srid, X-Svc-Anchor-LonLat, " +
+	"X-Svc-Origin-EN, X-Svc-Target-Frame, X-Svc-Z-Base, X-Svc-Compression, X-Svc-Compression-Requested, " +
+	"X-Svc-Compression-Error, X-Svc-Raw-Size, X-Svc-Max-Buildings, X-Svc-Admin-Limits"
+
+// middleware wraps h with, from the outside in: request id, access log and
+// metrics, panic recovery, and CORS.
+func (s *Server) middleware(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &reqInfo{id: incomingID(r.Header.Get("X-Request-Id"))}
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
+		sw := &statusWriter{ResponseWriter: w}
+		sw.Header().Set("X-Request-Id", ri.id)
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic", "request_id", ri.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if !sw.wrote {
+					s.writeProblem(sw, r, toHTTPError(fmt.Errorf("panic: %v", v)))
+				}
+			}
+			d := time.Since(start)
+			pattern := ri.pattern
+			if pattern == "" {
+				pattern = "unmatched"
+			}
+			s.metrics.observe(pattern, sw.code(), d)
+			level := slog.LevelInfo
+			if sw.code() >= 500 {
+				level = slog.LevelError
+			}
+			s.log.LogAttrs(r.Context(), level, "request",
+				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", pattern),
+				slog.String("path", r.URL.Path), slog.Int("status", sw.code()), slog.Int64("bytes", sw.n),
+				slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("key_prefix", ri.keyPrefix))
+		}()
+		if s.cors(sw, r) {
+			return
+		}
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// cors adds the CORS headers for any origin and answers preflights. It
+// reports whether the request was fully answered.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", exposedHeaders)
+	if r.Method != http.MethodOptions {
+		return false
+	}
+	setPattern(r.Context(), "OPTIONS (preflight)")
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, X-API-Key, X-Svc-Admin-Token, Authorization, X-Request-Id, If-None-Match, Range")
+	h.Set("Access-Control-Max-Age", "86400")
+	h.Set("Allow", "GET, HEAD, POST, DELETE, OPTIONS")
+	h.Add("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// incomingID keeps a caller's request id when it is short and printable, so
+// ids can be followed through proxies, and makes a new one otherwise.
+func incomingID(id string) string {
+	if n := len(id); n >= 8 && n <= 64 && strings.IndexFunc(id, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return id
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusWriter records the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// Unwrap lets http.ResponseController reach Flush and deadlines.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

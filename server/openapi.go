@@ -1,0 +1,195 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// APIVersion is the version of the interface this build implements
+// (SPEC 9: info.version of the OpenAPI document).
+const APIVersion = "0.1.0"
+
+type obj = map[string]any
+
+// buildOpenAPI renders the OpenAPI 3.1 document from the route table and the
+// component schemas, so the document lists exactly the routes that exist.
+func (s *Server) buildOpenAPI() ([]byte, error) {
+	paths := obj{}
+	for _, rt := range s.routes {
+		item, _ := paths[rt.path].(obj)
+		if item == nil {
+			item = obj{}
+			paths[rt.path] = item
+		}
+		item[strings.ToLower(rt.method)] = s.operation(rt)
+	}
+	version := s.cfg.Version
+	if version == "" {
+		version = APIVersion
+	}
+	doc := obj{
+		"openapi": "3.1.0",
+		"info": obj{
+			"title":       "svc geodata API",
+			"version":     version,
+			"summary":     "German open geodata per federal state: LoD2 buildings, DGM1 terrain, canopy height, 3D Tiles.",
+			"description": apiDescription,
+			"license":     obj{"name": "Data: per dataset, see /v1/attribution", "url": s.cfg.BaseURL + "/v1/attribution"},
+		},
+		"servers":    []obj{{"url": s.cfg.BaseURL}},
+		"tags":       tags(),
+		"paths":      paths,
+		"components": components(s.cfg),
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+func (s *Server) operation(rt route) obj {
+	op := obj{"operationId": rt.opID, "summary": rt.summary, "tags": []string{rt.tag}}
+	if rt.desc != "" {
+		op["description"] = rt.desc
+	}
+	if rt.stability != "" {
+		op["x-stability"] = rt.stability
+	}
+	if rt.since != "" {
+		op["x-since"] = rt.since
+	}
+	op["x-keyless-limit"] = !rt.exempt && strings.HasPrefix(rt.path, "/v1/")
+	var params []obj
+	for _, p := range rt.params {
+		params = append(params, paramDoc(p))
+	}
+	if params != nil {
+		op["parameters"] = params
+	}
+	if rt.body != nil {
+		op["requestBody"] = obj{"required": rt.body.required, "description": rt.body.desc,
+			"content": obj{"application/json": obj{"schema": ref(rt.body.schema)}}}
+	}
+	resps := obj{}
+	for _, r := range s.withCommonResponses(rt) {
+		resps[strconv.Itoa(r.status)] = responseDoc(r)
+	}
+	op["responses"] = resps
+	return op
+}
+
+// withCommonResponses adds the statuses every route can answer: 405 is
+// rendered by the router for wrong methods, 500 for unexpected failures,
+// and 429 where the keyless limit applies.
+func (s *Server) withCommonResponses(rt route) []response {
+	rs := append([]response(nil), rt.responses...)
+	has := map[int]bool{}
+	for _, r := range rs {
+		has[r.status] = true
+	}
+	if !rt.exempt && strings.HasPrefix(rt.path, "/v1/") && !has[429] {
+		rs = append(rs, response{status: 429, desc: "Keyless daily limit exhausted (type ends in /keyless-daily-limit)",
+			schema: "Problem", headers: []string{"Retry-After", "X-Keyless-Remaining"}})
+	}
+	if !has[500] {
+		rs = append(rs, response{status: 500, desc: "Unexpected server error; the body carries no internal detail, quote X-Request-Id", schema: "Problem"})
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].status < rs[j].status })
+	return rs
+}
+
+func paramDoc(p param) obj {
+	schema := obj{"type": p.typ}
+	if p.format != "" {
+		schema["format"] = p.format
+	}
+	if p.def != nil {
+		schema["default"] = p.def
+	}
+	if p.min != nil {
+		schema["minimum"] = *p.min
+	}
+	if p.max != nil {
+		schema["maximum"] = *p.max
+	}
+	if p.enum != nil {
+		schema["enum"] = p.enum
+	}
+	if p.pattern != "" {
+		schema["pattern"] = p.pattern
+	}
+	d := obj{"name": p.name, "in": p.in, "required": p.required || p.in == "path", "schema": schema}
+	if p.desc != "" {
+		d["description"] = p.desc
+	}
+	return d
+}
+
+func responseDoc(r response) obj {
+	d := obj{"description": r.desc}
+	ct := r.contentType
+	if ct == "" && r.schema != "" {
+		ct = "application/json"
+		if r.status >= 400 {
+			ct = "application/problem+json"
+		}
+	}
+	if ct != "" {
+		media := obj{}
+		if r.schema != "" {
+			media["schema"] = ref(r.schema)
+		} else if strings.HasPrefix(ct, "text/") {
+			media["schema"] = obj{"type": "string"}
+		} else {
+			media["schema"] = obj{"type": "string", "contentEncoding": "binary"}
+		}
+		d["content"] = obj{ct: media}
+	}
+	if len(r.headers) > 0 {
+		hs := obj{}
+		for _, h := range r.headers {
+			hs[h] = obj{"$ref": "#/components/headers/" + h}
+		}
+		d["headers"] = hs
+	}
+	return d
+}
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func tags() []obj {
+	return []obj{
+		{"name": "Discovery", "description": "Which datasets are published, with licences and attribution."},
+		{"name": "Buildings", "description": "LoD2 building surfaces: federated bbox search, detail, roof facets, GLB export."},
+		{"name": "Terrain", "description": "DGM1 terrain: point elevation and line profiles."},
+		{"name": "Vegetation", "description": "Canopy height and crown base."},
+		{"name": "Tilesets", "description": "3D Tiles of buildings."},
+		{"name": "Keys", "description": "Self-service trial keys."},
+		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + adminAuthDoc},
+		{"name": "Tiles", "description": "The static tile host."},
+		{"name": "Service", "description": "Health, metrics and this description."},
+	}
+}
+
+// apiDescription documents the choices the specification leaves open.
+var apiDescription = strings.TrimSpace(fmt.Sprintf(`
+All data endpoints are read-only GETs under /v1 and need no key. Errors are RFC 9457 (7807)
+problem documents (application/problem+json) with type, title, status, detail, instance; the type
+is {errors_base}/<name>, and with the default errors base it resolves to a description page.
+
+Decisions where the interface specification is silent:
+- Unknown routes answer 404 and known routes with a wrong method 405 (with an Allow header), both as problems.
+- Unexpected errors answer 500 with the problem type internal-error and a detail that reveals nothing
+  internal; the X-Request-Id response header identifies the log line.
+- Every response carries X-Request-Id (a caller's own id of 8 to 64 characters [A-Za-z0-9._-] is kept).
+- CORS: any origin; preflights (OPTIONS) answer 204 allowing GET, HEAD, POST, DELETE and the headers
+  Content-Type, X-API-Key, X-Svc-Admin-Token, Authorization; the X-Svc-*, X-Keyless-Remaining and
+  Retry-After headers are exposed to scripts.
+- GET /v1/attribution lists the licence and attribution of every published product and BL; it is exempt from
+  the keyless limit.
+- POST /v1/admin/datasets rescans the data directory (like SIGHUP) and returns what is published and what was
+  skipped, with reasons.
+- Admin endpoints need the server's admin token (X-Svc-Admin-Token or Authorization: Bearer); 401 without it,
+  403 when the server has none configured.
+- A BL pack appears only once its import finished; a newer snapshot replaces the older atomically.
+- Problem types: %s.`, strings.Join(problemSlugs(), ", ")))

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"net/http"
+)
+
+// handlerFunc is the shape of every API handler: it writes a success
+// response or returns an error that writeProblem renders.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route is one operation: what ServeMux dispatches on and what the OpenAPI
+// document says about it. The document is generated from the route table,
+// so it cannot describe a route that does not exist.
+type route struct {
+	method    string
+	path      string // ServeMux form, e.g. /v1/buildings/{gmlid}
+	opID      string
+	summary   string
+	desc      string
+	tag       string
+	stability string // stable or beta; "" for infrastructure routes
+	since     string // version that introduced the route
+	params    []param
+	body      *requestBody
+	responses []response
+	// exempt routes do not count against the keyless daily limit (SPEC 8).
+	exempt bool
+	handle handlerFunc
+	// raw routes (the tile host, the docs page) write their own responses
+	// and are not listed as JSON operations.
+	hidden bool
+}
+
+// param describes one query, path or header parameter.
+type param struct {
+	name     string
+	in       string // query, path, header
+	typ      string // string, integer, number, boolean
+	format   string
+	required bool
+	desc     string
+	def      any
+	min, max *float64
+	enum     []string
+	pattern  string
+}
+
+type requestBody struct {
+	schema   string // components schema name
+	required bool
+	desc     string
+}
+
+// response describes one status of an operation. schema names a component
+// schema; contentType defaults to application/json (problem+json for >= 400).
+type response struct {
+	status      int
+	desc        string
+	schema      string
+	contentType string
+	headers     []string // names of components.headers
+}
+
+func f64(v float64) *float64 { return &v }
+
+// Common problem responses, shared by many routes.
+var (
+	resp400 = response{status: 400, desc: "Malformed parameter", schema: "Problem"}
+	resp404 = response{status: 404, desc: "Not found", schema: "Problem"}
+	resp422 = response{status: 422, desc: "Parameter out of range or not allowed", schema: "Problem"}
+)

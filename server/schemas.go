@@ -1,0 +1,187 @@
+package server
+
+// Schema builders: small helpers so the component schemas below read like the
+// tables of SPEC section 2.
+
+func str(desc string) obj { return obj{"type": "string", "description": desc} }
+func strf(format, desc string) obj {
+	return obj{"type": "string", "format": format, "description": desc}
+}
+func integer(desc string) obj { return obj{"type": "integer", "description": desc} }
+func number(desc string) obj  { return obj{"type": "number", "description": desc} }
+func boolean(desc string) obj { return obj{"type": "boolean", "description": desc} }
+func nullable(t, desc string) obj {
+	return obj{"type": []string{t, "null"}, "description": desc}
+}
+func nullablef(t, format, desc string) obj {
+	return obj{"type": []string{t, "null"}, "format": format, "description": desc}
+}
+func array(items obj, desc string) obj {
+	return obj{"type": "array", "items": items, "description": desc}
+}
+func enum(desc string, values ...string) obj {
+	return obj{"type": "string", "enum": values, "description": desc}
+}
+
+// object builds a closed-description object schema; required lists the
+// required properties (nil: all of them).
+func object(desc string, required []string, props obj) obj {
+	if required == nil {
+		required = []string{}
+		for k := range props {
+			required = append(required, k)
+		}
+		sortStrings(required)
+	}
+	return obj{"type": "object", "description": desc, "required": required, "properties": props}
+}
+
+func listOf(item, key string, withCount bool) obj {
+	props := obj{key: array(ref(item), "")}
+	if withCount {
+		props["count"] = integer("number of entries")
+	}
+	return object("", nil, props)
+}
+
+var bbox4 = obj{"type": "array", "items": obj{"type": "number"}, "minItems": 4, "maxItems": 4,
+	"description": "minLon,minLat,maxLon,maxLat (WGS84)"}
+
+func geoJSON(kind, desc string) obj {
+	return obj{"type": "object", "description": desc + " (RFC 7946, coordinates lon,lat[,z] WGS84)", "required": []string{"type", "coordinates"},
+		"properties": obj{"type": enum("", kind), "coordinates": obj{"type": "array"}}}
+}
+
+func components(cfg Config) obj {
+	limits := object("", nil, obj{"requests_per_minute": integer(""), "requests_per_day": integer("")})
+	schemas := obj{
+		"Problem": obj{"type": "object", "description": "RFC 9457 problem detail; extension members may follow.",
+			"required": []string{"type", "title", "status", "detail", "instance"},
+			"properties": obj{"type": strf("uri", "{errors_base}/<name>"), "title": str(""), "status": integer("HTTP status"),
+				"detail": str("what went wrong, naming the parameter"), "instance": str("request path"),
+				"retry_after": integer("seconds until the limit resets (429 only)"), "limit": integer("the exhausted limit (keyless 429)"),
+				"key_url": strf("uri", "where to get a key (keyless 429)"), "docs_url": strf("uri", "documentation (keyless 429)")},
+			"additionalProperties": true},
+		"Healthz":         object("", nil, obj{"status": str("`ok` while the process runs"), "service": str("service name")}),
+		"OpenAPIDocument": obj{"type": "object", "description": "An OpenAPI 3.1 document"},
+		"LoD2Dataset": object("LoD2 dataset (SPEC 2.1)", nil, obj{
+			"id": str("BL code"), "bundesland_code": str("BL code"), "name": str("display string with attribution text"),
+			"license_id": str("e.g. dl-de-zero-2.0, cc-by-4.0, dl-de-by-2.0"), "source_url": str("source download location"),
+			"snapshot_date": strf("date", "date of the source download"), "building_count": integer(""),
+			"validation_pass_pct": nullable("number", "share of buildings passing geometric validation; null when no validation ran"),
+			"last_sync":           strf("date-time", "when the import finished")}),
+		"LoD2DatasetList": listOf("LoD2Dataset", "datasets", true),
+		"AttributionEntry": object("Attribution of one BL in a response (SPEC 2.6)", nil, obj{
+			"source": str("authority or geodata agency"), "license": enum("", "DL-DE/Zero 2.0", "CC BY 4.0", "DL-DE BY 2.0"),
+			"url": strf("uri", "licence URL"), "tiles_count": integer("always 1 on the building search")}),
+		"AttributionListEntry": object("Licence and attribution of one published product of one BL", nil, obj{
+			"bundesland_code": str(""), "product": enum("", "lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings"),
+			"snapshot": strf("date", ""), "source": str("authority"), "license": str("licence label"), "license_id": str(""),
+			"url": strf("uri", "licence URL"), "attribution": str("display string"),
+			"must_display": boolean("true when the licence requires showing the source visibly (all but DL-DE/Zero 2.0)")}),
+		"AttributionList": object("", nil, obj{"attribution": array(ref("AttributionListEntry"), ""), "count": integer("")}),
+		"TerrainDataset": object("Terrain dataset (SPEC 2.7)", nil, obj{
+			"bl": str("BL code"), "license": str("licence id"), "snapshot": strf("date", ""), "format": str("e.g. GeoTIFF (COG)"),
+			"source": enum("how the tiles are held", "convert+storage-box", "mirror", "pass-through"), "tile_count": integer(""),
+			"crs": enum("", "EPSG:25832", "EPSG:25833"), "vertical_datum": str("DHHN2016"), "attribution": str(""),
+			"coverage_pct": nullable("number", "always null at present")}),
+		"TerrainDatasetList": listOf("TerrainDataset", "datasets", true),
+		"TerrainMeshDataset": object("Terrain mesh dataset (SPEC 2.8); b3dm with Draco-compressed glTF", nil, obj{
+			"bundesland_code": str(""), "snapshot_date": strf("date", ""), "tileset_url": strf("uri", "{tiles_url}/terrain-mesh/<bl>/<snapshot>/tileset.json"),
+			"tile_count": integer(""), "rtin_tolerance_m": number("maximum error of the RTIN approximation"),
+			"tiling_scheme": enum("", "single-level-quadtree", "multi-level-quadtree"), "license": str(""), "attribution": str(""),
+			"built_at": strf("date-time", "")}),
+		"TerrainMeshDatasetList": listOf("TerrainMeshDataset", "datasets", false),
+		"OsmCoverTheme": object("", nil, obj{"name": enum("", "surface", "transport", "canopy", "sea"),
+			"tileset_url": strf("uri", ""), "tile_count": integer("")}),
+		"OsmCoverDataset": object("OSM cover dataset (SPEC 2.9)", nil, obj{
+			"bundesland_code": str(""), "snapshot_date": strf("date", ""), "themes": array(ref("OsmCoverTheme"), "3 themes inland, 4 on the coast"),
+			"bbox": bbox4, "license": str("odbl-1.0"), "attribution": str(""), "built_at": strf("date-time", "")}),
+		"OsmCoverDatasetList": listOf("OsmCoverDataset", "datasets", false),
+		"VegetationTheme": object("", nil, obj{"name": enum("", "cdsm", "tdsm", "trees", "plantcover"),
+			"kind": enum("", "raster_cog", "3dtiles"), "url": strf("uri", "COG directory base or tileset.json")}),
+		"VegetationDataset": object("Vegetation dataset (SPEC 2.10). Clients must check `snapshot` before consuming plantcover colours.", nil, obj{
+			"bundesland_code": str(""), "snapshot": strf("date", ""), "crs": str(""), "tile_size_m": number("COG sampling grid tile size"),
+			"license": str(""), "attribution": nullable("string", "null for DL-DE/Zero sources"), "themes": array(ref("VegetationTheme"), "")}),
+		"VegetationDatasetList": listOf("VegetationDataset", "datasets", false),
+		"Tileset": object("Building 3D Tiles tileset (SPEC 2.2)", nil, obj{
+			"tileset_id": strf("uuid", "new id per snapshot"), "region_code": str("BL code"), "bundesland_code": str("BL code"),
+			"snapshot_date": strf("date", ""), "s3_key": str("object key of tileset.json below {tiles_url}"),
+			"tileset_url": strf("uri", "loadable by 3D Tiles viewers"), "tile_count": integer(""), "total_bytes": integer(""),
+			"building_count": integer(""), "generated_at": strf("date-time", ""), "bounding_volume": geoJSON("Polygon", "")}),
+		"BuildingSurfaceProperties": object("Exactly these six properties (SPEC 2.3)", nil, obj{
+			"surface_id": integer(""), "building_id": integer("shared by the surfaces of one building"), "gmlid": str(""),
+			"surface_class": obj{"type": "integer", "enum": []int{709, 710, 712}, "description": "709 wall, 710 ground, 712 roof"},
+			"bundesland":    str("unprefixed BL code"), "lod": enum("", "LoD2")}),
+		"BuildingSurfaceFeature": object("One surface of a building", nil, obj{
+			"type": enum("", "Feature"), "id": str("the gmlid"), "geometry": geoJSON("MultiPolygon", "with Z"),
+			"properties": ref("BuildingSurfaceProperties")}),
+		"BuildingDetail": object("Building detail (SPEC 2.4)", nil, obj{
+			"gmlid": str("echo of the request"), "bundesland_code": str(""), "building_id": integer(""), "lod": enum("", "LoD2"),
+			"geometry": geoJSON("MultiPolygon", "all surfaces of the building, with Z")}),
+		"RoofSurfaceFeature": object("A planar roof facet (SPEC 2.5)", nil, obj{
+			"type": enum("", "Feature"), "geometry": geoJSON("Polygon", "with Z"),
+			"properties": object("", nil, obj{
+				"tilt_deg":    number("inclination against the horizontal, 0 to 90"),
+				"azimuth_deg": nullable("number", "compass direction of the outward normal (0 N, 90 E); null when tilt < 5"),
+				"area_m2":     number("projected (horizontal) area in m2, computed in UTM")})}),
+		"ElevationResult": object("Elevation result (SPEC 2.11)", nil, obj{
+			"elevation_m": number("metres above NHN (DHHN2016), 3 decimals"), "datum": enum("", "DHHN2016"),
+			"source_bl": str(""), "snapshot": strf("date", ""), "license": str(""), "attribution": str(""), "tile_id": str("")}),
+		"CanopyResult": object("Canopy result (SPEC 2.13)", nil, obj{
+			"canopy_height_m": number("height above ground"), "crown_base_m": nullable("number", "null when trunk=false or no trunk model"),
+			"height_reference": str(""), "transmissivity": object("", nil, obj{
+				"leaf_on": array(number(""), "2 numbers, percent"), "leaf_off": array(number(""), "2 numbers, percent")}),
+			"source_bl": str(""), "snapshot": strf("date", ""), "crs": str(""), "tile_id": str(""), "license": str(""),
+			"attribution": nullable("string", "")}),
+		"TrialKey": object("Trial key mint response (SPEC 2.14)", nil, obj{
+			"key": str("plaintext, returned exactly once"), "tier": enum("", "trial"), "expires_at": strf("date-time", "7 days after mint"),
+			"limits": limits, "scopes": array(str(""), "[\"read\"]"), "docs_url": strf("uri", "")}),
+		"TrialKeyStatus": object("Trial key status record (SPEC 2.14)", nil, obj{
+			"key_prefix": str(""), "tier": str(""), "status": str(""), "created_at": strf("date-time", ""), "expires_at": strf("date-time", ""),
+			"seconds_remaining": integer(""), "requests_today": integer(""), "requests_total": integer(""), "limits": limits}),
+		"ApiKeyCreateRequest": object("", []string{"customer_name", "tier"}, obj{
+			"customer_name": str(""), "tier": str(""), "contact_email": nullable("string", ""), "monthly_call_quota": nullable("integer", ""),
+			"notes": nullable("string", ""), "payment_customer_id": nullable("string", "payment-provider customer reference")}),
+		"ApiKeyCreatedResponse": object("", []string{"api_key_id", "plaintext_key", "key_prefix", "customer_name", "tier", "created_at"}, obj{
+			"api_key_id": str(""), "plaintext_key": str("shown once only"), "key_prefix": str(""), "customer_name": str(""), "tier": str(""),
+			"created_at": strf("date-time", ""), "contact_email": nullable("string", ""), "monthly_call_quota": nullable("integer", ""),
+			"notes": nullable("string", ""), "payment_customer_id": nullable("string", "")}),
+		"ApiKeyListItem": object("", []string{"api_key_id", "key_prefix", "customer_name", "tier", "created_at", "updated_at"}, obj{
+			"api_key_id": str(""), "key_prefix": str(""), "customer_name": str(""), "tier": str(""), "created_at": strf("date-time", ""),
+			"updated_at": strf("date-time", ""), "contact_email": nullable("string", ""), "last_used_at": nullablef("string", "date-time", ""),
+			"monthly_call_quota": nullable("integer", ""), "notes": nullable("string", ""), "revoked_at": nullablef("string", "date-time", ""),
+			"payment_customer_id": nullable("string", "")}),
+		"ApiKeyListResponse":    object("", nil, obj{"api_keys": array(ref("ApiKeyListItem"), ""), "count": integer("")}),
+		"ApiKeyRevokedResponse": object("", nil, obj{"api_key_id": str(""), "customer_name": str(""), "key_prefix": str(""), "tier": str(""), "revoked_at": strf("date-time", "")}),
+		"HealthProbe": object("One probe of the health report", []string{"name", "status", "latency_ms"}, obj{
+			"name": str("what was probed"), "status": enum("", "ok", "fail"), "detail": str("failure reason"), "latency_ms": number("")}),
+		"AdminHealthResponse": object("SPEC 2.16", nil, obj{
+			"status": enum("ok when every probe passes", "ok", "degraded"), "probes": array(ref("HealthProbe"), ""),
+			"lod2_db_bl": integer("BL with a published LoD2 database"), "lod2_mesh_bl": integer("BL with a published building tileset"),
+			"terrain_tiff_bl": integer("BL with published terrain COGs"), "terrain_mesh_bl": integer("BL with a published terrain mesh"),
+			"checked_at": strf("date-time", "")}),
+		"UsagePeriod": object("A calendar-month bucket (UTC)", nil, obj{
+			"month": str("YYYY-MM"), "start": strf("date", "first day"), "end": strf("date", "last day"),
+			"call_count": integer(""), "error_count": integer("responses with status >= 400")}),
+		"ApiKeyBlDistribution": object("", nil, obj{"bundesland_code": str(""), "call_count": integer("")}),
+		"ApiKeyTopEndpoint":    object("", nil, obj{"endpoint_pattern": str(""), "call_count": integer(""), "error_count": integer("")}),
+		"AnonymousUsageReport": object("Keyless traffic (SPEC 2.16)", []string{"window_months", "total_calls", "current_month_calls", "unique_ips", "periods"}, obj{
+			"window_months": integer(""), "total_calls": integer(""), "current_month_calls": integer(""),
+			"unique_ips": integer("rough distinct-caller proxy"), "periods": array(ref("UsagePeriod"), ""),
+			"bl_distribution": array(ref("ApiKeyBlDistribution"), "default []"), "top_endpoints": array(ref("ApiKeyTopEndpoint"), "default []")}),
+		"DatasetReloadResponse": object("Result of a rescan of the data directory", nil, obj{
+			"published": array(object("", nil, obj{"product": str(""), "bundesland_code": str(""), "snapshot": strf("date", "")}), ""),
+			"count":     integer("published packs"), "skipped": array(object("", nil, obj{"path": str("relative to the data directory"), "reason": str("")}), ""),
+			"scanned_at": strf("date-time", "")}),
+	}
+	headers := obj{
+		"Cache-Control":       obj{"schema": obj{"type": "string"}, "description": "public, max-age=300"},
+		"Retry-After":         obj{"schema": obj{"type": "integer"}, "description": "seconds until the limit resets"},
+		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
+	}
+	return obj{"schemas": schemas, "headers": headers, "securitySchemes": obj{
+		"apiKey":     obj{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Optional on data endpoints; lifts the keyless limit."},
+		"adminToken": obj{"type": "apiKey", "in": "header", "name": "X-Svc-Admin-Token", "description": "The server's admin token (or Authorization: Bearer)."},
+	}}
+}

@@ -1,0 +1,155 @@
+// Package server is the HTTP face of svc: routes, parameter parsing,
+// middleware (CORS, request ids, logging, metrics, recovery), problem
+// responses, the static tile host and the OpenAPI document. Handlers are
+// thin: they parse and validate, call a package, and encode.
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/svc-geodata/svc/catalog"
+)
+
+// Config holds the server's settings; cmd fills it from flags and
+// environment.
+type Config struct {
+	BaseURL    string // public address of the API, no trailing slash
+	TilesURL   string // {tiles_url}; default BaseURL + "/tiles"
+	ErrorsBase string // {errors_base}; default BaseURL + "/problems"
+	DocsURL    string // {docs_url}; default BaseURL + "/docs"
+	KeyURL     string // {key_url}; default DocsURL + "#trial-keys"
+	AdminToken string // secret for X-Svc-Admin-Token; "" disables admin routes
+	Version    string // the API version published as info.version
+}
+
+// Deps are the components the server uses.
+type Deps struct {
+	Catalog *catalog.Catalog
+	Logger  *slog.Logger
+	// Reload rescans the data directory (POST /v1/admin/datasets, SIGHUP).
+	Reload func() (*catalog.View, error)
+	Now    func() time.Time
+}
+
+// Server answers every route. Create it with New.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	mux     *http.ServeMux
+	routes  []route
+	metrics *metrics
+	openapi []byte
+	handler http.Handler
+}
+
+// New builds the server and its route table.
+func New(cfg Config, deps Deps) (*Server, error) {
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.TilesURL == "" {
+		cfg.TilesURL = cfg.BaseURL + "/tiles"
+	}
+	cfg.TilesURL = strings.TrimRight(cfg.TilesURL, "/")
+	if cfg.ErrorsBase == "" {
+		cfg.ErrorsBase = cfg.BaseURL + "/problems"
+	}
+	cfg.ErrorsBase = strings.TrimRight(cfg.ErrorsBase, "/")
+	if cfg.DocsURL == "" {
+		cfg.DocsURL = cfg.BaseURL + "/docs"
+	}
+	if cfg.KeyURL == "" {
+		cfg.KeyURL = cfg.DocsURL + "#trial-keys"
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics()}
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.method+" "+rt.path, s.adapt(rt))
+	}
+	doc, err := s.buildOpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	s.openapi = doc
+	s.handler = s.middleware(http.HandlerFunc(s.dispatch))
+	return s, nil
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// routeTable lists every route the server answers.
+func (s *Server) routeTable() []route {
+	var rs []route
+	rs = append(rs, s.infraRoutes()...)
+	rs = append(rs, s.discoveryRoutes()...)
+	rs = append(rs, s.adminRoutes()...)
+	return rs
+}
+
+// adapt turns a handlerFunc into an http.Handler that renders its error.
+func (s *Server) adapt(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := rt.handle(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	})
+}
+
+// fail renders err, logging what the client must not see.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil && !isDeadline(r.Context().Err()) {
+		// The client hung up: nobody reads an answer.
+		s.log.Debug("client gone", "request_id", requestID(r.Context()), "err", err)
+		return
+	}
+	he := toHTTPError(err)
+	if he.status >= 500 {
+		s.log.Error("request failed", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", err)
+	}
+	s.writeProblem(w, r, he)
+}
+
+// dispatch routes r, answering unknown paths with 404 and known paths with
+// a wrong method with 405, both as problems.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	_, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		setPattern(r.Context(), pattern)
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	// Let the mux decide between redirect, 404 and 405 on a scratch writer.
+	h, _ := s.mux.Handler(r)
+	rec := &headerRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, r)
+	switch {
+	case rec.status == http.StatusMethodNotAllowed:
+		e := errf(http.StatusMethodNotAllowed, "method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow"))
+		e.header = http.Header{"Allow": {rec.header.Get("Allow")}}
+		s.writeProblem(w, r, e)
+	case rec.status >= 300 && rec.status < 400:
+		w.Header().Set("Location", rec.header.Get("Location"))
+		w.WriteHeader(rec.status)
+	default:
+		s.writeProblem(w, r, notFound("No route matches %s %s; the API is described at %s.", r.Method, r.URL.Path, s.cfg.BaseURL+"/openapi.json"))
+	}
+}
+
+// headerRecorder captures status and headers, discarding the body.
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (h *headerRecorder) Header() http.Header         { return h.header }
+func (h *headerRecorder) Write(p []byte) (int, error) { return len(p), nil }
+func (h *headerRecorder) WriteHeader(status int)      { h.status = status }

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/svc-geodata/svc/pack"
+)
+
+// tileTypes maps artefact extensions to their media types. b3dm, i3dm, pnts,
+// cmpt and implicit-tiling subtrees have no registered type; 3D Tiles
+// viewers expect application/octet-stream.
+var tileTypes = map[string]string{
+	".json":    "application/json",
+	".glb":     "model/gltf-binary",
+	".gltf":    "model/gltf+json",
+	".b3dm":    "application/octet-stream",
+	".i3dm":    "application/octet-stream",
+	".pnts":    "application/octet-stream",
+	".cmpt":    "application/octet-stream",
+	".subtree": "application/octet-stream",
+	".tif":     "image/tiff",
+	".tiff":    "image/tiff",
+}
+
+// gzipTypes are compressed on the fly when the client accepts gzip and asks
+// for the whole file: JSON shrinks several-fold, while COGs, Draco meshes and
+// binary tiles are already compressed or are read by byte range.
+var gzipTypes = map[string]bool{".json": true, ".gltf": true}
+
+// handleTiles serves the files of published static packs:
+// /tiles/<product>/<bl>/<snapshot>/<file...>. It refuses anything outside a
+// published pack: unknown products, unpublished or superseded snapshots,
+// dot-files, encoded slashes, and symlinks leaving the pack directory.
+func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request) error {
+	rel := r.PathValue("path")
+	if strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") || strings.Contains(strings.ToLower(r.URL.RawPath), "%5c") {
+		return notFound("No tile at %s.", r.URL.Path)
+	}
+	parts := strings.Split(rel, "/")
+	if len(parts) < 4 || !fs.ValidPath(rel) {
+		return notFound("No tile at %s.", r.URL.Path)
+	}
+	for _, p := range parts {
+		if p == "" || strings.HasPrefix(p, ".") || strings.ContainsRune(p, '\\') {
+			return notFound("No tile at %s.", r.URL.Path)
+		}
+	}
+	prod := pack.Product(parts[0])
+	if !prod.Valid() || !prod.Static() {
+		return notFound("No tile at %s.", r.URL.Path)
+	}
+	view, release := s.deps.Catalog.Acquire()
+	defer release()
+	pk, ok := view.Published(prod, parts[1], parts[2])
+	if !ok {
+		return notFound("No published %s pack for %s snapshot %s.", prod, parts[1], parts[2])
+	}
+	return s.serveFile(w, r, pk.Dir, strings.Join(parts[3:], "/"))
+}
+
+// serveFile serves name inside dir through os.Root, which refuses paths and
+// symlinks that leave dir.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("tiles: open pack: %w", err)
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		return notFound("No tile at %s.", r.URL.Path)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("tiles: stat: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return notFound("No tile at %s.", r.URL.Path) // directories are never listed
+	}
+	ext := strings.ToLower(path.Ext(name))
+	ctype, ok := tileTypes[ext]
+	if !ok {
+		ctype = "application/octet-stream"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", "public, max-age=86400")
+	etag := fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano())
+	if gzipTypes[ext] && r.Header.Get("Range") == "" && acceptsGzip(r) && st.Size() > 512 {
+		h.Add("Vary", "Accept-Encoding")
+		return serveGzip(w, r, f, etag[:len(etag)-1]+`-gz"`, st.ModTime())
+	}
+	if gzipTypes[ext] {
+		h.Add("Vary", "Accept-Encoding")
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, name, st.ModTime(), f)
+	return nil
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// serveGzip streams f gzip-compressed, answering If-None-Match itself since
+// http.ServeContent knows nothing of the compressed variant.
+func serveGzip(w http.ResponseWriter, r *http.Request, f io.Reader, etag string, mod time.Time) error {
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Last-Modified", mod.UTC().Format(http.TimeFormat))
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Encoding", "gzip")
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	zw := gzip.NewWriter(w)
+	if _, err := io.Copy(zw, f); err != nil {
+		return nil // headers are out; the client sees a truncated body
+	}
+	_ = zw.Close()
+	return nil
+}
+
+// etagMatch implements the weak comparison of If-None-Match (RFC 9110 13.1.2).
+func etagMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == strings.TrimPrefix(etag, "W/") {
+			return true
+		}
+	}
+	return false
+}
