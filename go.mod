@@ -20,6 +20,7 @@ require (
 	github.com/twpayne/go-geom v1.7.0 // indirect
 	github.com/vbauerster/mpb/v8 v8.10.2 // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
