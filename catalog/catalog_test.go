@@ -21,7 +21,7 @@ func commit(t *testing.T, data string, key pack.Key) {
 	if err := os.WriteFile(filepath.Join(w.Dir(), "data.bin"), []byte(key.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(context.Background(), pack.Manifest{LicenseID: "cc-by-4.0"}); err != nil {
+	if _, err := w.Commit(context.Background(), pack.Manifest{LicenseID: "cc-by-4.0"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,16 +7,20 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/server"
+	"github.com/svc-geodata/svc/store/state"
 )
 
 func apiVersion() string { return server.APIVersion }
@@ -25,6 +29,8 @@ type serveOptions struct {
 	data, addr, baseURL, tilesURL, errorsBase, adminToken string
 	trustedProxies                                        []string
 	logFormat, logLevel                                   string
+	keylessLimit, trialMintsPerIP                         int
+	trialMinting                                          bool
 }
 
 func newServe() *cobra.Command {
@@ -48,6 +54,9 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.StringVar(&o.errorsBase, "errors-base", "", "base URI of problem types (default <base-url>/problems)")
 	f.StringVar(&o.adminToken, "admin-token", "", "secret for the admin endpoints and the GLB admin limits; empty disables them")
 	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", []string{"127.0.0.0/8", "::1/128"}, "CIDR of a reverse proxy whose X-Forwarded-For is trusted (repeatable)")
+	f.IntVar(&o.keylessLimit, "keyless-limit", access.DefaultKeylessLimit, "keyless /v1 requests per client IP and UTC day")
+	f.IntVar(&o.trialMintsPerIP, "trial-mints-per-ip", access.DefaultMintsPerClient, "trial keys one IP may mint per 24 h")
+	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	addEnvHelp(c)
@@ -74,10 +83,13 @@ func runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	var proxies []netip.Prefix
 	for _, cidr := range o.trustedProxies {
-		if _, _, err := net.ParseCIDR(strings.TrimSpace(cidr)); err != nil {
+		p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
+		if err != nil {
 			return fmt.Errorf("--trusted-proxy %q: %w", cidr, err)
 		}
+		proxies = append(proxies, p.Masked())
 	}
 	if err := os.MkdirAll(o.data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
@@ -102,11 +114,20 @@ func runServe(ctx context.Context, o serveOptions) error {
 	if _, err := reload(); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
-		AdminToken: o.adminToken}, server.Deps{Catalog: cat, Logger: log, Reload: reload})
+	st, acc, err := openAccess(ctx, o, log)
 	if err != nil {
 		return err
 	}
+	defer st.Close()
+	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
+		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting},
+		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc})
+	if err != nil {
+		return err
+	}
+	flushCtx, stopFlush := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFlush()
+	go acc.Run(flushCtx)
 	hs := &http.Server{
 		Handler: srv,
 		// Slow clients must not hold connections: headers arrive within 10 s.
@@ -131,7 +152,15 @@ func runServe(ctx context.Context, o serveOptions) error {
 	log.Info("shutting down: draining requests in flight")
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = hs.Shutdown(sctx)
+	stopFlush()
+	// Counters of the last requests are written before the database closes.
+	fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer fcancel()
+	if ferr := acc.Close(fctx); ferr != nil {
+		log.Error("final counter flush failed", "err", ferr)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
@@ -172,4 +201,20 @@ func logView(log *slog.Logger, v *catalog.View) {
 	for _, p := range v.Problems {
 		log.Warn("pack skipped", "path", p.Path, "reason", p.Reason)
 	}
+}
+
+// openAccess opens the side database <data>/svc.db and the access service
+// on it.
+func openAccess(ctx context.Context, o serveOptions, log *slog.Logger) (*state.SQLite, *access.Service, error) {
+	st, err := state.Open(ctx, filepath.Join(o.data, sideDB))
+	if err != nil {
+		return nil, nil, err
+	}
+	acc, err := access.New(ctx, access.Options{Store: st, KeylessLimit: o.keylessLimit, MintsPerClient: o.trialMintsPerIP,
+		OnError: func(err error) { log.Error("counter flush failed; retrying", "err", err) }})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, acc, nil
 }

@@ -24,7 +24,7 @@ func writePack(t *testing.T, data string, key Key, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(context.Background(), Manifest{LicenseID: "dl-de-zero-2.0"}); err != nil {
+	if _, err := w.Commit(context.Background(), Manifest{LicenseID: "dl-de-zero-2.0"}); err != nil {
 		t.Fatal(err)
 	}
 }

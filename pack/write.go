@@ -77,30 +77,31 @@ func (w *Writer) Abort() {
 // Commit finishes the pack: it lists the files with their sizes, stamps the
 // identity and import times into m, writes the manifest (temporary name,
 // fsync, rename) and renames the directory into place, replacing an older
-// pack of the same snapshot in one step where the OS allows it.
-func (w *Writer) Commit(ctx context.Context, m Manifest) error {
+// pack of the same snapshot in one step where the OS allows it. It returns
+// the manifest as written.
+func (w *Writer) Commit(ctx context.Context, m Manifest) (Manifest, error) {
 	if w.done {
-		return fmt.Errorf("pack: commit %s: writer already finished", w.key)
+		return m, fmt.Errorf("pack: commit %s: writer already finished", w.key)
 	}
 	files, err := listFiles(ctx, w.tmp)
 	if err != nil {
-		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+		return m, fmt.Errorf("pack: commit %s: %w", w.key, err)
 	}
 	finished := time.Now().UTC()
 	m.Format, m.Product, m.BL, m.Snapshot = Format, w.key.Product, w.key.BL, w.key.Snapshot
 	m.ImportStartedAt, m.ImportFinishedAt, m.Files = w.started, &finished, files
 	if err := writeFileAtomic(filepath.Join(w.tmp, ManifestName), m); err != nil {
-		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+		return m, fmt.Errorf("pack: commit %s: %w", w.key, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+		return m, fmt.Errorf("pack: commit %s: %w", w.key, err)
 	}
 	final := filepath.Join(w.root, w.key.Snapshot)
 	if err := replaceDir(w.tmp, final); err != nil {
-		return fmt.Errorf("pack: commit %s: %w", w.key, err)
+		return m, fmt.Errorf("pack: commit %s: %w", w.key, err)
 	}
 	w.done = true
-	return syncDir(w.root)
+	return m, syncDir(w.root)
 }
 
 // listFiles walks dir and returns every regular file with its size, sorted.

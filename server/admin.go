@@ -20,16 +20,16 @@ const adminAuthDoc = "Requires the server's admin token, sent as header `X-Svc-A
 
 func (s *Server) adminRoutes() []route {
 	return []route{
-		{method: "POST", path: "/v1/admin/datasets", opID: "reloadDatasets", tag: "Admin", stability: "beta", since: "0.1.0",
+		{method: "POST", path: "/v1/admin/datasets", opID: "reloadDatasets", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0",
 			summary: "Rescan the data directory and publish what finished importing",
 			desc: "Equivalent to SIGHUP. Packs whose import finished become visible, removed packs disappear, and a newer snapshot " +
 				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,
 			responses: []response{{status: 200, desc: "What is published after the rescan", schema: "DatasetReloadResponse"},
 				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
 			handle: s.admin(s.handleReload)},
-		{method: "GET", path: "/v1/admin/health", opID: "getAdminHealth", tag: "Admin", stability: "beta", since: "0.1.0",
+		{method: "GET", path: "/v1/admin/health", opID: "getAdminHealth", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0",
 			summary: "Liveness of the core components",
-			desc: "Runs real probes: the data directory, every published pack (manifest and files readable), and the packs that were " +
+			desc: "Runs real probes: the side database (keys and counters; a write), the data directory, every published pack (manifest and files readable), and the packs that were " +
 				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + adminAuthDoc,
 			responses: []response{{status: 200, desc: "Health report", schema: "AdminHealthResponse"},
 				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
@@ -115,6 +115,9 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request) error
 		}
 		p.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
 		probes = append(probes, p)
+	}
+	if s.deps.Access != nil {
+		run("side database (keys, counters): writable", func() error { return s.deps.Access.Ping(r.Context()) })
 	}
 	for _, prod := range pack.Products() {
 		for _, p := range v.Packs(prod) {

@@ -19,6 +19,8 @@ type reqInfo struct {
 	id        string
 	pattern   string
 	keyPrefix string
+	bl        string // federal state that answered, for usage counters
+	resolved  bool   // pattern holds the ServeMux match (maybe "")
 }
 
 type ctxKey struct{}
@@ -39,7 +41,7 @@ func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded
 
 // exposedHeaders are readable by browser scripts on cross-origin responses.
 const exposedHeaders = "X-Request-Id, X-Keyless-Remaining, Retry-After, ETag, Content-Length, " +
-	"X-Svc-Quota-Used, X-Svc-Quota-Limit, X-Svc-Buildings, X-Svc-Anchor-Srid, X-Svc-Anchor-LonLat, " +
+	"X-Svc-Quota-Used, X-Svc-Quota-Limit, X-Svc-Quota-Exceeded, X-Svc-Buildings, X-Svc-Anchor-Srid, X-Svc-Anchor-LonLat, " +
 	"X-Svc-Origin-EN, X-Svc-Target-Frame, X-Svc-Z-Base, X-Svc-Compression, X-Svc-Compression-Requested, " +
 	"X-Svc-Compression-Error, X-Svc-Raw-Size, X-Svc-Max-Buildings, X-Svc-Admin-Limits"
 
@@ -74,7 +76,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 			}
 			s.log.LogAttrs(r.Context(), level, "request",
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", pattern),
-				slog.String("path", r.URL.Path), slog.Int("status", sw.code()), slog.Int64("bytes", sw.n),
+				slog.String("path", logPath(r)), slog.Int("status", sw.code()), slog.Int64("bytes", sw.n),
 				slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("key_prefix", ri.keyPrefix))
 		}()
 		if s.cors(sw, r) {

@@ -125,6 +125,15 @@ func components(cfg Config) obj {
 				"tilt_deg":    number("inclination against the horizontal, 0 to 90"),
 				"azimuth_deg": nullable("number", "compass direction of the outward normal (0 N, 90 E); null when tilt < 5"),
 				"area_m2":     number("projected (horizontal) area in m2, computed in UTM")})}),
+		"BuildingSearchResponse": object("GeoJSON FeatureCollection of building surfaces (SPEC 4.4)", nil, obj{
+			"type": enum("", "FeatureCollection"), "bbox": bbox4, "count": integer("features on this page"), "limit": integer("the page size asked for"),
+			"features": array(ref("BuildingSurfaceFeature"), ""),
+			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL present"),
+				"next": str("cursor of the next page; empty when there is none")})}),
+		"RoofResponse": object("Roof facets of one building (SPEC 4.4)", nil, obj{
+			"type": enum("", "FeatureCollection"), "count": integer(""), "features": array(ref("RoofSurfaceFeature"), ""),
+			"svc": object("", []string{"gmlid", "bl"}, obj{"gmlid": str("the resolved id"), "bl": str("source BL"),
+				"attribution": array(ref("AttributionEntry"), "licence of the source BL")})}),
 		"ElevationResult": object("Elevation result (SPEC 2.11)", nil, obj{
 			"elevation_m": number("metres above NHN (DHHN2016), 3 decimals"), "datum": enum("", "DHHN2016"),
 			"source_bl": str(""), "snapshot": strf("date", ""), "license": str(""), "attribution": str(""), "tile_id": str("")}),
@@ -138,11 +147,12 @@ func components(cfg Config) obj {
 			"key": str("plaintext, returned exactly once"), "tier": enum("", "trial"), "expires_at": strf("date-time", "7 days after mint"),
 			"limits": limits, "scopes": array(str(""), "[\"read\"]"), "docs_url": strf("uri", "")}),
 		"TrialKeyStatus": object("Trial key status record (SPEC 2.14)", nil, obj{
-			"key_prefix": str(""), "tier": str(""), "status": str(""), "created_at": strf("date-time", ""), "expires_at": strf("date-time", ""),
-			"seconds_remaining": integer(""), "requests_today": integer(""), "requests_total": integer(""), "limits": limits}),
+			"key_prefix": str(""), "tier": str(""), "status": enum("", "active", "expired", "revoked"), "created_at": strf("date-time", ""), "expires_at": strf("date-time", ""),
+			"seconds_remaining": integer("0 unless active"), "requests_today": integer("UTC day"), "requests_total": integer(""), "limits": limits}),
 		"ApiKeyCreateRequest": object("", []string{"customer_name", "tier"}, obj{
-			"customer_name": str(""), "tier": str(""), "contact_email": nullable("string", ""), "monthly_call_quota": nullable("integer", ""),
-			"notes": nullable("string", ""), "payment_customer_id": nullable("string", "payment-provider customer reference")}),
+			"customer_name": str(""), "tier": enum("", "trial", "pro", "business", "internal"), "contact_email": nullable("string", ""),
+			"monthly_call_quota": nullable("integer", "soft monthly quota, at least 1; null: unlimited"), "notes": nullable("string", ""),
+			"payment_customer_id": nullable("string", "payment-provider customer reference")}),
 		"ApiKeyCreatedResponse": object("", []string{"api_key_id", "plaintext_key", "key_prefix", "customer_name", "tier", "created_at"}, obj{
 			"api_key_id": str(""), "plaintext_key": str("shown once only"), "key_prefix": str(""), "customer_name": str(""), "tier": str(""),
 			"created_at": strf("date-time", ""), "contact_email": nullable("string", ""), "monthly_call_quota": nullable("integer", ""),
@@ -179,6 +189,9 @@ func components(cfg Config) obj {
 		"Cache-Control":       obj{"schema": obj{"type": "string"}, "description": "public, max-age=300"},
 		"Retry-After":         obj{"schema": obj{"type": "integer"}, "description": "seconds until the limit resets"},
 		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
+	}
+	for k, v := range accessSchemas() {
+		schemas[k] = v
 	}
 	return obj{"schemas": schemas, "headers": headers, "securitySchemes": obj{
 		"apiKey":     obj{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Optional on data endpoints; lifts the keyless limit."},

@@ -7,9 +7,11 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
 )
 
@@ -23,6 +25,11 @@ type Config struct {
 	KeyURL     string // {key_url}; default DocsURL + "#trial-keys"
 	AdminToken string // secret for X-Svc-Admin-Token; "" disables admin routes
 	Version    string // the API version published as info.version
+	// TrustedProxies are the peers whose rightmost X-Forwarded-For entry is
+	// taken as the client IP; none by default.
+	TrustedProxies []netip.Prefix
+	// TrialMintingOff answers POST /v1/keys/trial with 503.
+	TrialMintingOff bool
 }
 
 // Deps are the components the server uses.
@@ -32,6 +39,9 @@ type Deps struct {
 	// Reload rescans the data directory (POST /v1/admin/datasets, SIGHUP).
 	Reload func() (*catalog.View, error)
 	Now    func() time.Time
+	// Access counts and limits /v1 traffic and manages keys; nil switches
+	// the limits off and the key routes answer 503.
+	Access *access.Service
 }
 
 // Server answers every route. Create it with New.
@@ -44,6 +54,8 @@ type Server struct {
 	metrics *metrics
 	openapi []byte
 	handler http.Handler
+	// byPattern maps each ServeMux pattern to its route (exempt flag).
+	byPattern map[string]*route
 }
 
 // New builds the server and its route table.
@@ -71,6 +83,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics()}
 	s.routes = s.routeTable()
+	s.byPattern = make(map[string]*route, len(s.routes))
+	for i, rt := range s.routes {
+		s.byPattern[rt.method+" "+rt.path] = &s.routes[i]
+	}
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.method+" "+rt.path, s.adapt(rt))
 	}
@@ -79,7 +95,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s.openapi = doc
-	s.handler = s.middleware(http.HandlerFunc(s.dispatch))
+	s.handler = s.middleware(s.accessControl(http.HandlerFunc(s.dispatch)))
 	return s, nil
 }
 
@@ -91,7 +107,10 @@ func (s *Server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.infraRoutes()...)
 	rs = append(rs, s.discoveryRoutes()...)
+	rs = append(rs, s.buildingRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
+	rs = append(rs, s.keyRoutes()...)
+	rs = append(rs, s.apiKeyRoutes()...)
 	return rs
 }
 
@@ -113,7 +132,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	he := toHTTPError(err)
 	if he.status >= 500 {
-		s.log.Error("request failed", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", err)
+		s.log.Error("request failed", "request_id", requestID(r.Context()), "path", logPath(r), "err", err)
 	}
 	s.writeProblem(w, r, he)
 }
@@ -121,7 +140,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 // dispatch routes r, answering unknown paths with 404 and known paths with
 // a wrong method with 405, both as problems.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
-	_, pattern := s.mux.Handler(r)
+	pattern := s.resolve(r)
 	if pattern != "" {
 		setPattern(r.Context(), pattern)
 		s.mux.ServeHTTP(w, r)

@@ -43,7 +43,7 @@ func commitPack(t *testing.T, data string, key pack.Key, m pack.Manifest, files 
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(context.Background(), m); err != nil {
+	if _, err := w.Commit(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/svc-geodata/svc/importer"
+)
+
+func newImport() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "import",
+		Short: "Import source data as the state portals deliver it into packs",
+		Long: `import reads source files and writes a new snapshot pack of one BL into the data directory.
+The pack becomes visible only when the import finished; on any error the previous snapshot stays
+published and nothing of the failed import remains. A running server picks up the new pack on
+SIGHUP or POST /v1/admin/datasets.`,
+	}
+	c.AddCommand(newImportLoD2())
+	return c
+}
+
+// commonFlags registers the flags every importer shares.
+func commonFlags(c *cobra.Command, o *importer.Common) {
+	f := c.Flags()
+	f.StringVar(&o.DataDir, "data", "./data", "data directory")
+	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
+	f.StringVar(&o.Snapshot, "snapshot", "", "date of the source download, YYYY-MM-DD")
+	f.StringVar(&o.LicenseID, "license", "", "licence id: dl-de-zero-2.0, dl-de-by-2.0, cc-by-4.0 or odbl-1.0")
+	f.StringVar(&o.SourceURL, "source-url", "", "where the source was downloaded")
+	f.StringVar(&o.Name, "name", "", "display name of the dataset (default: derived from BL and licence)")
+	for _, n := range []string{"bl", "snapshot", "license"} {
+		_ = c.MarkFlagRequired(n)
+	}
+}
+
+func newImportLoD2() *cobra.Command {
+	var o importer.Common
+	c := &cobra.Command{
+		Use:   "lod2 --bl BL --snapshot YYYY-MM-DD --license ID PATH...",
+		Short: "Import LoD2 CityGML (files, directories or zip archives) into a BL pack",
+		Long: `lod2 imports CityGML 1.0 or 2.0 LoD2 buildings into one SpatiaLite file per BL and snapshot.
+Each PATH is a .gml/.xml file, a directory of them (searched recursively) or a .zip of them.
+All files must use the same CRS (EPSG:25832 or EPSG:25833, compound height CRS allowed).
+Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			stop := progressBar(c.ErrOrStderr(), &o, "buildings")
+			start := time.Now()
+			m, err := importer.LoD2(c.Context(), o, args)
+			stop()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
+				m.Key(), m.LoD2.BuildingCount, m.LoD2.SurfaceCount, *m.LoD2.ValidationPassPct, m.CRS, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	commonFlags(c, &o)
+	addEnvHelp(c)
+	return c
+}
+
+// progressBar shows bytes, files and items on a terminal; elsewhere it
+// stays silent. It returns a function that ends the display.
+func progressBar(w io.Writer, o *importer.Common, unit string) func() {
+	f, ok := w.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
+	var bar *mpb.Bar
+	var last importer.Progress
+	o.Progress = func(pr importer.Progress) {
+		last = pr
+		if bar == nil {
+			bar = p.New(pr.BytesTotal, mpb.BarStyle(),
+				mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+					return fmt.Sprintf("files %d/%d  %s %d", last.Files, last.FilesTotal, unit, last.Buildings+last.Tiles)
+				})),
+				mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f"), decor.Name("  "), decor.AverageSpeed(decor.SizeB1024(0), "% .1f")))
+		}
+		bar.SetCurrent(pr.Bytes)
+	}
+	return func() {
+		if bar != nil {
+			bar.SetTotal(-1, true)
+		}
+		p.Wait()
+	}
+}

@@ -1,0 +1,64 @@
+// Package importer turns source data as the German state portals deliver it
+// into published packs: it checks the request, streams the sources through
+// the parsers into a pack being written, and commits the pack atomically, so
+// a failed or interrupted import leaves the previous snapshot published and
+// nothing half-imported visible.
+package importer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/svc-geodata/svc/bl"
+	"github.com/svc-geodata/svc/pack"
+)
+
+// ErrOptions reports an invalid import request (unknown BL, licence or
+// snapshot, no input).
+var ErrOptions = errors.New("importer: invalid options")
+
+// Common describes what every import needs.
+type Common struct {
+	DataDir   string
+	BL        string // BL code, e.g. "nrw"
+	Snapshot  string // YYYY-MM-DD, date of the source download
+	LicenseID string // e.g. dl-de-zero-2.0
+	SourceURL string
+	Name      string // display name; default derived from BL and licence
+	// Progress, when set, is called as work advances (from the importing
+	// goroutine, at most a few times per second per file).
+	Progress func(Progress)
+}
+
+// Progress reports how far an import has come.
+type Progress struct {
+	File              string
+	Files, FilesTotal int
+	Bytes, BytesTotal int64
+	Buildings, Tiles  int64
+}
+
+func (c Common) check() (bl.State, error) {
+	st, ok := bl.Lookup(c.BL)
+	if !ok || st.Code != c.BL {
+		return st, fmt.Errorf("%w: unknown BL %q (one of bw by be bb hb hh he mv ni nrw rp sl sn st sh th)", ErrOptions, c.BL)
+	}
+	if !pack.ValidSnapshot(c.Snapshot) {
+		return st, fmt.Errorf("%w: snapshot %q is not a date YYYY-MM-DD", ErrOptions, c.Snapshot)
+	}
+	if _, ok := bl.LookupLicense(c.LicenseID); !ok {
+		var ids []string
+		for _, l := range bl.Licenses() {
+			ids = append(ids, l.ID)
+		}
+		return st, fmt.Errorf("%w: unknown licence %q (one of %v)", ErrOptions, c.LicenseID, ids)
+	}
+	if c.DataDir == "" {
+		return st, fmt.Errorf("%w: no data directory", ErrOptions)
+	}
+	return st, nil
+}
+
+func (c Common) manifest(st bl.State) pack.Manifest {
+	return pack.Manifest{LicenseID: c.LicenseID, Name: c.Name, SourceURL: c.SourceURL, SourceName: st.SourceName}
+}

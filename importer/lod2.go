@@ -1,0 +1,232 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/svc-geodata/svc/citygml"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+)
+
+// LoD2File is the name of the SpatiaLite file inside a LoD2 pack.
+const LoD2File = "lod2.sqlite"
+
+// LoD2 imports CityGML files, directories of them or zip archives (paths)
+// into a new LoD2 pack of c.BL and c.Snapshot and publishes it. Geometry is
+// kept in the source CRS, which must be the same in every file.
+//
+// Surface classes: WallSurface 709, GroundSurface 710 and RoofSurface 712
+// are kept. Geometry given only as lod2Solid/lod2MultiSurface is classified
+// per polygon by its normal (see classify). ClosureSurface (virtual
+// openings), OuterCeilingSurface and OuterFloorSurface are skipped: the API
+// knows only the three classes.
+func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) {
+	st, err := c.check()
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	inputs, err := citygml.Inputs(paths)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.LoD2, BL: c.BL, Snapshot: c.Snapshot})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	defer w.Abort()
+	imp := &lod2Import{c: c, dir: w.Dir(), inputs: inputs}
+	for _, in := range inputs {
+		imp.prog.BytesTotal += in.Size
+	}
+	imp.prog.FilesTotal = len(inputs)
+	if err := imp.run(ctx); err != nil {
+		if imp.w != nil {
+			imp.w.Abort()
+		}
+		return pack.Manifest{}, err
+	}
+	stats, err := imp.w.Finish(ctx, map[string]string{
+		"bl": c.BL, "snapshot": c.Snapshot, "license_id": c.LicenseID, "source_url": c.SourceURL,
+		"import_finished_at": time.Now().UTC().Format(time.RFC3339),
+	})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	m := c.manifest(st)
+	m.CRS = fmt.Sprintf("EPSG:%d", imp.epsg)
+	m.BBoxWGS84 = stats.BBoxWGS84[:]
+	pct := 0.0
+	if stats.Buildings > 0 {
+		pct = math.Round(1000*float64(stats.ValidBuildings)/float64(stats.Buildings)) / 10
+	}
+	m.LoD2 = &pack.LoD2Info{File: LoD2File, BuildingCount: stats.Buildings, SurfaceCount: stats.Surfaces, ValidationPassPct: &pct}
+	if m, err = w.Commit(ctx, m); err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	return m, nil
+}
+
+type lod2Import struct {
+	c      Common
+	dir    string
+	inputs []citygml.Input
+	w      *store.LoD2Writer
+	epsg   int
+	prog   Progress
+	done   int64 // bytes of finished files
+	last   time.Time
+}
+
+func (imp *lod2Import) run(ctx context.Context) error {
+	for i, in := range imp.inputs {
+		imp.prog.File, imp.prog.Files = in.Name, i
+		if err := imp.file(ctx, in); err != nil {
+			return err
+		}
+		imp.done += in.Size
+		imp.prog.Bytes = imp.done
+	}
+	imp.prog.Files = len(imp.inputs)
+	imp.report(true)
+	if imp.w == nil || imp.prog.Buildings == 0 {
+		return fmt.Errorf("%w: no buildings found in %d input file(s)", ErrOptions, len(imp.inputs))
+	}
+	return nil
+}
+
+func (imp *lod2Import) file(ctx context.Context, in citygml.Input) error {
+	rc, err := in.Open()
+	if err != nil {
+		return fmt.Errorf("importer: %s: %w", in.Name, err)
+	}
+	defer rc.Close()
+	r := citygml.NewReader(rc, in.Name)
+	for n := 0; ; n++ {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		b, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("importer: %w", err)
+		}
+		if err := imp.add(ctx, in.Name, b); err != nil {
+			return err
+		}
+		imp.prog.Bytes = imp.done + r.Offset()
+		imp.report(false)
+	}
+}
+
+func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building) error {
+	if imp.w == nil {
+		imp.epsg = b.EPSG
+		w, err := store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), b.EPSG)
+		if err != nil {
+			return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
+		}
+		imp.w = w
+	}
+	if b.EPSG != imp.epsg {
+		return fmt.Errorf("importer: %s:%d: building %s is in EPSG:%d but the import is in EPSG:%d; import each CRS as its own BL pack",
+			name, b.Line, b.ID, b.EPSG, imp.epsg)
+	}
+	in := convert(b)
+	if err := imp.w.Add(ctx, in); err != nil {
+		return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
+	}
+	imp.prog.Buildings++
+	return nil
+}
+
+func (imp *lod2Import) report(force bool) {
+	if imp.c.Progress == nil || (!force && time.Since(imp.last) < 100*time.Millisecond) {
+		return
+	}
+	imp.last = time.Now()
+	imp.c.Progress(imp.prog)
+}
+
+// convert maps a parsed building to the store's input form.
+func convert(b *citygml.Building) store.BuildingInput {
+	out := store.BuildingInput{GMLID: b.ID, PartIDs: b.Parts,
+		Valid: citygml.Validate(b, citygml.DefaultPlanarityTolM).OK()}
+	for _, s := range b.Surfaces {
+		owner := s.OwnerID
+		if owner == "" {
+			owner = b.ID
+		}
+		switch s.Class {
+		case citygml.Wall, citygml.Roof, citygml.Ground:
+			out.Surfaces = append(out.Surfaces, store.SurfaceInput{OwnerID: owner, Class: s.Class.Code(), Polygons: polygons(s.Polygons)})
+		case citygml.Unclassified:
+			for _, p := range s.Polygons {
+				out.Surfaces = append(out.Surfaces, store.SurfaceInput{OwnerID: owner, Class: classify(p.Exterior),
+					Polygons: polygons([]citygml.Polygon{p})})
+			}
+		}
+	}
+	return out
+}
+
+func polygons(ps []citygml.Polygon) [][]store.Ring {
+	out := make([][]store.Ring, 0, len(ps))
+	for _, p := range ps {
+		rings := make([]store.Ring, 0, 1+len(p.Interiors))
+		rings = append(rings, ring(p.Exterior))
+		for _, h := range p.Interiors {
+			rings = append(rings, ring(h))
+		}
+		out = append(out, rings)
+	}
+	return out
+}
+
+func ring(r citygml.Ring) store.Ring {
+	out := make(store.Ring, len(r))
+	for i, p := range r {
+		out[i] = p
+	}
+	return out
+}
+
+// classify names an unclassified polygon by its Newell normal, which
+// points outward since CityGML orders exterior rings counter-clockwise seen
+// from outside: within 80 degrees of straight up it is roof, within 80
+// degrees of straight down ground, anything steeper wall.
+func classify(r citygml.Ring) int {
+	var nx, ny, nz float64
+	if len(r) == 0 {
+		return store.ClassWall
+	}
+	o := r[0]
+	for i := range r {
+		a, b := r[i], r[(i+1)%len(r)]
+		ax, ay, az := a[0]-o[0], a[1]-o[1], a[2]-o[2]
+		bx, by, bz := b[0]-o[0], b[1]-o[1], b[2]-o[2]
+		nx += (ay - by) * (az + bz)
+		ny += (az - bz) * (ax + bx)
+		nz += (ax - bx) * (ay + by)
+	}
+	n := math.Sqrt(nx*nx + ny*ny + nz*nz)
+	if n == 0 {
+		return store.ClassWall
+	}
+	switch cos := nz / n; {
+	case cos > math.Cos(80*math.Pi/180):
+		return store.ClassRoof
+	case cos < -math.Cos(80*math.Pi/180):
+		return store.ClassGround
+	}
+	return store.ClassWall
+}

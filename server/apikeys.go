@@ -1,0 +1,279 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/store/state"
+)
+
+// maxAdminBody caps the body of an admin key creation.
+const maxAdminBody = 16 << 10
+
+func (s *Server) apiKeyRoutes() []route {
+	authResp := []response{{status: 401, desc: "Missing or wrong admin token", schema: "Problem"},
+		{status: 403, desc: "No admin token configured", schema: "Problem"},
+		{status: 503, desc: "The key store is not available", schema: "Problem"}}
+	with := func(rs ...response) []response { return append(rs, authResp...) }
+	window := param{name: "window_months", in: "query", typ: "integer", def: 3, min: f64(1), max: f64(access.MaxWindowMonths),
+		desc: "Number of calendar months (UTC) in the report, ending with the current (running) month"}
+	keyID := param{name: "api_key_id", in: "path", typ: "string", required: true, desc: "The key's api_key_id"}
+	return []route{
+		{method: "POST", path: "/v1/admin/api-keys", opID: "createApiKey", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "Create an API key",
+			desc: "The server generates the key; `plaintext_key` is shown in this response only (the server keeps its SHA-256 hash and prefix). " +
+				"Tiers: `trial` (expires 7 days after creation, soft limits 60/min, 5000/day, 35000/month), `pro`, `business`, `internal` " +
+				"(no expiry). `monthly_call_quota` null means unlimited; it is soft (shown in X-Svc-Quota-Limit). Unknown members answer 422. " + adminAuthDoc,
+			body: &requestBody{schema: "ApiKeyCreateRequest", required: true, desc: "The key's customer and contract"},
+			responses: with(response{status: 201, desc: "The key, with its plaintext shown once", schema: "ApiKeyCreatedResponse"},
+				resp400, resp422),
+			handle: s.admin(s.handleCreateKey)},
+		{method: "GET", path: "/v1/admin/api-keys", opID: "listApiKeys", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "List all API keys, trial keys included",
+			desc: "Oldest first. Never includes a plaintext key. A trial key minted with an e-mail shows it as `contact_email`; revoked and " +
+				"expired keys stay listed. " + adminAuthDoc,
+			responses: with(response{status: 200, desc: "All keys", schema: "ApiKeyListResponse"}),
+			handle:    s.admin(s.handleListKeys)},
+		{method: "DELETE", path: "/v1/admin/api-keys/{api_key_id}", opID: "revokeApiKey", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "Revoke an API key",
+			desc: "The key is refused (401) from the moment this returns. Revoking a revoked key answers 200 with the first `revoked_at`. " +
+				"The record stays for the usage reports. " + adminAuthDoc,
+			params:    []param{keyID},
+			responses: with(response{status: 200, desc: "The revoked key", schema: "ApiKeyRevokedResponse"}, resp404),
+			handle:    s.admin(s.handleRevokeKey)},
+		{method: "GET", path: "/v1/admin/api-keys/{api_key_id}/usage", opID: "getApiKeyUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "Usage of one API key",
+			desc: "Calls per calendar month (UTC) over the window, oldest first, with error counts (status >= 400), the share per BL and " +
+				"the 10 busiest route patterns. Counters are flushed first, so the report is current to the request. Only counted routes " +
+				"(those under the keyless limit) are counted for keys as well. " + adminAuthDoc,
+			params:    []param{keyID, window},
+			responses: with(response{status: 200, desc: "Usage report", schema: "ApiKeyUsageReport"}, resp400, resp404, resp422),
+			handle:    s.admin(s.handleKeyUsage)},
+		{method: "GET", path: "/v1/admin/usage/anonymous", opID: "getAnonymousUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "Usage of keyless traffic",
+			desc: "Keyless calls per calendar month (UTC) over the window, oldest first; `current_month_calls` is the last period. " +
+				"`unique_ips` estimates the distinct client IPs in the window (IPv6 counted per /64) with HyperLogLog, about 1 % error. " +
+				"Requests refused with 429 are included as errors. " + adminAuthDoc,
+			params:    []param{window},
+			responses: with(response{status: 200, desc: "Usage report", schema: "AnonymousUsageReport"}, resp400, resp422),
+			handle:    s.admin(s.handleAnonymousUsage)},
+	}
+}
+
+func (s *Server) needAccess() error {
+	if s.deps.Access == nil {
+		return errf(http.StatusServiceUnavailable, "service-unavailable", "Keys are not available on this server.")
+	}
+	return nil
+}
+
+// createBody is ApiKeyCreateRequest.
+type createBody struct {
+	CustomerName      *string `json:"customer_name"`
+	Tier              *string `json:"tier"`
+	ContactEmail      *string `json:"contact_email"`
+	MonthlyCallQuota  *int64  `json:"monthly_call_quota"`
+	Notes             *string `json:"notes"`
+	PaymentCustomerID *string `json:"payment_customer_id"`
+}
+
+func parseCreateBody(r *http.Request) (access.CreateRequest, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
+	if err != nil || len(body) > maxAdminBody {
+		return access.CreateRequest{}, badRequest("The request body is unreadable or larger than %d bytes.", maxAdminBody)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var b createBody
+	if err := dec.Decode(&b); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return access.CreateRequest{}, invalid("Body member %s has the wrong type (%s).", te.Field, te.Value)
+		case strings.HasPrefix(err.Error(), "json: unknown field"):
+			return access.CreateRequest{}, invalid("Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return access.CreateRequest{}, badRequest("The request body must be a JSON ApiKeyCreateRequest: %v.", err)
+	}
+	if b.CustomerName == nil || b.Tier == nil {
+		return access.CreateRequest{}, invalid("Body members customer_name and tier are required.")
+	}
+	return access.CreateRequest{CustomerName: *b.CustomerName, Tier: *b.Tier, ContactEmail: b.ContactEmail,
+		MonthlyCallQuota: b.MonthlyCallQuota, Notes: b.Notes, PaymentCustomerID: b.PaymentCustomerID}, nil
+}
+
+func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needAccess(); err != nil {
+		return err
+	}
+	req, err := parseCreateBody(r)
+	if err != nil {
+		return err
+	}
+	c, err := s.deps.Access.CreateKey(r.Context(), req)
+	var fe *access.FieldError
+	if errors.As(err, &fe) {
+		return invalid("Body member %s %s.", fe.Field, fe.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	k := c.Key
+	return writeJSON(w, r, http.StatusCreated, "no-store", map[string]any{
+		"api_key_id": k.ID, "plaintext_key": c.Plaintext, "key_prefix": k.Prefix, "customer_name": k.CustomerName,
+		"tier": k.Tier, "created_at": rfc3339(k.CreatedAt), "contact_email": k.ContactEmail,
+		"monthly_call_quota": k.MonthlyCallQuota, "notes": k.Notes, "payment_customer_id": k.PaymentCustomerID})
+}
+
+// keyListItem is ApiKeyListItem (SPEC 2.15).
+func keyListItem(k state.Key) map[string]any {
+	return map[string]any{
+		"api_key_id": k.ID, "key_prefix": k.Prefix, "customer_name": k.CustomerName, "tier": k.Tier,
+		"created_at": rfc3339(k.CreatedAt), "updated_at": rfc3339(k.UpdatedAt), "contact_email": k.ContactEmail,
+		"last_used_at": rfc3339p(k.LastUsedAt), "monthly_call_quota": k.MonthlyCallQuota, "notes": k.Notes,
+		"revoked_at": rfc3339p(k.RevokedAt), "payment_customer_id": k.PaymentCustomerID}
+}
+
+func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needAccess(); err != nil {
+		return err
+	}
+	ks, err := s.deps.Access.ListKeys(r.Context())
+	if err != nil {
+		return err
+	}
+	items := make([]map[string]any, 0, len(ks))
+	for _, k := range ks {
+		items = append(items, keyListItem(k))
+	}
+	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_keys": items, "count": len(items)})
+}
+
+func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needAccess(); err != nil {
+		return err
+	}
+	id := r.PathValue("api_key_id")
+	k, err := s.deps.Access.RevokeKey(r.Context(), id)
+	if errors.Is(err, access.ErrNotFound) {
+		return notFound("No API key has the id %q.", id)
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_key_id": k.ID, "customer_name": k.CustomerName,
+		"key_prefix": k.Prefix, "tier": k.Tier, "revoked_at": rfc3339(*k.RevokedAt)})
+}
+
+// windowMonths parses the window_months parameter (default 3).
+func windowMonths(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("window_months")
+	if v == "" {
+		return 3, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, badRequest("Parameter window_months must be an integer, not %q.", v)
+	}
+	if n < 1 || n > access.MaxWindowMonths {
+		return 0, invalid("Parameter window_months must be 1 to %d.", access.MaxWindowMonths)
+	}
+	return n, nil
+}
+
+// usageReport renders an access.Report as the members shared by
+// ApiKeyUsageReport and AnonymousUsageReport.
+func usageReport(rep access.Report) map[string]any {
+	periods := make([]map[string]any, 0, len(rep.Periods))
+	for _, p := range rep.Periods {
+		periods = append(periods, map[string]any{"month": p.Month, "start": p.Start.Format("2006-01-02"),
+			"end": p.End.Format("2006-01-02"), "call_count": p.Calls, "error_count": p.Errors})
+	}
+	bls := make([]map[string]any, 0, len(rep.BL))
+	for _, b := range rep.BL {
+		bls = append(bls, map[string]any{"bundesland_code": b.BL, "call_count": b.Calls})
+	}
+	eps := make([]map[string]any, 0, len(rep.Endpoints))
+	for _, e := range rep.Endpoints {
+		eps = append(eps, map[string]any{"endpoint_pattern": e.Pattern, "call_count": e.Calls, "error_count": e.Errors})
+	}
+	return map[string]any{"window_months": rep.WindowMonths, "total_calls": rep.TotalCalls,
+		"current_month_calls": rep.CurrentMonthCalls, "periods": periods, "bl_distribution": bls, "top_endpoints": eps}
+}
+
+func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needAccess(); err != nil {
+		return err
+	}
+	n, err := windowMonths(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("api_key_id")
+	k, err := s.deps.Access.Key(r.Context(), id)
+	if errors.Is(err, access.ErrNotFound) {
+		return notFound("No API key has the id %q.", id)
+	}
+	if err != nil {
+		return err
+	}
+	rep, err := s.deps.Access.Usage(r.Context(), k.ID, n)
+	if err != nil {
+		return err
+	}
+	out := usageReport(rep)
+	out["api_key_id"], out["key_prefix"], out["customer_name"], out["tier"] = k.ID, k.Prefix, k.CustomerName, k.Tier
+	var limit *int64
+	if k.Tier == access.TierTrial {
+		q := access.TrialLimits.PerMonth
+		limit = &q
+	}
+	if k.MonthlyCallQuota != nil {
+		limit = k.MonthlyCallQuota
+	}
+	out["monthly_call_quota"] = limit
+	return writeJSON(w, r, http.StatusOK, "no-store", out)
+}
+
+func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needAccess(); err != nil {
+		return err
+	}
+	n, err := windowMonths(r)
+	if err != nil {
+		return err
+	}
+	rep, err := s.deps.Access.Usage(r.Context(), state.Anonymous, n)
+	if err != nil {
+		return err
+	}
+	out := usageReport(rep)
+	out["unique_ips"] = rep.UniqueClients
+	return writeJSON(w, r, http.StatusOK, "no-store", out)
+}
+
+// accessSchemas are the component schemas of the key and usage routes that
+// schemas.go does not define.
+func accessSchemas() obj {
+	usage := obj{"window_months": integer("calendar months in the report"), "total_calls": integer("calls in the window"),
+		"current_month_calls": integer("calls in the running month"), "periods": array(ref("UsagePeriod"), "oldest first"),
+		"bl_distribution": array(ref("ApiKeyBlDistribution"), "calls per BL that answered, descending"),
+		"top_endpoints":   array(ref("ApiKeyTopEndpoint"), "the 10 busiest route patterns, descending")}
+	props := obj{"api_key_id": str(""), "key_prefix": str(""), "customer_name": str(""), "tier": str(""),
+		"monthly_call_quota": nullable("integer", "monthly quota; 35000 for trial keys; null when unlimited")}
+	for k, v := range usage {
+		props[k] = v
+	}
+	return obj{
+		"TrialKeyRequest": obj{"type": "object", "description": "Optional mint body (SPEC 4.7); unknown members are ignored",
+			"properties": obj{"source": obj{"type": "string", "pattern": "^[a-z0-9_-]{1,64}$", "description": "campaign or channel label"},
+				"email": strf("email", "contact address; optional, unverified, never written to")}},
+		"ApiKeyUsageReport": object("Usage of one API key", nil, props),
+	}
+}

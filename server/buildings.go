@@ -1,0 +1,256 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/svc-geodata/svc/bl"
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+)
+
+// lod2Store is what the building handlers need of an open LoD2 pack.
+type lod2Store = *store.LoD2
+
+func (s *Server) buildingRoutes() []route {
+	gmlidParam := param{name: "gmlid", in: "path", typ: "string", required: true,
+		desc: "BL-prefixed GML id (e.g. DENW49AL0000LI95, DEHE062000013OfY) or a pure UUID; also the id of a building part or the `properties.gmlid` of any search feature"}
+	return []route{
+		{method: "GET", path: "/v1/buildings", opID: "searchBuildings", tag: "Buildings", stability: "stable", since: "0.1.0",
+			summary: "Federated bbox search of LoD2 building surfaces",
+			desc: "Searches every published BL whose extent meets the bbox, concurrently, and merges the results by BL code and then along " +
+				"a Hilbert curve within each BL, so that following `svc.next` until it is empty returns every intersecting surface exactly once. " +
+				"A surface intersects when its footprint meets the bbox outline projected into its BL's CRS. Intended for areas of about 1 km2 " +
+				"or less; use /v1/tilesets for larger areas. The cursor is opaque; a cursor for another snapshot of a BL is rejected with 400.",
+			params: []param{
+				{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"},
+				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000), desc: "page size"},
+				{name: "cursor", in: "query", typ: "string", desc: "opaque cursor from `svc.next` of the previous page"},
+			},
+			responses: []response{{status: 200, desc: "GeoJSON FeatureCollection of surfaces", schema: "BuildingSearchResponse", contentType: "application/geo+json"},
+				{status: 400, desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat) or cursor", schema: "Problem"}, resp422},
+			handle: s.handleSearch},
+		{method: "GET", path: "/v1/buildings/{gmlid}", opID: "getBuilding", tag: "Buildings", stability: "stable", since: "0.1.0",
+			summary: "One building with the geometry of all its surfaces",
+			desc: "The BL is taken from the id prefix (DENW -> nrw, DEHE -> he, ...); ids without a known prefix, or not found under it, " +
+				"are looked up in every published BL. The licence of the answering BL is linked in a `Link: <licence>; rel=\"license\"` header.",
+			params:    []param{gmlidParam},
+			responses: []response{{status: 200, desc: "Building detail", schema: "BuildingDetail", contentType: "application/geo+json"}, resp404},
+			handle:    s.handleBuilding},
+		{method: "GET", path: "/v1/buildings/{gmlid}/roof", opID: "getBuildingRoof", tag: "Buildings", stability: "beta", since: "0.1.0",
+			summary: "Roof facets of a building with tilt, azimuth and projected area",
+			desc: "One Polygon feature per planar roof polygon. tilt_deg comes from the facet's Newell normal; azimuth_deg is the compass " +
+				"direction (true north, corrected for UTM grid convergence) of the outward normal, null when tilt < 5; area_m2 is the " +
+				"horizontal projected area in the BL's UTM CRS. Values are rounded to 2 decimals. `count: 0` for a building without roof " +
+				"surfaces. `svc.attribution` carries the licence of the BL.",
+			params:    []param{gmlidParam},
+			responses: []response{{status: 200, desc: "Roof facets", schema: "RoofResponse", contentType: "application/geo+json"}, resp404},
+			handle:    s.handleRoof},
+	}
+}
+
+// lod2Sources returns the published LoD2 stores of a view.
+func lod2Sources(v *catalog.View) []store.Source {
+	var out []store.Source
+	for _, p := range v.Packs(pack.LoD2) {
+		if st, ok := p.Handle.(lod2Store); ok {
+			out = append(out, store.Source{BL: p.Manifest.BL, LoD2: st})
+		}
+	}
+	return out
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	bbox, err := parseBBoxParam(q)
+	if err != nil {
+		return err
+	}
+	limit, err := parseIntParam(q, "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	var after store.Position
+	if c := q.Get("cursor"); c != "" {
+		if after, err = decodeCursor(c); err != nil {
+			if errors.Is(err, errPreFederation) {
+				return badRequest("Parameter cursor is in the pre-federation format, which is no longer accepted; restart the search without a cursor.")
+			}
+			return badRequest("Parameter cursor is not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
+		}
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	hits, next, err := store.Search(r.Context(), lod2Sources(v), bbox, after, limit)
+	if errors.Is(err, store.ErrCursor) {
+		return badRequest("Parameter cursor does not belong to the current data (%v); restart the search without a cursor.", err)
+	}
+	if err != nil {
+		return err
+	}
+	buf := searchBody(v, hits, next, bbox, limit)
+	w.Header().Set("Content-Type", "application/geo+json")
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
+
+// searchBody writes the FeatureCollection by hand: the coordinates are
+// stored as ready GeoJSON text, and re-encoding them through encoding/json
+// would cost more than the search itself.
+func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox geo.BBox, limit int) *bytes.Buffer {
+	var b bytes.Buffer
+	b.Grow(512 + 1200*len(hits))
+	b.WriteString(`{"type":"FeatureCollection","bbox":[`)
+	for i, f := range []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat} {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(f, 'f', -1, 64))
+	}
+	b.WriteString(`],"count":` + strconv.Itoa(len(hits)) + `,"limit":` + strconv.Itoa(limit) + `,"features":[`)
+	var bls []string
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if len(bls) == 0 || bls[len(bls)-1] != h.BL {
+			bls = append(bls, h.BL)
+		}
+		b.WriteString(`{"type":"Feature","id":`)
+		writeJSONString(&b, h.GMLID)
+		b.WriteString(`,"geometry":{"type":"MultiPolygon","coordinates":`)
+		b.Write(h.Coords)
+		b.WriteString(`},"properties":{"surface_id":` + strconv.FormatInt(h.SurfaceID, 10) +
+			`,"building_id":` + strconv.FormatInt(h.BuildingID, 10) + `,"gmlid":`)
+		writeJSONString(&b, h.GMLID)
+		b.WriteString(`,"surface_class":` + strconv.Itoa(h.Class) + `,"bundesland":"` + h.BL + `","lod":"LoD2"}}`)
+	}
+	attr, _ := json.Marshal(attributionFor(v, bls))
+	b.WriteString(`],"svc":{"attribution":`)
+	b.Write(attr)
+	b.WriteString(`,"next":"`)
+	if next != nil {
+		b.WriteString(encodeCursor(*next))
+	}
+	b.WriteString("\"}}\n")
+	return &b
+}
+
+// attributionFor returns the SPEC 2.6 attribution entries of the BLs, in order.
+func attributionFor(v *catalog.View, bls []string) []map[string]any {
+	out := []map[string]any{}
+	for _, code := range bls {
+		p, ok := v.Pack(pack.LoD2, code)
+		if !ok {
+			continue
+		}
+		l := licenseInfo(p.Manifest.LicenseID)
+		out = append(out, map[string]any{"source": sourceName(p.Manifest), "license": l.Label, "url": l.URL, "tiles_count": 1})
+	}
+	return out
+}
+
+// findBuilding resolves a gml:id: first in the BL its prefix names, then
+// in every other published BL.
+func (s *Server) findBuilding(r *http.Request, v *catalog.View, gmlid string, f func(bl string, st lod2Store) error) error {
+	if len(gmlid) == 0 || len(gmlid) > 256 {
+		return notFound("No building with gmlid %q in any published BL.", clip(gmlid))
+	}
+	srcs := lod2Sources(v)
+	if st, ok := bl.ForID(gmlid); ok {
+		for i, src := range srcs {
+			if src.BL == st.Code {
+				srcs[0], srcs[i] = srcs[i], srcs[0]
+				break
+			}
+		}
+	}
+	for _, src := range srcs {
+		err := f(src.BL, src.LoD2)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		return err
+	}
+	return notFound("No building with gmlid %q in any published BL.", clip(gmlid))
+}
+
+func (s *Server) setLicenseLink(w http.ResponseWriter, v *catalog.View, code string) {
+	if p, ok := v.Pack(pack.LoD2, code); ok {
+		if l := licenseInfo(p.Manifest.LicenseID); l.URL != "" {
+			w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"license\"", l.URL))
+		}
+	}
+}
+
+func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request) error {
+	gmlid := r.PathValue("gmlid")
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	return s.findBuilding(r, v, gmlid, func(code string, st lod2Store) error {
+		b, err := st.Building(r.Context(), gmlid)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		buf.WriteString(`{"gmlid":`)
+		writeJSONString(&buf, gmlid)
+		buf.WriteString(`,"bundesland_code":"` + code + `","building_id":` + strconv.FormatInt(b.BuildingID, 10))
+		buf.WriteString(`,"lod":"LoD2","geometry":{"type":"MultiPolygon","coordinates":`)
+		buf.Write(b.Coords)
+		buf.WriteString("}}\n")
+		s.setLicenseLink(w, v, code)
+		w.Header().Set("Content-Type", "application/geo+json")
+		_, _ = w.Write(buf.Bytes())
+		return nil
+	})
+}
+
+func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request) error {
+	gmlid := r.PathValue("gmlid")
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	return s.findBuilding(r, v, gmlid, func(code string, st lod2Store) error {
+		facets, err := st.Roof(r.Context(), gmlid)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		buf.WriteString(`{"type":"FeatureCollection","count":` + strconv.Itoa(len(facets)) + `,"features":[`)
+		for i, f := range facets {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(`{"type":"Feature","geometry":{"type":"Polygon","coordinates":`)
+			buf.Write(f.Coords)
+			buf.WriteString(`},"properties":{"tilt_deg":` + strconv.FormatFloat(f.TiltDeg, 'f', -1, 64) + `,"azimuth_deg":`)
+			if f.AzimuthDeg == nil {
+				buf.WriteString("null")
+			} else {
+				buf.WriteString(strconv.FormatFloat(*f.AzimuthDeg, 'f', -1, 64))
+			}
+			buf.WriteString(`,"area_m2":` + strconv.FormatFloat(f.AreaM2, 'f', -1, 64) + `}}`)
+		}
+		buf.WriteString(`],"svc":{"gmlid":`)
+		writeJSONString(&buf, gmlid)
+		attr, _ := json.Marshal(attributionFor(v, []string{code}))
+		buf.WriteString(`,"bl":"` + code + `","attribution":`)
+		buf.Write(attr)
+		buf.WriteString("}}\n")
+		s.setLicenseLink(w, v, code)
+		w.Header().Set("Content-Type", "application/geo+json")
+		_, _ = w.Write(buf.Bytes())
+		return nil
+	})
+}
+
+func writeJSONString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s)
+	buf.Write(b)
+}

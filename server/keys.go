@@ -1,0 +1,165 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/store/state"
+)
+
+// maxMintBody caps the mint request body; a valid one is under 400 bytes.
+const maxMintBody = 4 << 10
+
+func (s *Server) keyRoutes() []route {
+	unavailable := response{status: 503, desc: "Trial minting is switched off or the key store is unavailable; clients should degrade silently", schema: "Problem"}
+	return []route{
+		{method: "POST", path: "/v1/keys/trial", opID: "mintTrialKey", tag: "Keys", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "Mint a trial key (no registration)",
+			desc: "The body is optional; when sent it must be JSON (`Content-Type: application/json`, at most 4 KiB). Unknown members are " +
+				"ignored; `null` members count as absent. `source` must be a slug of [a-z0-9_-], 1 to 64 characters; `email` a plain address " +
+				"(no display name, at most 254 characters): otherwise 422 and no key is minted. The address is stored as the key's " +
+				"contact_email, never echoed and never written to. A body that is not valid JSON answers 400; a body with another " +
+				"media type 415; a larger body 413. Each client IP may mint a limited number of keys per 24 h (sliding window, " +
+				"default 3); past it 429 with type `trial-mint-limit`, `Retry-After` and `retry_after` (seconds until the oldest " +
+				"mint leaves the window). The client IP is the socket peer, or the rightmost X-Forwarded-For entry when the peer is " +
+				"a trusted proxy. The key works for 7 days; `Cache-Control: no-store`. Not counted against the keyless limit.",
+			body: &requestBody{schema: "TrialKeyRequest", desc: "Optional campaign label and contact address"},
+			responses: []response{{status: 200, desc: "The new key; the plaintext is shown only here", schema: "TrialKey"},
+				resp400, {status: 413, desc: "Body larger than 4 KiB", schema: "Problem"},
+				{status: 415, desc: "Body sent with a media type other than JSON", schema: "Problem"}, resp422,
+				{status: 429, desc: "Mint limit of this IP reached (type ends in /trial-mint-limit)", schema: "Problem", headers: []string{"Retry-After"}},
+				unavailable},
+			handle: s.handleMintTrial},
+		{method: "GET", path: "/v1/keys/trial/{key}", opID: "getTrialKeyStatus", tag: "Keys", stability: "beta", since: "0.1.0", exempt: true,
+			summary: "Status of a trial key",
+			desc: "`status` is `active`, `expired` (7 days after the mint) or `revoked`; `seconds_remaining` is 0 unless active. " +
+				"`requests_today` counts the current UTC day. An unknown or malformed key, or a key of another tier, answers 404. " +
+				"The key is cut to its prefix in server logs. `Cache-Control: no-store`. Not counted against the keyless limit.",
+			params:    []param{{name: "key", in: "path", typ: "string", required: true, desc: "The plaintext trial key"}},
+			responses: []response{{status: 200, desc: "Status record", schema: "TrialKeyStatus"}, resp404, unavailable},
+			handle:    s.handleTrialStatus},
+	}
+}
+
+// mintBody is the optional JSON body of a mint; unknown members are
+// dropped by encoding/json.
+type mintBody struct {
+	Source *string `json:"source"`
+	Email  *string `json:"email"`
+}
+
+// parseMintBody parses the mint body (untrusted bytes): empty or null is an
+// empty request; malformed JSON is a 400; a member of the wrong type or a
+// body that is not an object is a 422.
+func parseMintBody(body []byte) (mintBody, error) {
+	var m mintBody
+	if len(bytes.TrimSpace(body)) == 0 {
+		return m, nil
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field == "" {
+				return mintBody{}, invalid("The request body must be a JSON object with the optional members source and email.")
+			}
+			return mintBody{}, invalid("Body member %s must be a string.", te.Field)
+		}
+		return mintBody{}, badRequest("The request body is not valid JSON: %v.", err)
+	}
+	return m, nil
+}
+
+// readMintBody reads and checks the request body of a mint.
+func readMintBody(r *http.Request) (mintBody, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxMintBody+1))
+	if err != nil {
+		return mintBody{}, badRequest("The request body could not be read.")
+	}
+	if len(body) > maxMintBody {
+		return mintBody{}, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The request body exceeds %d bytes.", maxMintBody)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return mintBody{}, nil
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		return mintBody{}, errf(http.StatusUnsupportedMediaType, "unsupported-media", "A request body must be sent as application/json.")
+	}
+	return parseMintBody(body)
+}
+
+func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.TrialMintingOff || s.deps.Access == nil {
+		return errf(http.StatusServiceUnavailable, "service-unavailable", "Trial key minting is switched off on this server.")
+	}
+	b, err := readMintBody(r)
+	if err != nil {
+		return err
+	}
+	c, err := s.deps.Access.MintTrial(r.Context(), access.MintRequest{
+		Client: access.ClientOf(s.clientAddr(r)), Source: b.Source, Email: b.Email})
+	var fe *access.FieldError
+	var ml *state.MintLimitError
+	switch {
+	case errors.As(err, &fe):
+		return invalid("Body member %s %s; no key was minted.", fe.Field, fe.Reason)
+	case errors.As(err, &ml):
+		secs := int64((ml.RetryAfter + time.Second - 1) / time.Second)
+		e := errf(http.StatusTooManyRequests, "trial-mint-limit",
+			"This IP address has minted %d trial keys in the last 24 hours, the most allowed; try again in %d seconds.", s.mintLimit(), secs)
+		e.ext = map[string]any{"retry_after": secs, "docs_url": s.cfg.DocsURL}
+		return e
+	case err != nil:
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{
+		"key": c.Plaintext, "tier": c.Key.Tier, "expires_at": rfc3339(*c.Key.ExpiresAt),
+		"limits": trialLimits(), "scopes": []string{"read"}, "docs_url": s.cfg.DocsURL})
+}
+
+func (s *Server) mintLimit() int {
+	if s.deps.Access == nil {
+		return 0
+	}
+	return s.deps.Access.MintsPerClient()
+}
+
+func trialLimits() map[string]int64 {
+	return map[string]int64{"requests_per_minute": access.TrialLimits.PerMinute, "requests_per_day": access.TrialLimits.PerDay}
+}
+
+func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request) error {
+	if s.deps.Access == nil {
+		return errf(http.StatusServiceUnavailable, "service-unavailable", "Keys are not available on this server.")
+	}
+	st, err := s.deps.Access.TrialStatusOf(r.Context(), r.PathValue("key"))
+	if errors.Is(err, access.ErrKeyUnknown) {
+		return notFound("No trial key matches the path.")
+	}
+	if err != nil {
+		return err
+	}
+	k := st.Key
+	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{
+		"key_prefix": k.Prefix, "tier": k.Tier, "status": st.Status, "created_at": rfc3339(k.CreatedAt),
+		"expires_at": rfc3339p(k.ExpiresAt), "seconds_remaining": st.SecondsRemaining,
+		"requests_today": st.RequestsToday, "requests_total": st.RequestsTotal, "limits": trialLimits()})
+}
+
+// rfc3339 formats t in UTC to the second (ISO 8601).
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func rfc3339p(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	v := rfc3339(*t)
+	return &v
+}

@@ -1,0 +1,136 @@
+package store
+
+import (
+	"math"
+
+	"github.com/svc-geodata/svc/geo"
+)
+
+// queryArea is a WGS84 bbox projected into a pack's CRS: its outline as a
+// densified ring (lon/lat lines are curves in UTM), the ring's envelope for
+// the index, and a rectangle inside the ring for a cheap accept.
+type queryArea struct {
+	ring  [][2]float64 // closed
+	env   box
+	inner box
+}
+
+const edgeSteps = 16
+
+func newQueryArea(b geo.BBox, z geo.Zone) *queryArea {
+	q := &queryArea{env: emptyBox()}
+	corners := [4][2]float64{{b.MinLon, b.MinLat}, {b.MaxLon, b.MinLat}, {b.MaxLon, b.MaxLat}, {b.MinLon, b.MaxLat}}
+	inner := box{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
+	for e := range 4 {
+		a, c := corners[e], corners[(e+1)%4]
+		for i := 0; i <= edgeSteps; i++ { // both corners bound the inner rectangle
+			t := float64(i) / edgeSteps
+			x, y := geo.ToUTM(z, a[0]+t*(c[0]-a[0]), a[1]+t*(c[1]-a[1]))
+			if i < edgeSteps {
+				q.ring = append(q.ring, [2]float64{x, y})
+			}
+			q.env.extend(box{x, y, x, y})
+			switch e { // edges: 0 south, 1 east, 2 north, 3 west
+			case 0:
+				inner.minY = math.Max(inner.minY, y)
+			case 1:
+				inner.maxX = math.Min(inner.maxX, x)
+			case 2:
+				inner.maxY = math.Min(inner.maxY, y)
+			case 3:
+				inner.minX = math.Max(inner.minX, x)
+			}
+		}
+	}
+	q.ring = append(q.ring, q.ring[0])
+	q.inner = inner
+	return q
+}
+
+// meets reports whether the footprint of a record's surface intersects
+// the query area: a vertex of one inside the other, or two edges crossing.
+// Rings of all polygons are taken together under the even-odd rule, which is
+// exact for the non-overlapping polygons of one surface and its holes.
+func (q *queryArea) meets(p parsed) bool {
+	fp := emptyBox()
+	p.eachRing(func(xy []byte, n int) bool {
+		for i := range n {
+			x, y := xyAt(xy, i)
+			fp.extend(box{x, y, x, y})
+		}
+		return false
+	})
+	if !fp.intersects(q.env) {
+		return false
+	}
+	if fp.minX >= q.inner.minX && fp.maxX <= q.inner.maxX && fp.minY >= q.inner.minY && fp.maxY <= q.inner.maxY {
+		return true
+	}
+	if p.eachRing(func(xy []byte, n int) bool {
+		for i := range n {
+			x, y := xyAt(xy, i)
+			if pointInRing(x, y, q.ring) {
+				return true
+			}
+			if i+1 < n {
+				x2, y2 := xyAt(xy, i+1)
+				if segmentCrossesRing(x, y, x2, y2, q.ring) {
+					return true
+				}
+			}
+		}
+		return false
+	}) {
+		return true
+	}
+	// The query outline may lie wholly inside the surface's footprint.
+	qx, qy := q.ring[0][0], q.ring[0][1]
+	in := false
+	p.eachRing(func(xy []byte, n int) bool {
+		for i, j := 0, n-1; i < n; j, i = i, i+1 {
+			xi, yi := xyAt(xy, i)
+			xj, yj := xyAt(xy, j)
+			if (yi > qy) != (yj > qy) && qx < (xj-xi)*(qy-yi)/(yj-yi)+xi {
+				in = !in
+			}
+		}
+		return false
+	})
+	return in
+}
+
+// pointInRing is the even-odd rule for a closed ring.
+func pointInRing(x, y float64, ring [][2]float64) bool {
+	in := false
+	for i, j := 0, len(ring)-1; i < len(ring); j, i = i, i+1 {
+		xi, yi, xj, yj := ring[i][0], ring[i][1], ring[j][0], ring[j][1]
+		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
+			in = !in
+		}
+	}
+	return in
+}
+
+func segmentCrossesRing(ax, ay, bx, by float64, ring [][2]float64) bool {
+	for i := 0; i+1 < len(ring); i++ {
+		if segmentsIntersect(ax, ay, bx, by, ring[i][0], ring[i][1], ring[i+1][0], ring[i+1][1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func orient(ax, ay, bx, by, cx, cy float64) float64 { return (bx-ax)*(cy-ay) - (by-ay)*(cx-ax) }
+
+func segmentsIntersect(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
+	d1, d2 := orient(cx, cy, dx, dy, ax, ay), orient(cx, cy, dx, dy, bx, by)
+	d3, d4 := orient(ax, ay, bx, by, cx, cy), orient(ax, ay, bx, by, dx, dy)
+	if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) {
+		return true
+	}
+	on := func(px, py, qx, qy, rx, ry float64) bool {
+		return math.Min(px, qx) <= rx && rx <= math.Max(px, qx) && math.Min(py, qy) <= ry && ry <= math.Max(py, qy)
+	}
+	return d1 == 0 && on(cx, cy, dx, dy, ax, ay) || d2 == 0 && on(cx, cy, dx, dy, bx, by) ||
+		d3 == 0 && on(ax, ay, bx, by, cx, cy) || d4 == 0 && on(ax, ay, bx, by, dx, dy)
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/svc-geodata/svc/geo"
+)
+
+// Source is one published BL's LoD2 file.
+type Source struct {
+	BL   string
+	LoD2 *LoD2
+}
+
+// Position is a place in the federated order: after surface SurfaceID of
+// BL. The zero Position is the start.
+type Position struct {
+	BL        string
+	SurfaceID int64
+}
+
+// FedHit is a Hit with the BL it came from.
+type FedHit struct {
+	BL string
+	Hit
+}
+
+// Search runs a bbox search over every source whose extent meets bbox,
+// concurrently, and merges the results in the federated order: by BL code,
+// then by each file's search order. It returns up to limit hits after
+// `after` and the position to continue from, or nil when nothing follows.
+func Search(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int) ([]FedHit, *Position, error) {
+	srcs := append([]Source(nil), sources...)
+	sort.Slice(srcs, func(i, j int) bool { return srcs[i].BL < srcs[j].BL })
+	results := make([][]Hit, len(srcs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, src := range srcs {
+		if (after.BL != "" && src.BL < after.BL) || !bbox.Intersects(src.LoD2.BBox()) {
+			continue
+		}
+		var from int64
+		if src.BL == after.BL {
+			from = after.SurfaceID
+		}
+		g.Go(func() error {
+			hits, err := src.LoD2.Search(gctx, bbox, from, limit+1)
+			results[i] = hits
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	var out []FedHit
+	for i, hits := range results {
+		for _, h := range hits {
+			out = append(out, FedHit{BL: srcs[i].BL, Hit: h})
+		}
+	}
+	if len(out) <= limit {
+		return out, nil, nil
+	}
+	out = out[:limit]
+	last := out[limit-1]
+	return out, &Position{BL: last.BL, SurfaceID: last.SurfaceID}, nil
+}

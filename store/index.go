@@ -1,0 +1,233 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// The packed R-tree orders surfaces along a Hilbert curve and stores the
+// bounding boxes of every level in flat arrays (the Flatbush layout). A
+// depth-first walk that visits children in order meets the leaves in
+// Hilbert order, so a search can stop after `limit` hits and resume after any
+// position: search cost follows the page size, not the size of the bbox.
+
+const (
+	nodeSize    = 16
+	indexMagic  = "SVCPRT01"
+	indexHeader = 8 + 4 + 4
+)
+
+// packedIndex is the in-memory form of the index.
+type packedIndex struct {
+	n      int
+	ids    []uint32    // surface id at each leaf position
+	levels [][]float32 // level 0: leaf boxes; each box minX,minY,maxX,maxY
+	pos    []uint32    // leaf position of surface id (index id-1)
+}
+
+// box is a 2D bounding box in the pack's projected CRS (metres).
+type box struct{ minX, minY, maxX, maxY float64 }
+
+func (b box) intersects(o box) bool {
+	return b.minX <= o.maxX && o.minX <= b.maxX && b.minY <= o.maxY && o.minY <= b.maxY
+}
+
+func (b *box) extend(o box) {
+	b.minX, b.minY = math.Min(b.minX, o.minX), math.Min(b.minY, o.minY)
+	b.maxX, b.maxY = math.Max(b.maxX, o.maxX), math.Max(b.maxY, o.maxY)
+}
+
+func emptyBox() box { return box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)} }
+
+// down and up round to float32 outwards so a stored box always contains the
+// exact one.
+func down(v float64) float32 {
+	f := float32(v)
+	if float64(f) > v {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+func up(v float64) float32 {
+	f := float32(v)
+	if float64(f) < v {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// buildIndex orders the surfaces (ids[i] has boxes[i]) along a Hilbert curve
+// over their common extent and returns the serialized index and the surface
+// ids in leaf order.
+func buildIndex(ids []uint32, boxes []box) ([]byte, []uint32) {
+	n := len(ids)
+	ext := emptyBox()
+	for _, b := range boxes {
+		ext.extend(b)
+	}
+	keys := make([]uint32, n)
+	w, h := math.Max(ext.maxX-ext.minX, 1e-9), math.Max(ext.maxY-ext.minY, 1e-9)
+	for i, b := range boxes {
+		x := uint32(65535 * ((b.minX+b.maxX)/2 - ext.minX) / w)
+		y := uint32(65535 * ((b.minY+b.maxY)/2 - ext.minY) / h)
+		keys[i] = hilbert(x, y)
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+
+	leaf := make([]float32, 0, 4*n)
+	sortedIDs := make([]uint32, n)
+	for p, i := range order {
+		b := boxes[i]
+		sortedIDs[p] = ids[i]
+		leaf = append(leaf, down(b.minX), down(b.minY), up(b.maxX), up(b.maxY))
+	}
+	levels := [][]float32{leaf}
+	for cur := leaf; len(cur) > 4; {
+		cnt := len(cur) / 4
+		next := make([]float32, 0, 4*((cnt+nodeSize-1)/nodeSize))
+		for s := 0; s < cnt; s += nodeSize {
+			mnx, mny := float32(math.Inf(1)), float32(math.Inf(1))
+			mxx, mxy := float32(math.Inf(-1)), float32(math.Inf(-1))
+			for c := s; c < s+nodeSize && c < cnt; c++ {
+				mnx, mny = min(mnx, cur[4*c]), min(mny, cur[4*c+1])
+				mxx, mxy = max(mxx, cur[4*c+2]), max(mxy, cur[4*c+3])
+			}
+			next = append(next, mnx, mny, mxx, mxy)
+		}
+		levels = append(levels, next)
+		cur = next
+	}
+	size := indexHeader + 4*n
+	for _, l := range levels {
+		size += 4 * len(l)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, indexMagic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(n))
+	out = binary.LittleEndian.AppendUint32(out, nodeSize)
+	for _, id := range sortedIDs {
+		out = binary.LittleEndian.AppendUint32(out, id)
+	}
+	for _, l := range levels {
+		for _, f := range l {
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
+		}
+	}
+	return out, sortedIDs
+}
+
+// loadIndex parses a serialized index; ids must be 1..n, each once.
+func loadIndex(b []byte) (*packedIndex, error) {
+	if len(b) < indexHeader || string(b[:8]) != indexMagic {
+		return nil, fmt.Errorf("%w: spatial index header", ErrCorrupt)
+	}
+	n := int(binary.LittleEndian.Uint32(b[8:]))
+	if binary.LittleEndian.Uint32(b[12:]) != nodeSize {
+		return nil, fmt.Errorf("%w: spatial index node size", ErrCorrupt)
+	}
+	want := indexHeader + 4*n
+	for cnt := n; ; cnt = (cnt + nodeSize - 1) / nodeSize {
+		want += 16 * cnt
+		if cnt <= 1 {
+			break
+		}
+	}
+	if n == 0 {
+		want = indexHeader
+	}
+	if len(b) != want {
+		return nil, fmt.Errorf("%w: spatial index of %d bytes, want %d", ErrCorrupt, len(b), want)
+	}
+	idx := &packedIndex{n: n, ids: make([]uint32, n), pos: make([]uint32, n)}
+	seen := make([]bool, n)
+	off := indexHeader
+	for p := range n {
+		id := binary.LittleEndian.Uint32(b[off:])
+		off += 4
+		if id == 0 || int(id) > n || seen[id-1] {
+			return nil, fmt.Errorf("%w: spatial index ids", ErrCorrupt)
+		}
+		seen[id-1] = true
+		idx.ids[p], idx.pos[id-1] = id, uint32(p)
+	}
+	for cnt := n; n > 0; cnt = (cnt + nodeSize - 1) / nodeSize {
+		l := make([]float32, 4*cnt)
+		for i := range l {
+			l[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[off:]))
+			off += 4
+		}
+		idx.levels = append(idx.levels, l)
+		if cnt <= 1 {
+			break
+		}
+	}
+	return idx, nil
+}
+
+// walk calls visit with the leaf position and surface id of every surface
+// whose box meets q, in leaf order, starting after leaf position `after`
+// (-1: from the start), until visit returns false.
+func (x *packedIndex) walk(q box, after int, visit func(pos int, id uint32) bool) {
+	if x.n == 0 {
+		return
+	}
+	top := len(x.levels) - 1
+	x.walkNode(top, 0, q, after, visit)
+}
+
+func (x *packedIndex) walkNode(level, node int, q box, after int, visit func(int, uint32) bool) bool {
+	span := 1
+	for range level {
+		span *= nodeSize
+	}
+	l := x.levels[level]
+	if (node+1)*span-1 <= after { // every leaf below lies at or before the cursor
+		return true
+	}
+	b := l[4*node : 4*node+4]
+	if float64(b[0]) > q.maxX || float64(b[2]) < q.minX || float64(b[1]) > q.maxY || float64(b[3]) < q.minY {
+		return true
+	}
+	if level == 0 {
+		if node > after {
+			return visit(node, x.ids[node])
+		}
+		return true
+	}
+	first, last := node*nodeSize, min((node+1)*nodeSize, len(x.levels[level-1])/4)
+	for c := first; c < last; c++ {
+		if !x.walkNode(level-1, c, q, after, visit) {
+			return false
+		}
+	}
+	return true
+}
+
+// hilbert maps (x, y) in [0, 65535]^2 to its distance along a Hilbert curve.
+func hilbert(x, y uint32) uint32 {
+	var d uint32
+	for s := uint32(1 << 15); s > 0; s >>= 1 {
+		var rx, ry uint32
+		if x&s != 0 {
+			rx = 1
+		}
+		if y&s != 0 {
+			ry = 1
+		}
+		d += s * s * ((3 * rx) ^ ry)
+		if ry == 0 {
+			if rx == 1 {
+				x, y = 65535-x, 65535-y
+			}
+			x, y = y, x
+		}
+	}
+	return d
+}

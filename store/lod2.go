@@ -1,0 +1,217 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+
+	"github.com/svc-geodata/svc/geo"
+)
+
+// LoD2 is an open, read-only LoD2 file. It is safe for concurrent use.
+type LoD2 struct {
+	db     *sql.DB
+	sf     *searchFile
+	idx    *packedIndex
+	epsg   int
+	zone   geo.Zone
+	bbox   geo.BBox // WGS84 extent of all surfaces
+	counts struct{ buildings, surfaces int64 }
+}
+
+// OpenLoD2 opens the LoD2 file at path read-only and loads its packed
+// spatial index. Errors wrap ErrCorrupt when the file is not one this
+// package wrote.
+func OpenLoD2(ctx context.Context, path string) (*LoD2, error) {
+	// immutable: the file never changes once its pack is published, so
+	// SQLite may skip locking and change detection.
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&immutable=1&_pragma=query_only(1)")
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(2 * runtime.GOMAXPROCS(0))
+	db.SetMaxIdleConns(2 * runtime.GOMAXPROCS(0))
+	s := &LoD2{db: db}
+	if s.sf, err = openSearchFile(path + SearchFileSuffix); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s.idx = s.sf.idx
+	if err := s.load(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *LoD2) load(ctx context.Context) error {
+	meta := map[string]string{}
+	rows, err := s.db.QueryContext(ctx, `SELECT key, value FROM svc_metadata`)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		meta[k] = v
+	}
+	rows.Close()
+	if s.epsg, err = strconv.Atoi(meta["epsg"]); err != nil {
+		return fmt.Errorf("%w: metadata epsg", ErrCorrupt)
+	}
+	if s.zone, err = geo.ZoneForEPSG(s.epsg); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if s.bbox, err = geo.ParseBBox(meta["bbox_wgs84"]); err != nil {
+		return fmt.Errorf("%w: metadata bbox_wgs84", ErrCorrupt)
+	}
+	s.counts.buildings, _ = strconv.ParseInt(meta["building_count"], 10, 64)
+	s.counts.surfaces, _ = strconv.ParseInt(meta["surface_count"], 10, 64)
+	if int64(s.idx.n) != s.counts.surfaces {
+		return fmt.Errorf("%w: index holds %d surfaces, metadata %d", ErrCorrupt, s.idx.n, s.counts.surfaces)
+	}
+	return nil
+}
+
+// Close releases the files.
+func (s *LoD2) Close() error { return errors.Join(s.db.Close(), s.sf.close()) }
+
+// Probe checks that the file answers a query.
+func (s *LoD2) Probe(ctx context.Context) error {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM buildings`).Scan(&n); err != nil {
+		return fmt.Errorf("store: probe: %w", err)
+	}
+	if n != s.counts.buildings {
+		return fmt.Errorf("%w: %d buildings, metadata says %d", ErrCorrupt, n, s.counts.buildings)
+	}
+	return nil
+}
+
+// BBox returns the WGS84 extent of the file's surfaces.
+func (s *LoD2) BBox() geo.BBox { return s.bbox }
+
+// EPSG returns the projected CRS of the stored geometry.
+func (s *LoD2) EPSG() int { return s.epsg }
+
+// Hit is one surface found by Search.
+type Hit struct {
+	SurfaceID  int64
+	BuildingID int64
+	GMLID      string
+	Class      int
+	Coords     []byte // GeoJSON MultiPolygon coordinates, WGS84 with Z
+}
+
+// Search returns up to limit surfaces meeting bbox (WGS84), in the file's
+// search order (along a Hilbert curve), starting after surface after (0: from
+// the start). A surface meets the bbox when its footprint intersects the
+// bbox outline projected into the file's CRS. Errors wrap ErrCursor when
+// after is not a surface of this file.
+func (s *LoD2) Search(ctx context.Context, bbox geo.BBox, after int64, limit int) ([]Hit, error) {
+	if limit <= 0 || !bbox.Intersects(s.bbox) {
+		return nil, nil
+	}
+	afterPos := -1
+	if after != 0 {
+		if after < 0 || after > int64(s.idx.n) {
+			return nil, fmt.Errorf("%w: surface %d does not exist in this snapshot", ErrCursor, after)
+		}
+		afterPos = int(s.idx.pos[after-1])
+	}
+	q := newQueryArea(bbox, s.zone)
+	var hits []Hit
+	var err error
+	s.idx.walk(q.env, afterPos, func(pos int, id uint32) bool {
+		var rec record
+		if rec, err = s.sf.record(pos); err != nil {
+			return false
+		}
+		var p parsed
+		if p, err = parseRecord(rec); err != nil {
+			return false
+		}
+		if q.meets(p) {
+			hits = append(hits, Hit{SurfaceID: int64(p.surfaceID), BuildingID: int64(p.buildingID),
+				GMLID: string(p.gmlid), Class: p.class, Coords: p.coords})
+		}
+		return len(hits) < limit
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	return hits, nil
+}
+
+// Building is the detail of one building.
+type Building struct {
+	BuildingID int64
+	Coords     []byte // GeoJSON MultiPolygon coordinates of all its surfaces
+}
+
+// buildingID resolves a building or part gml:id.
+func (s *LoD2) buildingID(ctx context.Context, gmlid string) (int64, error) {
+	var bid int64
+	err := s.db.QueryRowContext(ctx, `SELECT building_id FROM building_ids WHERE gmlid = ?`, gmlid).Scan(&bid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("store: building %q: %w", gmlid, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: building %q: %w", gmlid, err)
+	}
+	return bid, nil
+}
+
+// Building returns the building with the gml:id (of the building or one of
+// its parts), its geometry aggregated over all surfaces. Errors wrap
+// ErrNotFound.
+func (s *LoD2) Building(ctx context.Context, gmlid string) (Building, error) {
+	bid, err := s.buildingID(ctx, gmlid)
+	if err != nil {
+		return Building{}, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT surface_id FROM surfaces WHERE building_id = ? ORDER BY surface_id`, bid)
+	if err != nil {
+		return Building{}, fmt.Errorf("store: building %q: %w", gmlid, err)
+	}
+	defer rows.Close()
+	out := Building{BuildingID: bid, Coords: []byte{'['}}
+	for rows.Next() {
+		var sid int64
+		if err := rows.Scan(&sid); err != nil {
+			return Building{}, fmt.Errorf("store: building %q: %w", gmlid, err)
+		}
+		if sid <= 0 || sid > int64(s.idx.n) {
+			return Building{}, fmt.Errorf("%w: surface %d outside the search file", ErrCorrupt, sid)
+		}
+		rec, err := s.sf.record(int(s.idx.pos[sid-1]))
+		if err != nil {
+			return Building{}, err
+		}
+		p, err := parseRecord(rec)
+		if err != nil {
+			return Building{}, err
+		}
+		if len(p.coords) < 2 {
+			return Building{}, fmt.Errorf("%w: empty coordinates", ErrCorrupt)
+		}
+		if len(out.Coords) > 1 {
+			out.Coords = append(out.Coords, ',')
+		}
+		out.Coords = append(out.Coords, p.coords[1:len(p.coords)-1]...) // the polygons of one MultiPolygon
+	}
+	if err := rows.Err(); err != nil {
+		return Building{}, fmt.Errorf("store: building %q: %w", gmlid, err)
+	}
+	out.Coords = append(out.Coords, ']')
+	return out, nil
+}
+
+// Counts returns the numbers of buildings and surfaces in the file.
+func (s *LoD2) Counts() (buildings, surfaces int64) { return s.counts.buildings, s.counts.surfaces }

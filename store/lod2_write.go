@@ -1,0 +1,415 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/twpayne/go-geom"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/store/spatialite"
+)
+
+// Ring is a sequence of points x (east, m), y (north, m), z (height, m) in
+// the pack's projected CRS.
+type Ring = [][3]float64
+
+// SurfaceInput is one thematic surface of a building: its class (709, 710
+// or 712), the gml:id of the Building or BuildingPart it bounds, and its
+// polygons (each an exterior ring followed by its holes).
+type SurfaceInput struct {
+	OwnerID  string
+	Class    int
+	Polygons [][]Ring
+}
+
+// BuildingInput is one building as the importer hands it over.
+type BuildingInput struct {
+	GMLID    string
+	PartIDs  []string // gml:ids of its BuildingParts; searchable like GMLID
+	Valid    bool     // passed geometric validation
+	Surfaces []SurfaceInput
+}
+
+// LoD2Stats summarises a finished file.
+type LoD2Stats struct {
+	Buildings, Surfaces, ValidBuildings, Duplicates int64
+	BBoxWGS84                                       [4]float64
+}
+
+// LoD2Writer writes one LoD2 SpatiaLite file. It is not safe for
+// concurrent use.
+type LoD2Writer struct {
+	path  string
+	db    *sql.DB
+	tx    *sql.Tx
+	zone  geo.Zone
+	epsg  int
+	stmts struct{ surface, building, id, unid *sql.Stmt }
+	stats LoD2Stats
+	ids   []uint32
+	boxes []box
+	ext   box
+	blob  []byte
+	json  []byte
+	rec   []byte
+	spool *recordSpool
+	flat  []float64
+	ends  [][]int
+}
+
+const lod2Schema = `
+CREATE TABLE surfaces (
+  surface_id    INTEGER PRIMARY KEY,
+  building_id   INTEGER NOT NULL,
+  gmlid         TEXT NOT NULL,
+  surface_class INTEGER NOT NULL,
+  geom          BLOB
+);
+CREATE INDEX surfaces_building ON surfaces(building_id);
+CREATE TABLE buildings (
+  building_id   INTEGER PRIMARY KEY,
+  gmlid         TEXT NOT NULL,
+  surface_count INTEGER NOT NULL,
+  valid         INTEGER NOT NULL
+);
+CREATE TABLE building_ids (
+  gmlid       TEXT PRIMARY KEY,
+  building_id INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE svc_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`
+
+// CreateLoD2 creates a new LoD2 file at path (which must not exist) for
+// geometry in epsg (25832 or 25833).
+func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error) {
+	zone, err := geo.ZoneForEPSG(epsg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("%w: %s exists", ErrInput, path)
+	}
+	// The file is private to an import until its pack is committed, so it
+	// needs neither a journal nor syncs; Finish syncs it once at the end.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=page_size(8192)")
+	if err != nil {
+		return nil, fmt.Errorf("store: create %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox()}
+	if w.spool, err = newRecordSpool(path + ".spool"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: create %s: %w", path, err)
+	}
+	if err := w.init(ctx); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("store: create %s: %w", path, err)
+	}
+	return w, nil
+}
+
+func (w *LoD2Writer) init(ctx context.Context) error {
+	if err := spatialite.InitMetadata(ctx, w.db); err != nil {
+		return err
+	}
+	if _, err := w.db.ExecContext(ctx, lod2Schema); err != nil {
+		return err
+	}
+	if err := spatialite.AddGeometryColumn(ctx, w.db, "surfaces", "geom", w.epsg, "MULTIPOLYGON", "XYZ"); err != nil {
+		return err
+	}
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	w.tx = tx
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var s *sql.Stmt
+		s, err = tx.PrepareContext(ctx, q)
+		return s
+	}
+	w.stmts.surface = prep(`INSERT INTO surfaces VALUES (?, ?, ?, ?, ?)`)
+	w.stmts.building = prep(`INSERT INTO buildings VALUES (?, ?, ?, ?)`)
+	w.stmts.id = prep(`INSERT OR IGNORE INTO building_ids VALUES (?, ?)`)
+	w.stmts.unid = prep(`DELETE FROM building_ids WHERE gmlid = ?`)
+	return err
+}
+
+// Add writes one building. A building whose gml:id was already written
+// (tiles that overlap at their borders) is skipped and counted as duplicate.
+// Buildings without any usable polygon are skipped too.
+func (w *LoD2Writer) Add(ctx context.Context, b BuildingInput) error {
+	bid := w.stats.Buildings + 1
+	if b.GMLID != "" {
+		res, err := w.stmts.id.ExecContext(ctx, b.GMLID, bid)
+		if err != nil {
+			return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			w.stats.Duplicates++
+			return nil
+		}
+	}
+	written := int64(0)
+	for _, s := range b.Surfaces {
+		ok, err := w.addSurface(ctx, bid, b.GMLID, s)
+		if err != nil {
+			return err
+		}
+		if ok {
+			written++
+		}
+	}
+	if written == 0 {
+		if _, err := w.stmts.unid.ExecContext(ctx, b.GMLID); err != nil {
+			return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+		}
+		return nil
+	}
+	for _, p := range b.PartIDs {
+		if _, err := w.stmts.id.ExecContext(ctx, p, bid); err != nil {
+			return fmt.Errorf("store: building %s part %s: %w", b.GMLID, p, err)
+		}
+	}
+	valid := 0
+	if b.Valid {
+		valid = 1
+		w.stats.ValidBuildings++
+	}
+	if _, err := w.stmts.building.ExecContext(ctx, bid, b.GMLID, written, valid); err != nil {
+		return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+	}
+	w.stats.Buildings++
+	return nil
+}
+
+// addSurface writes one surface, reporting false when none of its polygons
+// is usable (fewer than three distinct points).
+func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID string, s SurfaceInput) (bool, error) {
+	if s.Class != ClassWall && s.Class != ClassGround && s.Class != ClassRoof {
+		return false, fmt.Errorf("%w: surface class %d", ErrInput, s.Class)
+	}
+	w.flat, w.ends = w.flat[:0], w.ends[:0]
+	bb := emptyBox()
+	for _, poly := range s.Polygons {
+		var ends []int
+		for ri, ring := range poly {
+			r := cleanRing(ring)
+			if r == nil {
+				if ri == 0 {
+					break // no exterior: drop the polygon
+				}
+				continue
+			}
+			for _, p := range r {
+				if math.IsNaN(p[0]+p[1]+p[2]) || math.IsInf(p[0]+p[1]+p[2], 0) {
+					return false, fmt.Errorf("%w: non-finite coordinate in building %s", ErrInput, buildingID)
+				}
+				w.flat = append(w.flat, p[0], p[1], p[2])
+				bb.extend(box{p[0], p[1], p[0], p[1]})
+			}
+			ends = append(ends, len(w.flat))
+		}
+		if len(ends) > 0 {
+			w.ends = append(w.ends, ends)
+		}
+	}
+	if len(w.ends) == 0 {
+		return false, nil
+	}
+	mp := geom.NewMultiPolygonFlat(geom.XYZ, w.flat, w.ends)
+	var err error
+	if w.blob, err = spatialite.AppendEncode(w.blob[:0], mp, w.epsg); err != nil {
+		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
+	}
+	w.json = w.appendCoords(w.json[:0], w.flat, w.ends)
+	sid := w.stats.Surfaces + 1
+	owner := s.OwnerID
+	if owner == "" {
+		owner = buildingID
+	}
+	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, owner, s.Class, w.blob); err != nil {
+		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
+	}
+	if len(owner) > math.MaxUint16 {
+		return false, fmt.Errorf("%w: gml:id of %d bytes", ErrInput, len(owner))
+	}
+	w.rec = appendRecord(w.rec[:0], uint32(sid), uint32(bid), s.Class, owner, w.json, w.flat, w.ends)
+	if err := w.spool.add(w.rec); err != nil {
+		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
+	}
+	w.stats.Surfaces++
+	w.ids = append(w.ids, uint32(sid))
+	w.boxes = append(w.boxes, bb)
+	w.ext.extend(bb)
+	return true, nil
+}
+
+// cleanRing drops consecutive repeated points and closes the ring; it
+// returns nil for rings with fewer than three distinct points.
+func cleanRing(r Ring) Ring {
+	out := make(Ring, 0, len(r)+1)
+	for _, p := range r {
+		if len(out) == 0 || out[len(out)-1] != p {
+			out = append(out, p)
+		}
+	}
+	if len(out) > 1 && out[0] == out[len(out)-1] {
+		out = out[:len(out)-1]
+	}
+	if len(out) < 3 {
+		return nil
+	}
+	return append(out, out[0])
+}
+
+// appendCoords writes GeoJSON MultiPolygon coordinates in WGS84: lon/lat
+// with 8 decimals (about 1 mm), heights with 3.
+func (w *LoD2Writer) appendCoords(dst []byte, flat []float64, endss [][]int) []byte {
+	dst = append(dst, '[')
+	start := 0
+	for pi, ends := range endss {
+		if pi > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		for ri, end := range ends {
+			if ri > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '[')
+			for i := start; i < end; i += 3 {
+				if i > start {
+					dst = append(dst, ',')
+				}
+				lon, lat := geo.FromUTM(w.zone, flat[i], flat[i+1])
+				dst = append(dst, '[')
+				dst = appendNum(dst, lon, 8)
+				dst = append(dst, ',')
+				dst = appendNum(dst, lat, 8)
+				dst = append(dst, ',')
+				dst = appendNum(dst, flat[i+2], 3)
+				dst = append(dst, ']')
+			}
+			dst = append(dst, ']')
+			start = end
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, ']')
+}
+
+// appendNum formats v with at most prec decimals, without trailing zeros.
+func appendNum(dst []byte, v float64, prec int) []byte {
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, v, 'f', prec, 64)
+	for len(dst) > n && dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	if dst[len(dst)-1] == '.' {
+		dst = dst[:len(dst)-1]
+	}
+	if string(dst[n:]) == "-0" {
+		dst = append(dst[:n], '0')
+	}
+	return dst
+}
+
+// Finish writes the spatial indexes and metadata, closes and syncs the
+// file. meta is stored in svc_metadata.
+func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2Stats, error) {
+	fail := func(err error) (LoD2Stats, error) {
+		w.Abort()
+		return LoD2Stats{}, fmt.Errorf("store: finish %s: %w", w.path, err)
+	}
+	if w.stats.Surfaces == 0 {
+		return fail(fmt.Errorf("%w: no building surfaces", ErrInput))
+	}
+	index, leafIDs := buildIndex(w.ids, w.boxes)
+	if err := w.spool.writeSearchFile(w.path+SearchFileSuffix, index, leafIDs); err != nil {
+		return fail(err)
+	}
+	w.spool.close()
+	minLon, minLat, maxLon, maxLat := w.extentWGS84()
+	w.stats.BBoxWGS84 = [4]float64{minLon, minLat, maxLon, maxLat}
+	meta["epsg"] = strconv.Itoa(w.epsg)
+	meta["building_count"] = strconv.FormatInt(w.stats.Buildings, 10)
+	meta["surface_count"] = strconv.FormatInt(w.stats.Surfaces, 10)
+	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
+	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.ext.minX, w.ext.minY, w.ext.maxX, w.ext.maxY)
+	for k, v := range meta {
+		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, v); err != nil {
+			return fail(err)
+		}
+	}
+	if err := spatialite.CreateSpatialIndex(ctx, w.tx, "surfaces", "geom"); err != nil {
+		return fail(err)
+	}
+	if err := w.tx.Commit(); err != nil {
+		return fail(err)
+	}
+	if _, err := w.db.ExecContext(ctx, `ANALYZE`); err != nil {
+		return fail(err)
+	}
+	if err := w.db.Close(); err != nil {
+		return fail(err)
+	}
+	if err := syncFile(w.path); err != nil {
+		return fail(err)
+	}
+	return w.stats, nil
+}
+
+// extentWGS84 is the lon/lat box of the projected extent (its densified
+// outline, since UTM lines are curved in lon/lat).
+func (w *LoD2Writer) extentWGS84() (minLon, minLat, maxLon, maxLat float64) {
+	minLon, minLat, maxLon, maxLat = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	const steps = 16
+	for i := 0; i <= steps; i++ {
+		t := float64(i) / steps
+		for _, p := range [][2]float64{
+			{w.ext.minX + t*(w.ext.maxX-w.ext.minX), w.ext.minY}, {w.ext.minX + t*(w.ext.maxX-w.ext.minX), w.ext.maxY},
+			{w.ext.minX, w.ext.minY + t*(w.ext.maxY-w.ext.minY)}, {w.ext.maxX, w.ext.minY + t*(w.ext.maxY-w.ext.minY)},
+		} {
+			lon, lat := geo.FromUTM(w.zone, p[0], p[1])
+			minLon, minLat = math.Min(minLon, lon), math.Min(minLat, lat)
+			maxLon, maxLat = math.Max(maxLon, lon), math.Max(maxLat, lat)
+		}
+	}
+	return
+}
+
+// Abort closes and removes the unfinished files.
+func (w *LoD2Writer) Abort() {
+	if w.tx != nil {
+		_ = w.tx.Rollback()
+	}
+	_ = w.db.Close()
+	if w.spool != nil {
+		w.spool.close()
+	}
+	_ = os.Remove(w.path)
+	_ = os.Remove(w.path + SearchFileSuffix)
+}
+
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	return nil
+}

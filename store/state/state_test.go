@@ -1,0 +1,216 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openTest(t testing.TB) (*SQLite, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "svc.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+var t0 = time.Date(2026, 5, 14, 12, 0, 0, 0, time.UTC)
+
+func testKey(id string, b byte) Key {
+	email := "a@example.org"
+	return Key{ID: id, Hash: [32]byte{b}, Prefix: "svc_" + id, CustomerName: "c", Tier: "pro", ContactEmail: &email,
+		CreatedAt: t0, UpdatedAt: t0}
+}
+
+func TestMigrationsReopen(t *testing.T) {
+	t.Parallel()
+	s, path := openTest(t)
+	ctx := context.Background()
+	if err := s.CreateKey(ctx, testKey("k1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := s.ListKeys(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	var n int
+	s2.r.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n)
+	if n != len(migrations) {
+		t.Errorf("%d migrations recorded, want %d", n, len(migrations))
+	}
+	k, err := s2.Key(ctx, "k1")
+	if err != nil || k.ContactEmail == nil || *k.ContactEmail != "a@example.org" || !k.CreatedAt.Equal(t0) {
+		t.Errorf("key after reopen = %+v, %v", k, err)
+	}
+	var mode string
+	s2.w.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	if mode != "wal" {
+		t.Errorf("journal_mode = %s", mode)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	v0, _ := s.KeysVersion(ctx)
+	for _, tc := range []struct {
+		name string
+		key  Key
+		want error
+	}{
+		{"first", testKey("a", 1), nil},
+		{"second", testKey("b", 2), nil},
+		{"same id", testKey("a", 3), ErrExists},
+		{"same hash", testKey("c", 1), ErrExists},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := s.CreateKey(ctx, tc.key); !errors.Is(err, tc.want) {
+				t.Errorf("CreateKey = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if v1, _ := s.KeysVersion(ctx); v1 != v0+2 {
+		t.Errorf("keys version %d -> %d, want +2", v0, v1)
+	}
+	k, err := s.KeyByHash(ctx, [32]byte{2})
+	if err != nil || k.ID != "b" {
+		t.Fatalf("KeyByHash = %v, %v", k.ID, err)
+	}
+	if _, err := s.KeyByHash(ctx, [32]byte{9}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown hash: %v", err)
+	}
+	r1, err := s.RevokeKey(ctx, "a", t0.Add(time.Hour))
+	if err != nil || r1.RevokedAt == nil || !r1.RevokedAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("revoke = %+v, %v", r1, err)
+	}
+	r2, err := s.RevokeKey(ctx, "a", t0.Add(2*time.Hour))
+	if err != nil || !r2.RevokedAt.Equal(*r1.RevokedAt) {
+		t.Errorf("second revoke changed revoked_at: %v, %v", r2.RevokedAt, err)
+	}
+	if _, err := s.RevokeKey(ctx, "nope", t0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("revoke unknown: %v", err)
+	}
+	ks, err := s.ListKeys(ctx)
+	if err != nil || len(ks) != 2 || ks[0].ID != "a" || ks[1].RevokedAt != nil {
+		t.Errorf("ListKeys = %+v, %v", ks, err)
+	}
+}
+
+func TestMintLimitConcurrent(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	const limit, tries = 3, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, tries)
+	for i := range tries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := testKey(string(rune('A'+i)), byte(i+1))
+			errs <- s.MintTrial(ctx, k, Mint{Client: 7, Limit: limit, Window: 24 * time.Hour, At: t0.Add(time.Duration(i) * time.Millisecond)})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	ok, limited := 0, 0
+	for err := range errs {
+		var ml *MintLimitError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &ml) && errors.Is(err, ErrMintLimit):
+			limited++
+			if ml.RetryAfter <= 23*time.Hour || ml.RetryAfter > 24*time.Hour {
+				t.Errorf("RetryAfter = %v", ml.RetryAfter)
+			}
+		default:
+			t.Errorf("mint: %v", err)
+		}
+	}
+	if ok != limit || limited != tries-limit {
+		t.Errorf("%d minted, %d limited; want %d, %d", ok, limited, limit, tries-limit)
+	}
+	// Another client has its own budget; the window slides.
+	if err := s.MintTrial(ctx, testKey("x", 100), Mint{Client: 8, Limit: limit, Window: 24 * time.Hour, At: t0}); err != nil {
+		t.Errorf("other client: %v", err)
+	}
+	if err := s.MintTrial(ctx, testKey("y", 101), Mint{Client: 7, Limit: limit, Window: 24 * time.Hour, At: t0.Add(25 * time.Hour)}); err != nil {
+		t.Errorf("after the window: %v", err)
+	}
+}
+
+func TestFlushAndUsage(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	if err := s.CreateKey(ctx, testKey("k", 1)); err != nil {
+		t.Fatal(err)
+	}
+	sk := make([]byte, 8)
+	sk[1] = 3
+	b := Batch{
+		Keyless: []ClientCount{{"2026-05-14", 1, 5}, {"2026-05-14", 2, 1}, {"2026-05-13", 1, 9}},
+		Usage: []UsageDelta{
+			{Anonymous, "2026-05-14", "GET /v1/x", "he", 6, 1},
+			{Anonymous, "2026-04-30", "GET /v1/y", "", 2, 2},
+			{"k", "2026-05-14", "GET /v1/x", "be", 4, 0},
+			{"k", "2026-05-01", "GET /v1/y", "be", 1, 1},
+		},
+		Sketches: []Sketch{{"2026-05", sk}},
+		LastUsed: []KeyUse{{"k", t0}},
+	}
+	for range 2 { // flushing twice adds twice; sketches merge idempotently
+		if err := s.Flush(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[uint64]int64{}
+	s.KeylessDay(ctx, "2026-05-14", func(c uint64, n int64) { got[c] = n })
+	if len(got) != 2 || got[1] != 10 || got[2] != 2 {
+		t.Errorf("KeylessDay = %v", got)
+	}
+	c, err := s.KeyCounts(ctx, "k", "2026-05-14", "2026-05")
+	if err != nil || c != (Counts{Today: 8, Month: 10, Total: 10}) {
+		t.Errorf("KeyCounts = %+v, %v", c, err)
+	}
+	u, err := s.Usage(ctx, Anonymous, []string{"2026-04", "2026-05"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Periods[0] != (MonthUsage{"2026-04", 4, 4}) || u.Periods[1] != (MonthUsage{"2026-05", 12, 2}) {
+		t.Errorf("periods = %+v", u.Periods)
+	}
+	if len(u.BL) != 1 || u.BL[0] != (BLCount{"he", 12}) || len(u.Endpoints) != 2 || u.Endpoints[0].Pattern != "GET /v1/x" {
+		t.Errorf("distributions = %+v %+v", u.BL, u.Endpoints)
+	}
+	if len(u.Sketches) != 1 || u.Sketches[0][1] != 3 {
+		t.Errorf("sketches = %v", u.Sketches)
+	}
+	if k, _ := s.Key(ctx, "k"); k.LastUsedAt == nil || !k.LastUsedAt.Equal(t0) {
+		t.Errorf("last_used_at = %v", k.LastUsedAt)
+	}
+	if err := s.Flush(ctx, Batch{PruneBefore: "2026-05-14"}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	s.KeylessDay(ctx, "2026-05-13", func(uint64, int64) { n++ })
+	if n != 0 {
+		t.Errorf("pruned day still has %d rows", n)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+}
