@@ -140,4 +140,3 @@ func TestImportRejectsOptions(t *testing.T) {
 		})
 	}
 }
-

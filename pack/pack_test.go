@@ -121,7 +121,9 @@ func TestReadManifestRejects(t *testing.T) {
 		{"no manifest", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, ManifestName)) }, ErrIncomplete},
 		{"truncated file", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, "a.bin"), []byte("x"), 0o644) }, ErrCorrupt},
 		{"missing file", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "a.bin")) }, ErrCorrupt},
-		{"garbage manifest", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, ManifestName), []byte("{\"format\":"), 0o644) }, ErrCorrupt},
+		{"garbage manifest", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ManifestName), []byte("{\"format\":"), 0o644)
+		}, ErrCorrupt},
 		{"unfinished", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format":"svc-pack/1","product":"terrain","bl":"he","snapshot":"2026-07-20","import_finished_at":null}`), 0o644)
 		}, ErrIncomplete},
