@@ -35,9 +35,9 @@ func commonFlags(c *cobra.Command, o *importer.Common) {
 	f.StringVar(&o.LicenseID, "license", "", "licence id: dl-de-zero-2.0, dl-de-by-2.0, cc-by-4.0 or odbl-1.0")
 	f.StringVar(&o.SourceURL, "source-url", "", "where the source was downloaded")
 	f.StringVar(&o.Name, "name", "", "display name of the dataset (default: derived from BL and licence)")
-	for _, n := range []string{"bl", "snapshot", "license"} {
-		_ = c.MarkFlagRequired(n)
-	}
+	// --bl, --snapshot and --license are required; the importer checks them
+	// (after the environment applied, which cobra's required-flag check
+	// would not see).
 }
 
 func newImportLoD2() *cobra.Command {

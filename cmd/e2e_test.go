@@ -1,0 +1,154 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run executes the svc command line in-process.
+func run(ctx context.Context, args ...string) (string, error) {
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return out.String(), err
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestDemoAndServe runs `svc demo` into a fresh directory, starts `svc
+// serve` on a free port and checks the routes as a client would.
+func TestDemoAndServe(t *testing.T) {
+	data := t.TempDir()
+	start := time.Now()
+	out, err := run(context.Background(), "demo", "--data", data)
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	t.Logf("demo took %s:\n%s", time.Since(start), out)
+	if _, err := run(context.Background(), "demo", "--data", data); err == nil {
+		t.Error("demo overwrote an existing data directory without --force")
+	}
+
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--log-level", "warn", "--admin-token", "tok")
+		done <- err
+	}()
+	base := "http://" + addr
+	waitUp(t, base+"/healthz")
+
+	get := func(path string) (*http.Response, []byte) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	for _, tc := range []struct {
+		path, ctype string
+		status      int
+		contains    string
+	}{
+		{"/healthz", "application/json", 200, `"status":"ok"`},
+		{"/v1/datasets", "application/json", 200, `"count":5`},
+		{"/v1/terrain/datasets", "application/json", 200, `"datasets":[`},
+		{"/v1/terrain-mesh/datasets", "application/json", 200, `"datasets":[`},
+		{"/v1/osm-cover/datasets", "application/json", 200, `"datasets":[`},
+		{"/v1/vegetation/datasets", "application/json", 200, `"datasets":[`},
+		{"/v1/attribution", "application/json", 200, `"CC BY 4.0"`},
+		{"/v1/buildings?bbox=8.6,50.0,8.8,50.2&limit=5", "application/geo+json", 200, `"bundesland":"he"`},
+		{"/v1/buildings?bbox=8.6,50.0", "application/problem+json", 400, "minLon,minLat,maxLon,maxLat"},
+		{"/v1/buildings/NOPE", "application/problem+json", 404, "NOPE"},
+		{"/openapi.json", "application/json", 200, `"openapi": "3.1.0"`},
+		{"/docs", "text/html; charset=utf-8", 200, "searchBuildings"},
+		{"/metrics", "text/plain; version=0.0.4; charset=utf-8", 200, "svc_published_bl"},
+		{"/nope", "application/problem+json", 404, "No route"},
+	} {
+		resp, body := get(tc.path)
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != tc.ctype || !bytes.Contains(body, []byte(tc.contains)) {
+			t.Errorf("GET %s: %d %q, want %d %q containing %q; body %.200s", tc.path, resp.StatusCode,
+				resp.Header.Get("Content-Type"), tc.status, tc.ctype, tc.contains, body)
+		}
+	}
+
+	// A pack imported while serving appears after the admin reload.
+	if out, err := run(context.Background(), "import", "lod2", "--data", data, "--bl", "hh", "--snapshot", "2026-08-01",
+		"--license", "dl-de-by-2.0", filepath.Join(data, "sources", "sh", "lod2")); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	req, _ := http.NewRequest("POST", base+"/v1/admin/datasets", nil)
+	req.Header.Set("X-Svc-Admin-Token", "tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reload: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	_, body := get("/v1/datasets")
+	var ds struct{ Count int }
+	json.Unmarshal(body, &ds)
+	if ds.Count != 6 {
+		t.Errorf("after import and reload: %d datasets", ds.Count)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+}
+
+func waitUp(t *testing.T, url string) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("server at %s did not come up", url)
+}
+
+func TestEnvironmentSetsFlags(t *testing.T) {
+	t.Setenv("SVC_BL", "zz")
+	out, err := run(context.Background(), "import", "lod2", "--data", t.TempDir(), "--snapshot", "2026-01-01", "--license", "cc-by-4.0", os.DevNull)
+	if err == nil || !strings.Contains(err.Error(), `"zz"`) {
+		t.Errorf("SVC_BL not applied: %v %s", err, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, err := run(context.Background(), "version")
+	if err != nil || !strings.HasPrefix(out, "svc ") || !strings.Contains(out, fmt.Sprintf("API %s", apiVersion())) {
+		t.Errorf("version: %q %v", out, err)
+	}
+}
