@@ -94,6 +94,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if len(hits) > 0 {
+		setBL(r.Context(), hits[0].BL) // usage by BL counts a page for the BL it starts in
+	}
 	buf := searchBody(v, hits, next, bbox, limit)
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(buf.Bytes())
@@ -205,6 +208,7 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request) error {
 		buf.WriteString(`,"lod":"LoD2","geometry":{"type":"MultiPolygon","coordinates":`)
 		buf.Write(b.Coords)
 		buf.WriteString("}}\n")
+		setBL(r.Context(), code)
 		s.setLicenseLink(w, v, code)
 		w.Header().Set("Content-Type", "application/geo+json")
 		_, _ = w.Write(buf.Bytes())
@@ -243,6 +247,7 @@ func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request) error {
 		buf.WriteString(`,"bl":"` + code + `","attribution":`)
 		buf.Write(attr)
 		buf.WriteString("}}\n")
+		setBL(r.Context(), code)
 		s.setLicenseLink(w, v, code)
 		w.Header().Set("Content-Type", "application/geo+json")
 		_, _ = w.Write(buf.Bytes())

@@ -192,4 +192,18 @@ Decisions where the interface specification is silent:
 - Admin endpoints need the server's admin token (X-Svc-Admin-Token or Authorization: Bearer); 401 without it,
   403 when the server has none configured.
 - A BL pack appears only once its import finished; a newer snapshot replaces the older atomically.
+- Keyless limit: counted per client IP (IPv6 per /64) and UTC day before routing, so 404, 405 and 422 count; every /v1
+  response to a request without X-API-Key carries X-Keyless-Remaining (exempt routes show it without counting). The
+  client IP is the socket peer, or the rightmost X-Forwarded-For entry when the peer is a trusted proxy. Admin routes
+  (admin token) and everything under /v1/keys/ are not counted.
+- API keys: svc_ followed by 32 characters of [A-Za-z0-9_-]; key_prefix is the first 12 characters. A malformed,
+  unknown, expired or revoked X-API-Key answers 401 (problem type unauthorized, WWW-Authenticate) on every /v1 route
+  outside /v1/keys/ and /v1/admin/; keys are looked up by SHA-256 hash. Tiers: trial, pro, business, internal.
+  Keyed responses on counted routes carry X-Svc-Quota-Used (calls this UTC month) and X-Svc-Quota-Limit (absent when
+  unlimited; 35000 for trial keys), and X-Svc-Quota-Exceeded naming soft limits now exceeded (minute, day, month).
+- Trial keys: the mint 429 has type trial-mint-limit; an unknown key on GET /v1/keys/trial/{key} answers 404; key
+  status values are active, expired and revoked.
+- Revoke is DELETE /v1/admin/api-keys/{api_key_id}; the per-key usage report is GET
+  /v1/admin/api-keys/{api_key_id}/usage. Usage periods are calendar months (UTC) with month, start, end, call_count
+  and error_count (status >= 400); counters are written in batches every second and reports flush them first.
 - Problem types: %s.`, strings.Join(problemSlugs(), ", ")))

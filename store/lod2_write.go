@@ -352,7 +352,18 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 			return fail(err)
 		}
 	}
-	if err := spatialite.CreateSpatialIndex(ctx, w.tx, "surfaces", "geom"); err != nil {
+	// The R*Tree for GIS tools is filled in the search index's Hilbert
+	// order, which keeps its inserts local and builds it several times
+	// faster than ROWID order.
+	entries := func(yield func(int64, spatialite.Rect) bool) {
+		for _, id := range leafIDs {
+			b := w.boxes[id-1]
+			if !yield(int64(id), spatialite.Rect{MinX: b.minX, MinY: b.minY, MaxX: b.maxX, MaxY: b.maxY}) {
+				return
+			}
+		}
+	}
+	if err := spatialite.CreateSpatialIndexFrom(ctx, w.tx, "surfaces", "geom", entries); err != nil {
 		return fail(err)
 	}
 	if err := w.tx.Commit(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
 	"math"
 )
 
@@ -21,6 +22,38 @@ const checkEvery = 256
 // registered), ErrInvalid (with the ROWID of a bad BLOB) or the context's
 // error.
 func CreateSpatialIndex(ctx context.Context, db DB, table, column string) error {
+	return createIndex(ctx, db, table, column, func(db DB, t, c string, add func(int64, Rect) error) (int64, error) {
+		return scanBlobs(ctx, db, t, c, add)
+	})
+}
+
+// CreateSpatialIndexFrom is CreateSpatialIndex with the MBRs supplied by the
+// caller instead of read from the blobs: entries yields (ROWID, MBR) of every
+// non-NULL geometry of the table. Inserting them in a spatially coherent
+// order (for example along a Hilbert curve) builds the R*Tree several times
+// faster than ROWID order, where every insert lands in another node.
+func CreateSpatialIndexFrom(ctx context.Context, db DB, table, column string, entries iter.Seq2[int64, Rect]) error {
+	return createIndex(ctx, db, table, column, func(db DB, t, c string, add func(int64, Rect) error) (int64, error) {
+		var n int64
+		for rowid, r := range entries {
+			if n%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return n, fmt.Errorf("spatialite: fill index: %w", err)
+				}
+			}
+			n++
+			if err := add(rowid, r); err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	})
+}
+
+// filler feeds every MBR to add and returns the number of table rows seen.
+type filler func(db DB, t, c string, add func(rowid int64, r Rect) error) (int64, error)
+
+func createIndex(ctx context.Context, db DB, table, column string, fill filler) error {
 	t, c, err := names(table, column)
 	if err != nil {
 		return err
@@ -38,7 +71,7 @@ func CreateSpatialIndex(ctx context.Context, db DB, table, column string) error 
 				return fmt.Errorf("spatialite: create index %s: %w", idx, err)
 			}
 		}
-		st, err := fillIndex(ctx, db, t, c)
+		st, err := fillIndex(ctx, db, t, c, fill)
 		if err != nil {
 			return err
 		}
@@ -56,50 +89,61 @@ type layerStats struct {
 	indexed int64
 }
 
-// fillIndex streams ROWID and geometry of every row and inserts each MBR
-// with one prepared single-row INSERT. Multi-row INSERTs measured no faster:
-// the R*Tree node splits dominate, not the driver round trips.
-func fillIndex(ctx context.Context, db DB, t, c string) (layerStats, error) {
+// fillIndex inserts each MBR fill yields with one prepared single-row
+// INSERT. Multi-row INSERTs measured no faster: the R*Tree node splits
+// dominate, not the driver round trips.
+func fillIndex(ctx context.Context, db DB, t, c string, fill filler) (layerStats, error) {
 	st := layerStats{extent: Rect{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
 	ins, err := db.PrepareContext(ctx, `INSERT INTO `+quote(IndexName(t, c))+` (pkid, xmin, xmax, ymin, ymax) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return st, fmt.Errorf("spatialite: fill index: %w", err)
 	}
 	defer ins.Close()
+	st.rows, err = fill(db, t, c, func(rowid int64, r Rect) error {
+		if _, err := ins.ExecContext(ctx, rowid, r.MinX, r.MaxX, r.MinY, r.MaxY); err != nil {
+			return fmt.Errorf("spatialite: fill index rowid %d: %w", rowid, err)
+		}
+		st.indexed++
+		st.extent = Rect{min(st.extent.MinX, r.MinX), min(st.extent.MinY, r.MinY), max(st.extent.MaxX, r.MaxX), max(st.extent.MaxY, r.MaxY)}
+		return nil
+	})
+	return st, err
+}
+
+// scanBlobs reads ROWID and geometry of every row and yields each blob's MBR.
+func scanBlobs(ctx context.Context, db DB, t, c string, add func(int64, Rect) error) (int64, error) {
 	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, %s FROM %s`, quote(c), quote(t)))
 	if err != nil {
-		return st, fmt.Errorf("spatialite: fill index: %w", err)
+		return 0, fmt.Errorf("spatialite: fill index: %w", err)
 	}
 	defer rows.Close()
 	var blob sql.RawBytes
-	var rowid int64
+	var rowid, n int64
 	for rows.Next() {
-		if st.rows%checkEvery == 0 {
+		if n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return st, fmt.Errorf("spatialite: fill index: %w", err)
+				return n, fmt.Errorf("spatialite: fill index: %w", err)
 			}
 		}
-		st.rows++
+		n++
 		if err := rows.Scan(&rowid, &blob); err != nil {
-			return st, fmt.Errorf("spatialite: fill index: %w", err)
+			return n, fmt.Errorf("spatialite: fill index: %w", err)
 		}
 		if blob == nil {
 			continue
 		}
 		r, err := Envelope(blob)
 		if err != nil {
-			return st, fmt.Errorf("spatialite: %s.%s rowid %d: %w", t, c, rowid, err)
+			return n, fmt.Errorf("spatialite: %s.%s rowid %d: %w", t, c, rowid, err)
 		}
-		if _, err := ins.ExecContext(ctx, rowid, r.MinX, r.MaxX, r.MinY, r.MaxY); err != nil {
-			return st, fmt.Errorf("spatialite: fill index rowid %d: %w", rowid, err)
+		if err := add(rowid, r); err != nil {
+			return n, err
 		}
-		st.indexed++
-		st.extent = Rect{min(st.extent.MinX, r.MinX), min(st.extent.MinY, r.MinY), max(st.extent.MaxX, r.MaxX), max(st.extent.MaxY, r.MaxY)}
 	}
 	if err := rows.Err(); err != nil {
-		return st, fmt.Errorf("spatialite: fill index: %w", err)
+		return n, fmt.Errorf("spatialite: fill index: %w", err)
 	}
-	return st, nil
+	return n, nil
 }
 
 // writeStatistics marks the index enabled and stores the layer statistics,

@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestKeysCLI(t *testing.T) {
+	data := t.TempDir()
+	out, err := runCLI(t, "keys", "create", "--data", data, "--customer", "ACME GmbH", "--tier", "pro", "--email", "ops@acme.example", "--quota", "5000")
+	if err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	key := regexp.MustCompile(`key:\s+(svc_\S+)`).FindStringSubmatch(out)
+	id := regexp.MustCompile(`api_key_id: (\S+)`).FindStringSubmatch(out)
+	if key == nil || id == nil {
+		t.Fatalf("create output lacks key or id:\n%s", out)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		ok   bool
+	}{
+		{"bad tier", []string{"keys", "create", "--data", data, "--customer", "x", "--tier", "gold"}, false},
+		{"no customer", []string{"keys", "create", "--data", data, "--tier", "pro"}, false},
+		{"unknown id", []string{"keys", "revoke", "--data", data, "nope"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := runCLI(t, tc.args...); (err == nil) != tc.ok {
+				t.Errorf("err = %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+	out, err = runCLI(t, "keys", "list", "--data", data)
+	if err != nil || !strings.Contains(out, id[1]) || !strings.Contains(out, "ops@acme.example") || !strings.Contains(out, "5000") ||
+		!strings.Contains(out, "active") || strings.Contains(out, key[1]) {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	for range 2 { // idempotent
+		if out, err = runCLI(t, "keys", "revoke", "--data", data, id[1]); err != nil || !strings.Contains(out, "revoked "+id[1]) {
+			t.Fatalf("revoke: %v\n%s", err, out)
+		}
+	}
+	out, _ = runCLI(t, "keys", "list", "--data", data)
+	if !strings.Contains(out, "revoked") {
+		t.Errorf("list after revoke:\n%s", out)
+	}
+	db, _ := os.ReadFile(filepath.Join(data, sideDB))
+	if bytes.Contains(db, []byte(key[1])) {
+		t.Error("plaintext key stored in the database")
+	}
+}
+
+func TestKeysEnvData(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("SVC_DATA", data)
+	if out, err := runCLI(t, "keys", "create", "--customer", "x", "--tier", "internal"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(data, sideDB)); err != nil {
+		t.Errorf("SVC_DATA not used: %v", err)
+	}
+}
