@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
@@ -98,6 +99,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		setBL(r.Context(), hits[0].BL) // usage by BL counts a page for the BL it starts in
 	}
 	buf := searchBody(v, hits, next, bbox, limit)
+	defer putBuffer(buf)
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(buf.Bytes())
 	return nil
@@ -107,7 +109,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 // stored as ready GeoJSON text, and re-encoding them through encoding/json
 // would cost more than the search itself.
 func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox geo.BBox, limit int) *bytes.Buffer {
-	var b bytes.Buffer
+	b := getBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","bbox":[`)
 	for i, f := range []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat} {
@@ -126,12 +128,12 @@ func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox
 			bls = append(bls, h.BL)
 		}
 		b.WriteString(`{"type":"Feature","id":`)
-		writeJSONString(&b, h.GMLID)
+		writeJSONString(b, h.GMLID)
 		b.WriteString(`,"geometry":{"type":"MultiPolygon","coordinates":`)
 		b.Write(h.Coords)
 		b.WriteString(`},"properties":{"surface_id":` + strconv.FormatInt(h.SurfaceID, 10) +
 			`,"building_id":` + strconv.FormatInt(h.BuildingID, 10) + `,"gmlid":`)
-		writeJSONString(&b, h.GMLID)
+		writeJSONString(b, h.GMLID)
 		b.WriteString(`,"surface_class":` + strconv.Itoa(h.Class) + `,"bundesland":"` + h.BL + `","lod":"LoD2"}}`)
 	}
 	attr, _ := json.Marshal(attributionFor(v, bls))
@@ -142,7 +144,21 @@ func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox
 		b.WriteString(encodeCursor(*next))
 	}
 	b.WriteString("\"}}\n")
-	return &b
+	return b
+}
+
+// buffers recycles response buffers of the search: a page is about 100 KB,
+// and allocating it afresh per request makes the garbage collector the
+// largest cost of the route.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 4<<20 { // do not keep the rare huge page alive
+		b.Reset()
+		buffers.Put(b)
+	}
 }
 
 // attributionFor returns the SPEC 2.6 attribution entries of the BLs, in order.
@@ -255,7 +271,17 @@ func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
+// writeJSONString writes s as a JSON string. Ids are nearly always plain
+// ASCII, which is copied as is; anything else goes through encoding/json.
 func writeJSONString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s)
-	buf.Write(b)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			buf.Write(b)
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
 }

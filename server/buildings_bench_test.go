@@ -1,0 +1,26 @@
+package server
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"testing"
+)
+
+// BenchmarkSearchHandler runs a 1 km2 search with limit 100 through the
+// whole handler chain in process (routing, access off, search, GeoJSON).
+func BenchmarkSearchHandler(b *testing.B) {
+	ts, err := demoServer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := ts.Config.Handler
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/buildings?bbox=8.6700,50.1040,8.6840,50.1130&limit=100", nil))
+		if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"count":100`)) {
+			b.Fatalf("%d, %d bytes", rec.Code, rec.Body.Len())
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "searches/s")
+}
