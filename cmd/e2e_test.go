@@ -9,10 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svc-geodata/svc/internal/testtool"
 )
 
 // run executes the svc command line in-process.
@@ -96,6 +99,8 @@ func TestDemoAndServe(t *testing.T) {
 		}
 	}
 
+	checkDocsInBrowser(t, base+"/docs")
+
 	// A pack imported while serving appears after the admin reload.
 	if out, err := run(context.Background(), "import", "lod2", "--data", data, "--bl", "hh", "--snapshot", "2026-08-01",
 		"--license", "dl-de-by-2.0", filepath.Join(data, "sources", "sh", "lod2")); err != nil {
@@ -150,5 +155,27 @@ func TestVersion(t *testing.T) {
 	out, err := run(context.Background(), "version")
 	if err != nil || !strings.HasPrefix(out, "svc ") || !strings.Contains(out, fmt.Sprintf("API %s", apiVersion())) {
 		t.Errorf("version: %q %v", out, err)
+	}
+}
+
+// checkDocsInBrowser loads the docs page in headless Chromium with the
+// network closed off (as on an air-gapped machine) and reads the rendered DOM.
+func checkDocsInBrowser(t *testing.T, url string) {
+	t.Helper()
+	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
+		"--dump-dom", url)
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	t.Logf("chromium rendered %d bytes of DOM", len(dom))
+	for _, want := range []string{"<title>svc API", "searchBuildings", "getBuildingRoof", `id="problems"`, "keyless-daily-limit"} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("rendered docs lack %q", want)
+		}
 	}
 }
