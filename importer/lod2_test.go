@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"archive/zip"
 	"context"
 	"os"
 	"path/filepath"
@@ -139,4 +140,67 @@ func TestImportRejectsOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestImportBadInputNamesFileAndLine(t *testing.T) {
+	t.Parallel()
+	requireSample(t, sampleBE)
+	dir := t.TempDir()
+	raw, _ := os.ReadFile(sampleBE)
+	gk := strings.ReplaceAll(string(raw), "EPSG::25833", "EPSG::31468") // Gauss-Krüger: not supported
+	if gk == string(raw) {
+		t.Fatal("sample has no EPSG::25833 srsName to replace")
+	}
+	os.WriteFile(filepath.Join(dir, "gk.gml"), []byte(gk), 0o644)
+	zipped := filepath.Join(dir, "tiles.zip")
+	writeZip(t, zipped, "a.gml", raw)
+	zraw, _ := os.ReadFile(zipped)
+	os.WriteFile(filepath.Join(dir, "cut.zip"), zraw[:len(zraw)/2], 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.gml"), nil, 0o644)
+	os.MkdirAll(filepath.Join(dir, "nothing"), 0o755)
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"gk.gml", []string{"gk.gml:", "CRS"}},
+		{"cut.zip", []string{"cut.zip"}},
+		{"empty.gml", []string{"empty.gml"}},
+		{"nothing", []string{"nothing"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data := t.TempDir()
+			_, err := LoD2(context.Background(), Common{DataDir: data, BL: "be", Snapshot: "2026-07-20", LicenseID: "cc-by-4.0"},
+				[]string{filepath.Join(dir, tc.file)})
+			if err == nil {
+				t.Fatal("imported")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if entries, _ := os.ReadDir(filepath.Join(data, "lod2", "be")); len(entries) != 0 {
+				t.Errorf("failed import left %d entries", len(entries))
+			}
+		})
+	}
+	// The good zip imports.
+	if _, err := LoD2(context.Background(), Common{DataDir: t.TempDir(), BL: "be", Snapshot: "2026-07-20", LicenseID: "cc-by-4.0"}, []string{zipped}); err != nil {
+		t.Errorf("zip: %v", err)
+	}
+}
+
+func writeZip(t *testing.T, path, name string, body []byte) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	w, _ := zw.Create(name)
+	w.Write(body)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }
