@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,6 +119,26 @@ func TestDemoAndServe(t *testing.T) {
 	json.Unmarshal(body, &ds)
 	if ds.Count != 6 {
 		t.Errorf("after import and reload: %d datasets", ds.Count)
+	}
+
+	// SIGHUP rescans too.
+	if out, err := run(context.Background(), "import", "lod2", "--data", data, "--bl", "mv", "--snapshot", "2026-08-01",
+		"--license", "dl-de-by-2.0", filepath.Join(data, "sources", "be", "lod2")); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		_, body = get("/v1/datasets")
+		json.Unmarshal(body, &ds)
+		if ds.Count == 7 {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("SIGHUP did not publish the new pack: %d datasets", ds.Count)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	cancel()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/server"
 	"github.com/svc-geodata/svc/store/state"
 )
@@ -31,6 +32,7 @@ type serveOptions struct {
 	logFormat, logLevel                                   string
 	keylessLimit, trialMintsPerIP                         int
 	trialMinting                                          bool
+	rasterCacheMB                                         int
 }
 
 func newServe() *cobra.Command {
@@ -57,6 +59,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.IntVar(&o.keylessLimit, "keyless-limit", access.DefaultKeylessLimit, "keyless /v1 requests per client IP and UTC day")
 	f.IntVar(&o.trialMintsPerIP, "trial-mints-per-ip", access.DefaultMintsPerClient, "trial keys one IP may mint per 24 h")
 	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
+	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	addEnvHelp(c)
@@ -101,7 +104,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	if o.baseURL == "" {
 		o.baseURL = "http://" + hostForURL(ln.Addr())
 	}
-	cat := catalog.New(catalog.Options{Dir: o.data, Openers: openers()})
+	cat := catalog.New(catalog.Options{Dir: o.data, Openers: openersWith(raster.NewCache(int64(o.rasterCacheMB) << 20))})
 	defer cat.Close()
 	reload := func() (*catalog.View, error) {
 		v, err := cat.Reload(context.WithoutCancel(ctx))
@@ -140,7 +143,12 @@ func runServe(ctx context.Context, o serveOptions) error {
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	go watchHUP(ctx, log, reload)
+	// Registered before serving, so a SIGHUP never meets the default action
+	// (exit) once the server answers.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go watchHUP(ctx, log, hup, reload)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", o.baseURL, "data", o.data, "version", Version)
@@ -179,10 +187,7 @@ func hostForURL(a net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
-func watchHUP(ctx context.Context, log *slog.Logger, reload func() (*catalog.View, error)) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+func watchHUP(ctx context.Context, log *slog.Logger, hup <-chan os.Signal, reload func() (*catalog.View, error)) {
 	for {
 		select {
 		case <-ctx.Done():
