@@ -200,12 +200,18 @@ func (s *Server) findBuilding(r *http.Request, v *catalog.View, gmlid string, f 
 	return notFound("No building with gmlid %q in any published BL.", clip(gmlid))
 }
 
-func (s *Server) setLicenseLink(w http.ResponseWriter, v *catalog.View, code string) {
+// writeBuildingBody sends the GeoJSON answer of one BL's building: it
+// records the BL for usage and links the BL's licence (RFC 8288 rel=license),
+// since the detail body itself has no room for attribution.
+func (s *Server) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *catalog.View, code string, body []byte) {
+	setBL(r.Context(), code)
 	if p, ok := v.Pack(pack.LoD2, code); ok {
 		if l := licenseInfo(p.Manifest.LicenseID); l.URL != "" {
 			w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"license\"", l.URL))
 		}
 	}
+	w.Header().Set("Content-Type", "application/geo+json")
+	_, _ = w.Write(body)
 }
 
 func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request) error {
@@ -224,10 +230,7 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request) error {
 		buf.WriteString(`,"lod":"LoD2","geometry":{"type":"MultiPolygon","coordinates":`)
 		buf.Write(b.Coords)
 		buf.WriteString("}}\n")
-		setBL(r.Context(), code)
-		s.setLicenseLink(w, v, code)
-		w.Header().Set("Content-Type", "application/geo+json")
-		_, _ = w.Write(buf.Bytes())
+		s.writeBuildingBody(w, r, v, code, buf.Bytes())
 		return nil
 	})
 }
@@ -263,10 +266,7 @@ func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request) error {
 		buf.WriteString(`,"bl":"` + code + `","attribution":`)
 		buf.Write(attr)
 		buf.WriteString("}}\n")
-		setBL(r.Context(), code)
-		s.setLicenseLink(w, v, code)
-		w.Header().Set("Content-Type", "application/geo+json")
-		_, _ = w.Write(buf.Bytes())
+		s.writeBuildingBody(w, r, v, code, buf.Bytes())
 		return nil
 	})
 }
