@@ -17,6 +17,7 @@ import (
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/tiles3d"
 )
 
 // Site is one demo BL: where its synthetic town lies and how its data are
@@ -73,8 +74,13 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("demo: %s: %w", site.BL, err)
 		}
 		o.Log("lod2 %-3s %d buildings, %d surfaces (%s, %s)", site.BL, m.LoD2.BuildingCount, m.LoD2.SurfaceCount, m.CRS, site.LicenseID)
+		tm, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: o.DataDir, BL: site.BL})
+		if err != nil {
+			return fmt.Errorf("demo: %s: %w", site.BL, err)
+		}
+		o.Log("3d tiles %-3s %d buildings, %d tiles, tileset %s", site.BL, tm.Tileset.BuildingCount, tm.Tileset.TileCount, tm.Tileset.TilesetID)
 	}
-	return nil
+	return importAllRasters(ctx, o)
 }
 
 // Origin returns the south-west corner of the site's first tile in its UTM

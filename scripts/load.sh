@@ -19,7 +19,8 @@ SVC_KEYLESS_LIMIT=1000000000 ./svc serve --data "$data" --addr "127.0.0.1:$PORT"
 pid=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 base="http://127.0.0.1:$PORT"
-# A 1 km2 box in the he demo town (Frankfurt) and one of its buildings.
+# A 1 km2 box in the he demo town (Frankfurt) and one of its buildings; the
+# terrain points lie in the he demo DGM1 tiles, the canopy point on a demo tree.
 bbox="8.6700,50.1040,8.6840,50.1130"
 gmlid=$(curl -sf "$base/v1/buildings?bbox=$bbox&limit=1" | sed -n 's/.*"gmlid":"\([^"]*\)".*/\1/p')
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -30,7 +31,10 @@ for route in \
   "/v1/datasets" \
   "/v1/buildings?bbox=$bbox&limit=100" \
   "/v1/buildings/$gmlid" \
-  "/v1/buildings/$gmlid/roof"; do
+  "/v1/buildings/$gmlid/roof" \
+  "/v1/terrain/elevation?lat=50.1109&lon=8.6821" \
+  "/v1/terrain/profile?coords=8.675,50.1109%3B8.69,50.1109&samples=2000" \
+  "/v1/vegetation/canopy?lat=50.115330&lon=8.672776"; do
   out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$base$route")
   rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
   p50=$(echo "$out" | awk '$1=="50%" {print $2}')

@@ -109,6 +109,9 @@ func components(cfg Config) obj {
 			"snapshot_date": strf("date", ""), "s3_key": str("object key of tileset.json below {tiles_url}"),
 			"tileset_url": strf("uri", "loadable by 3D Tiles viewers"), "tile_count": integer(""), "total_bytes": integer(""),
 			"building_count": integer(""), "generated_at": strf("date-time", ""), "bounding_volume": geoJSON("Polygon", "")}),
+		"TilesetList": object("Tilesets meeting a bbox (SPEC 4.3)", nil, obj{
+			"tilesets": array(ref("Tileset"), ""), "count": integer(""), "bbox": bbox4,
+			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL listed; tiles_count is the tileset's tile count")})}),
 		"BuildingSurfaceProperties": object("Exactly these six properties (SPEC 2.3)", nil, obj{
 			"surface_id": integer(""), "building_id": integer("shared by the surfaces of one building"), "gmlid": str(""),
 			"surface_class": obj{"type": "integer", "enum": []int{709, 710, 712}, "description": "709 wall, 710 ground, 712 roof"},
@@ -137,6 +140,18 @@ func components(cfg Config) obj {
 		"ElevationResult": object("Elevation result (SPEC 2.11)", nil, obj{
 			"elevation_m": number("metres above NHN (DHHN2016), 3 decimals"), "datum": enum("", "DHHN2016"),
 			"source_bl": str(""), "snapshot": strf("date", ""), "license": str(""), "attribution": str(""), "tile_id": str("")}),
+		"ProfileResult": object("Terrain profile, a GeoJSON FeatureCollection (SPEC 2.12)", []string{"type", "properties", "features"}, obj{
+			"type": enum("", "FeatureCollection"),
+			"properties": object("", nil, obj{"datum": enum("", "DHHN2016"), "coords_count": integer("vertices of the polyline"),
+				"samples": integer("features returned"), "total_length_m": number("polyline length in UTM32N metres, 2 decimals"),
+				"partial":         boolean("some sample is outside coverage, NoData or on a failed tile"),
+				"failed_tile_ids": array(str(""), "tiles whose read failed")}),
+			"features": array(object("", nil, obj{"type": enum("", "Feature"), "geometry": geoJSON("Point", "sample position"),
+				"properties": object("", nil, obj{"elevation_m": nullable("number", "DHHN2016, 3 decimals; null without a value"),
+					"distance_m": number("cumulative from the first point, UTM32N metres"),
+					"source_bl":  str("BL of the covering dataset; empty outside coverage"),
+					"tile_id":    nullable("string", "null without a value")})}), ""),
+			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL present")})}),
 		"CanopyResult": object("Canopy result (SPEC 2.13)", nil, obj{
 			"canopy_height_m": number("height above ground"), "crown_base_m": nullable("number", "null when trunk=false or no trunk model"),
 			"height_reference": str(""), "transmissivity": object("", nil, obj{
@@ -189,6 +204,9 @@ func components(cfg Config) obj {
 		"Cache-Control":       obj{"schema": obj{"type": "string"}, "description": "public, max-age=300"},
 		"Retry-After":         obj{"schema": obj{"type": "integer"}, "description": "seconds until the limit resets"},
 		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
+	}
+	for k, v := range glbHeaderDocs() {
+		headers[k] = v
 	}
 	for k, v := range accessSchemas() {
 		schemas[k] = v

@@ -108,6 +108,8 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.infraRoutes()...)
 	rs = append(rs, s.discoveryRoutes()...)
 	rs = append(rs, s.buildingRoutes()...)
+	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
+	rs = append(rs, s.terrainRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.apiKeyRoutes()...)

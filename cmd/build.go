@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/svc-geodata/svc/tiles3d"
+)
+
+func newBuild() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "build",
+		Short: "Build derived artefacts (3D Tiles) from published packs",
+		Long: `build derives static artefacts from the packs in the data directory and writes them as packs of their
+own, published atomically like imports. A running server picks them up on SIGHUP or POST /v1/admin/datasets.`,
+	}
+	c.AddCommand(newBuildTileset())
+	return c
+}
+
+func newBuildTileset() *cobra.Command {
+	var o tiles3d.Options
+	c := &cobra.Command{
+		Use:   "tileset --data DIR --bl BL",
+		Short: "Build the 3D Tiles 1.1 tileset of a BL's LoD2 buildings",
+		Long: `tileset writes a 3D Tiles 1.1 tileset (glb content, quadtree, a feature id per building with gmlid and
+building_id as metadata, ECEF root transform) of the newest published LoD2 snapshot of the BL into
+<data>/buildings/<bl>/<snapshot>/, with a new tileset id. Heights stay DHHN2016 as the source has them.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.BL == "" {
+				return fmt.Errorf("--bl is required")
+			}
+			stop := buildProgress(c.ErrOrStderr(), &o)
+			start := time.Now()
+			m, err := tiles3d.Build(c.Context(), o)
+			stop()
+			if err != nil {
+				return err
+			}
+			el := time.Since(start)
+			fmt.Fprintf(c.OutOrStdout(), "built %s: tileset %s, %d buildings, %d tiles, %d bytes, in %s (%.0f buildings/s)\n",
+				m.Key(), m.Tileset.TilesetID, m.Tileset.BuildingCount, m.Tileset.TileCount, m.Tileset.TotalBytes,
+				el.Round(time.Millisecond), float64(m.Tileset.BuildingCount)/el.Seconds())
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.DataDir, "data", "./data", "data directory")
+	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
+	f.IntVar(&o.MaxPerTile, "max-per-tile", 1000, "split quadtree cells holding more buildings")
+	f.IntVar(&o.Workers, "workers", 2, "tiles built concurrently")
+	addEnvHelp(c)
+	return c
+}
+
+// buildProgress shows a bar of buildings on a terminal; elsewhere it stays
+// silent. It returns a function that ends the display.
+func buildProgress(w io.Writer, o *tiles3d.Options) func() {
+	f, ok := w.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
+	var bar *mpb.Bar
+	o.Progress = func(done, total int64) {
+		if bar == nil {
+			bar = p.New(total, mpb.BarStyle(), mpb.PrependDecorators(decor.Name("buildings "), decor.CountersNoUnit("%d / %d")),
+				mpb.AppendDecorators(decor.AverageSpeed(0, "  %.0f/s")))
+		}
+		bar.SetCurrent(done)
+	}
+	return func() {
+		if bar != nil {
+			bar.SetTotal(-1, true)
+		}
+		p.Wait()
+	}
+}

@@ -1,0 +1,85 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svc-geodata/svc/importer"
+)
+
+func newImportDGM() *cobra.Command {
+	var o importer.Common
+	var crs, mode string
+	c := &cobra.Command{
+		Use:   "dgm --bl BL --snapshot YYYY-MM-DD --license ID [--crs EPSG:25832] [--mode convert|mirror|pass-through] PATH...",
+		Short: "Import DGM1 terrain tiles (GeoTIFF, XYZ, zip) into a BL terrain pack",
+		Long: `dgm imports DGM1 terrain tiles into one terrain pack per BL and snapshot.
+Each PATH is a GeoTIFF (.tif, any layout), an XYZ ASCII file (.xyz, .txt, also .gz; separators
+space, comma or semicolon; rows in any order; gaps become NoData), a directory of them (searched
+recursively) or a .zip of them. Every file becomes one tile named after its file stem.
+
+Modes: convert (default) writes COGs (float32, 512 px tiles, DEFLATE with predictor 3, overviews,
+NoData -9999) holding exactly the source values; mirror copies tiled GeoTIFFs (COGs) unchanged;
+pass-through takes http(s) URLs of COGs, stores only their index and reads them live with HTTP
+range requests. --crs defaults to the BL's CRS (EPSG:25833 for be bb mv sn, else EPSG:25832).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
+			start := time.Now()
+			m, err := importer.DGM(c.Context(), o, importer.DGMOptions{CRS: crs, Mode: importer.Mode(mode)}, args)
+			stop()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d tiles (%s), %s, in %s\n",
+				m.Key(), m.Terrain.TileCount, m.Terrain.Source, m.CRS, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	commonFlags(c, &o)
+	c.Flags().StringVar(&crs, "crs", "", "CRS of the tiles: EPSG:25832 or EPSG:25833 (default: the BL's)")
+	c.Flags().StringVar(&mode, "mode", "convert", "convert, mirror or pass-through")
+	addEnvHelp(c)
+	return c
+}
+
+func newImportVegetation() *cobra.Command {
+	var o importer.Common
+	var vo importer.VegetationOptions
+	var mode string
+	c := &cobra.Command{
+		Use:   "vegetation --bl BL --snapshot YYYY-MM-DD --license ID --cdsm PATH... [--tdsm PATH...]",
+		Short: "Import canopy height (CDSM) and crown base (TDSM) rasters into a BL vegetation pack",
+		Long: `vegetation imports canopy height rasters (CDSM: metres above ground, building-masked, NoData
+where vegetation-free) and optionally crown base rasters (TDSM) into one vegetation pack per BL and
+snapshot. Paths take the same forms and modes (convert, mirror) as 'svc import dgm'; --cdsm and
+--tdsm are repeatable or comma-separated.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
+			start := time.Now()
+			vo.Mode = importer.Mode(mode)
+			m, err := importer.Vegetation(c.Context(), o, vo)
+			stop()
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, t := range m.Vegetation.Themes {
+				n += int(t.TileCount)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d raster tiles in %d themes, %s, in %s\n",
+				m.Key(), n, len(m.Vegetation.Themes), m.CRS, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	commonFlags(c, &o)
+	c.Flags().StringSliceVar(&vo.CDSM, "cdsm", nil, "canopy height raster files, directories or zips (required)")
+	c.Flags().StringSliceVar(&vo.TDSM, "tdsm", nil, "crown base raster files, directories or zips")
+	c.Flags().StringVar(&vo.CRS, "crs", "", "CRS of the rasters: EPSG:25832 or EPSG:25833 (default: the BL's)")
+	c.Flags().StringVar(&mode, "mode", "convert", "convert or mirror")
+	addEnvHelp(c)
+	return c
+}

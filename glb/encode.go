@@ -1,0 +1,230 @@
+package glb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/qmuntal/gltf"
+
+	"github.com/svc-geodata/svc/glb/draco"
+)
+
+// Extension names written by this package.
+const (
+	extDraco    = "KHR_draco_mesh_compression"
+	extFeatures = "EXT_mesh_features"
+	extMetadata = "EXT_structural_metadata"
+)
+
+// Materials: base colours (linear RGB) of walls, roofs and ground.
+var matColors = [numMats][4]float64{{0.85, 0.83, 0.80, 1}, {0.62, 0.25, 0.18, 1}, {0.35, 0.35, 0.35, 1}}
+
+var matNames = [numMats]string{"wall", "roof", "ground"}
+
+// doc is a glTF document under construction with its binary chunk.
+type doc struct {
+	*gltf.Document
+	bin []byte
+}
+
+// view appends data as a buffer view aligned to align bytes.
+func (d *doc) view(data []byte, target gltf.Target, align int) int {
+	for len(d.bin)%align != 0 {
+		d.bin = append(d.bin, 0)
+	}
+	d.BufferViews = append(d.BufferViews, &gltf.BufferView{Buffer: 0, ByteOffset: len(d.bin), ByteLength: len(data), Target: target})
+	d.bin = append(d.bin, data...)
+	return len(d.BufferViews) - 1
+}
+
+func (d *doc) accessor(a *gltf.Accessor) int {
+	d.Accessors = append(d.Accessors, a)
+	return len(d.Accessors) - 1
+}
+
+func f32Bytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
+	}
+	return out
+}
+
+// indexBytes returns the indices as uint16 when they fit, else uint32.
+func indexBytes(idx []uint32, vertices int) ([]byte, gltf.ComponentType) {
+	if vertices <= math.MaxUint16 {
+		out := make([]byte, 2*len(idx))
+		for i, v := range idx {
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(v))
+		}
+		return out, gltf.ComponentUshort
+	}
+	out := make([]byte, 4*len(idx))
+	for i, v := range idx {
+		binary.LittleEndian.PutUint32(out[4*i:], v)
+	}
+	return out, gltf.ComponentUint
+}
+
+func minMax(pos []float32) (lo, hi []float64) {
+	lo = []float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi = []float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for i := 0; i+2 < len(pos); i += 3 {
+		for k := range 3 {
+			lo[k], hi[k] = math.Min(lo[k], float64(pos[i+k])), math.Max(hi[k], float64(pos[i+k]))
+		}
+	}
+	return lo, hi
+}
+
+// GLB returns the uncompressed binary glTF of everything added; without
+// any building it is a valid GLB with an empty scene.
+func (b *Builder) GLB() ([]byte, error) { return b.encode(false) }
+
+// DracoGLB returns the GLB with every primitive compressed by
+// KHR_draco_mesh_compression (positions quantized to 18 bits, normals to
+// 10). Errors wrap ErrDraco when the encoder refuses a primitive; GLB
+// still works then.
+func (b *Builder) DracoGLB() ([]byte, error) { return b.encode(true) }
+
+func (b *Builder) encode(compress bool) ([]byte, error) {
+	b.finish()
+	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb"}, Scene: gltf.Index(0)}}
+	nMat := 1
+	if b.o.ColorizeRoofs {
+		nMat = numMats
+	}
+	for m := range nMat {
+		c := matColors[m]
+		name := matNames[m]
+		if !b.o.ColorizeRoofs {
+			name = "building"
+		}
+		d.Materials = append(d.Materials, &gltf.Material{Name: name, PBRMetallicRoughness: &gltf.PBRMetallicRoughness{
+			BaseColorFactor: &c, MetallicFactor: gltf.Float(0), RoughnessFactor: gltf.Float(0.9)}})
+	}
+	scene := &gltf.Scene{Name: "buildings"}
+	for _, g := range b.groups {
+		mesh := &gltf.Mesh{Name: g.name}
+		for m := range g.prims {
+			p := &g.prims[m]
+			if len(p.idx) == 0 {
+				continue
+			}
+			prim, err := d.primitive(p, compress, b.o.Features, len(b.ids))
+			if err != nil {
+				return nil, err
+			}
+			prim.Material = gltf.Index(m)
+			mesh.Primitives = append(mesh.Primitives, prim)
+		}
+		if len(mesh.Primitives) == 0 {
+			continue
+		}
+		d.Meshes = append(d.Meshes, mesh)
+		d.Nodes = append(d.Nodes, &gltf.Node{Name: g.name, Mesh: gltf.Index(len(d.Meshes) - 1)})
+		scene.Nodes = append(scene.Nodes, len(d.Nodes)-1)
+	}
+	d.Scenes = []*gltf.Scene{scene}
+	if compress {
+		d.ExtensionsUsed = append(d.ExtensionsUsed, extDraco)
+		d.ExtensionsRequired = append(d.ExtensionsRequired, extDraco)
+	}
+	if b.o.Features && len(b.ids) > 0 {
+		b.metadata(d)
+	}
+	for len(d.bin)%4 != 0 {
+		d.bin = append(d.bin, 0)
+	}
+	if len(d.bin) > 0 {
+		d.Buffers = []*gltf.Buffer{{ByteLength: len(d.bin), Data: d.bin}}
+	}
+	var out bytes.Buffer
+	out.Grow(len(d.bin) + 4096)
+	if err := gltf.NewEncoder(&out).Encode(d.Document); err != nil {
+		return nil, fmt.Errorf("glb: encode: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// primitive writes the accessors of p, plain or Draco-compressed.
+func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gltf.Primitive, error) {
+	nv := len(p.pos) / 3
+	lo, hi := minMax(p.pos)
+	posAcc := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorVec3, Count: nv, Min: lo, Max: hi}
+	nrmAcc := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorVec3, Count: nv}
+	idxAcc := &gltf.Accessor{ComponentType: gltf.ComponentUint, Type: gltf.AccessorScalar, Count: len(p.idx)}
+	prim := &gltf.Primitive{Mode: gltf.PrimitiveTriangles}
+	if compress {
+		if features {
+			return nil, fmt.Errorf("%w: feature ids are not compressed", ErrDraco)
+		}
+		res, err := draco.EncodeResult(&draco.Mesh{Indices: p.idx, Attributes: []draco.Attribute{
+			{Kind: draco.Position, Components: 3, Data: p.pos},
+			{Kind: draco.Normal, Components: 3, Data: p.nrm},
+		}}, draco.Options{PositionBits: 18})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrDraco, err)
+		}
+		posAcc.Count, nrmAcc.Count, idxAcc.Count = res.Points, res.Points, 3*res.Triangles
+		if res.Points <= math.MaxUint16 {
+			idxAcc.ComponentType = gltf.ComponentUshort
+		}
+		bv := d.view(res.Data, gltf.TargetNone, 4)
+		prim.Extensions = gltf.Extensions{extDraco: map[string]any{"bufferView": bv,
+			"attributes": map[string]any{"POSITION": res.AttributeIDs[0], "NORMAL": res.AttributeIDs[1]}}}
+	} else {
+		posAcc.BufferView = gltf.Index(d.view(f32Bytes(p.pos), gltf.TargetArrayBuffer, 4))
+		nrmAcc.BufferView = gltf.Index(d.view(f32Bytes(p.nrm), gltf.TargetArrayBuffer, 4))
+		ib, ct := indexBytes(p.idx, nv)
+		idxAcc.ComponentType = ct
+		idxAcc.BufferView = gltf.Index(d.view(ib, gltf.TargetElementArrayBuffer, 4))
+	}
+	prim.Attributes = gltf.PrimitiveAttributes{gltf.POSITION: d.accessor(posAcc), gltf.NORMAL: d.accessor(nrmAcc)}
+	prim.Indices = gltf.Index(d.accessor(idxAcc))
+	if features {
+		fa := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorScalar, Count: nv,
+			BufferView: gltf.Index(d.view(f32Bytes(p.fid), gltf.TargetArrayBuffer, 4))}
+		prim.Attributes["_FEATURE_ID_0"] = d.accessor(fa)
+		prim.Extensions = gltf.Extensions{extFeatures: map[string]any{"featureIds": []any{
+			map[string]any{"featureCount": featureCount, "attribute": 0, "propertyTable": 0}}}}
+	}
+	return prim, nil
+}
+
+// metadata writes the EXT_structural_metadata schema and the property table
+// of the buildings (index = feature id): gmlid and building_id.
+func (b *Builder) metadata(d *doc) {
+	var strs []byte
+	offs := make([]byte, 0, 4*(len(b.ids)+1))
+	for _, id := range b.ids {
+		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(strs)))
+		strs = append(strs, id...)
+	}
+	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(strs)))
+	bids := make([]byte, 0, 8*len(b.bids))
+	for _, v := range b.bids {
+		bids = binary.LittleEndian.AppendUint64(bids, uint64(v))
+	}
+	if len(strs) == 0 {
+		strs = []byte{0} // a buffer view may not be empty
+	}
+	sv := d.view(strs, gltf.TargetNone, 8)
+	ov := d.view(offs, gltf.TargetNone, 8)
+	bv := d.view(bids, gltf.TargetNone, 8)
+	d.ExtensionsUsed = append(d.ExtensionsUsed, extFeatures, extMetadata)
+	d.Extensions = gltf.Extensions{extMetadata: map[string]any{
+		"schema": map[string]any{"id": "svc_buildings", "classes": map[string]any{"building": map[string]any{
+			"name": "LoD2 building",
+			"properties": map[string]any{
+				"gmlid":       map[string]any{"type": "STRING", "description": "gml:id of the building"},
+				"building_id": map[string]any{"type": "SCALAR", "componentType": "INT64", "description": "building_id of the svc API"},
+			}}}},
+		"propertyTables": []any{map[string]any{"class": "building", "count": len(b.ids), "properties": map[string]any{
+			"gmlid":       map[string]any{"values": sv, "stringOffsets": ov, "stringOffsetType": "UINT32"},
+			"building_id": map[string]any{"values": bv},
+		}}},
+	}}
+}

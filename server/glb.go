@@ -1,0 +1,313 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+)
+
+// GLB limits (SPEC 8): public, and with the admin token.
+const (
+	glbMaxAreaKM2      = 1.0
+	glbMaxBuildings    = 20000
+	glbAdminAreaKM2    = 250.0
+	glbAdminBuildings  = 1000000
+	glbCache           = "public, max-age=300"
+	glbAdminTokenHint  = "Server-to-server callers holding the server's admin token may send it in the request header X-Svc-Admin-Token to raise the limits to 250 km2 and 1,000,000 buildings."
+	glbContentType     = "model/gltf-binary"
+	glbETagVersionSalt = "glb/1"
+)
+
+// glbHeaders are the response headers of SPEC 4.4 (components.headers).
+var glbHeaders = []string{"ETag", "Cache-Control", "X-Svc-Buildings", "X-Svc-Anchor-Srid", "X-Svc-Anchor-LonLat", "X-Svc-Origin-EN",
+	"X-Svc-Target-Frame", "X-Svc-Z-Base", "X-Svc-Compression", "X-Svc-Compression-Requested", "X-Svc-Compression-Error",
+	"X-Svc-Raw-Size", "X-Svc-Max-Buildings", "X-Svc-Admin-Limits"}
+
+func (s *Server) glbRoute() route {
+	boolParam := func(name string, def bool, desc string) param {
+		return param{name: name, in: "query", typ: "boolean", def: def, desc: desc}
+	}
+	return route{method: "GET", path: "/v1/buildings/3d.glb", opID: "getBuildingsGlb", tag: "Buildings", stability: "stable", since: "0.1.0",
+		summary: "All buildings meeting a bbox as one binary glTF (GLB)",
+		desc: "Buildings of every published BL with a surface meeting the bbox (same test as the search), triangulated per planar surface " +
+			"(polygons with holes, ear clipping in the surface plane), faces wound outward with flat normals. Coordinates are a local East-North-Up " +
+			"frame, Z up: with `target_frame=utm` metres in the UTM zone of the bbox centre (the anchor; buildings of the other zone are " +
+			"reprojected), with `target_frame=mercator` Web Mercator (EPSG:3857) metres relative to the anchor and heights scaled by 1/cos(lat) " +
+			"(MapLibre: translate to MercatorCoordinate.fromLngLat(anchor), scale by (s, -s, s) with s = 1/(2*pi*6378137)). glTF viewers are Y-up: " +
+			"send rotate_x=-90. The rotation is R = Rx(rotate_x) * Rz(rotate_z) applied to positions and normals. " +
+			"Limits: 1 km2 and 20,000 buildings (413 beyond), 250 km2 and 1,000,000 with the admin token in X-Svc-Admin-Token. " +
+			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
+			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
+		params: []param{
+			{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"},
+			{name: "z_base", in: "query", typ: "string", def: "per_building", enum: []string{"per_building", "bbox_min", "absolute"},
+				desc: "per_building: each building's lowest point at Z=0; bbox_min: the lowest point of all at Z=0; absolute: DHHN2016 heights"},
+			{name: "compression", in: "query", typ: "string", def: "none", enum: []string{"none", "draco"}, desc: "draco: KHR_draco_mesh_compression, 18-bit positions"},
+			boolParam("colorize_roofs", false, "wall, ground and roof as separate materials"),
+			boolParam("merge_buildings", true, "true: one mesh with one primitive per material; false: one mesh and node per building, named by gmlid"),
+			{name: "target_frame", in: "query", typ: "string", def: "utm", enum: []string{"utm", "mercator"}, desc: "utm: UTM metres; mercator: EPSG:3857 metres at the anchor"},
+			{name: "origin", in: "query", typ: "string", def: "center", enum: []string{"center", "corner"}, desc: "center: bbox centre; corner: minLon,minLat"},
+			{name: "rotate_x", in: "query", typ: "number", def: 0, desc: "degrees about X, applied first (intrinsic)"},
+			{name: "rotate_z", in: "query", typ: "number", def: 0, desc: "degrees about the rotated Z, applied after X"},
+			boolParam("include_ground", true, "false omits GroundSurface (class 710)"),
+			{name: "weld_tolerance_m", in: "query", typ: "number", def: 0.0, min: f64(0), max: f64(10), desc: "merge vertices closer than this with the same normal; 0 is off"},
+			{name: "X-Svc-Admin-Token", in: "header", typ: "string", desc: "the server's admin token: raises the limits (server-to-server use only)"},
+		},
+		responses: []response{
+			{status: 200, desc: "Binary glTF", contentType: glbContentType, headers: glbHeaders},
+			{status: 304, desc: "Not modified (If-None-Match matched the ETag)"},
+			{status: 400, desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat)", schema: "Problem"},
+			{status: 413, desc: "bbox area or building count over the limit; the detail tells how to send X-Svc-Admin-Token", schema: "Problem"},
+			resp422},
+		handle: s.handleGLB}
+}
+
+// glbRequest is a parsed and validated 3d.glb request.
+type glbRequest struct {
+	bbox                    geo.BBox
+	zBase, compression      string
+	frame, origin           string
+	colorize, merge, ground bool
+	rotX, rotZ, weld        float64
+	admin                   bool
+	maxAreaKM2              float64
+	maxBuildings            int
+	zone                    geo.Zone
+	anchor                  geo.LonLat
+	originE, originN        float64
+}
+
+func parseGLBRequest(q url.Values) (glbRequest, error) {
+	var g glbRequest
+	var err error
+	if g.bbox, err = parseBBoxParam(q); err != nil {
+		return g, err
+	}
+	var errs []error
+	enum := func(name, def string, allowed ...string) string {
+		v, err := parseEnumParam(q, name, def, allowed...)
+		errs = append(errs, err)
+		return v
+	}
+	g.zBase = enum("z_base", "per_building", "per_building", "bbox_min", "absolute")
+	g.compression = enum("compression", "none", "none", "draco")
+	g.frame = enum("target_frame", "utm", "utm", "mercator")
+	g.origin = enum("origin", "center", "center", "corner")
+	boolean := func(name string, def bool) bool {
+		v, err := parseBoolParam(q, name, def)
+		errs = append(errs, err)
+		return v
+	}
+	g.colorize, g.merge, g.ground = boolean("colorize_roofs", false), boolean("merge_buildings", true), boolean("include_ground", true)
+	num := func(name string, lo, hi float64) float64 {
+		v, err := parseFloatParam(q, name, 0, lo, hi)
+		errs = append(errs, err)
+		return v
+	}
+	g.rotX, g.rotZ, g.weld = num("rotate_x", -360, 360), num("rotate_z", -360, 360), num("weld_tolerance_m", 0, 10)
+	for _, e := range errs {
+		if e != nil {
+			return g, e
+		}
+	}
+	return g, nil
+}
+
+// parseEnumParam reads an optional enum; other values are 422.
+func parseEnumParam(q url.Values, name, def string, allowed ...string) (string, error) {
+	v, ok := q[name]
+	if !ok {
+		return def, nil
+	}
+	for _, a := range allowed {
+		if len(v) == 1 && v[0] == a {
+			return a, nil
+		}
+	}
+	return "", invalid("Parameter %s must be one of %s, not %q.", name, strings.Join(allowed, ", "), clip(strings.Join(v, ",")))
+}
+
+// parseBoolParam reads an optional boolean (true/false/1/0); others are 422.
+func parseBoolParam(q url.Values, name string, def bool) (bool, error) {
+	v, ok := q[name]
+	if !ok {
+		return def, nil
+	}
+	if len(v) == 1 {
+		switch strings.ToLower(v[0]) {
+		case "true", "1":
+			return true, nil
+		case "false", "0":
+			return false, nil
+		}
+	}
+	return false, invalid("Parameter %s must be true or false, not %q.", name, clip(strings.Join(v, ",")))
+}
+
+// parseFloatParam reads an optional finite number within [lo, hi];
+// non-finite numbers and other failures are 422.
+func parseFloatParam(q url.Values, name string, def, lo, hi float64) (float64, error) {
+	v, ok := q[name]
+	if !ok {
+		return def, nil
+	}
+	if len(v) == 1 {
+		f, err := strconv.ParseFloat(v[0], 64)
+		if err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && f >= lo && f <= hi {
+			return f, nil
+		}
+	}
+	return 0, invalid("Parameter %s must be a finite number from %g to %g, not %q.", name, lo, hi, clip(strings.Join(v, ",")))
+}
+
+// adminToken reports whether r carries the server's admin token in
+// X-Svc-Admin-Token, compared in constant time. A mismatch is not an error
+// here: it means public limits.
+func (s *Server) adminToken(r *http.Request) bool {
+	tok := r.Header.Get("X-Svc-Admin-Token")
+	if s.cfg.AdminToken == "" || tok == "" {
+		return false
+	}
+	want, got := sha256.Sum256([]byte(s.cfg.AdminToken)), sha256.Sum256([]byte(tok))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// glbSource is a published LoD2 pack meeting the bbox.
+type glbSource struct {
+	bl, snapshot string
+	st           lod2Store
+	ids          []int64
+}
+
+func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request) error {
+	g, err := parseGLBRequest(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	g.admin = s.adminToken(r)
+	g.maxAreaKM2, g.maxBuildings = glbMaxAreaKM2, glbMaxBuildings
+	if g.admin {
+		g.maxAreaKM2, g.maxBuildings = glbAdminAreaKM2, glbAdminBuildings
+	}
+	if a := g.bbox.AreaKM2(); a > g.maxAreaKM2 {
+		return tooLarge(g, "The bbox covers %.3f km2; this endpoint allows at most %g km2.", a, g.maxAreaKM2)
+	}
+	c := g.bbox.Center()
+	g.zone, g.anchor = geo.ZoneForLon(c.Lon), c
+	if g.origin == "corner" {
+		g.anchor = geo.LonLat{Lon: g.bbox.MinLon, Lat: g.bbox.MinLat}
+	}
+	g.originE, g.originN = geo.ToUTM(g.zone, g.anchor.Lon, g.anchor.Lat)
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	srcs := glbSources(v, g.bbox)
+	etag := glbETag(g, srcs)
+	setGLBHeaders(w.Header(), g, etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	total := 0
+	for i := range srcs {
+		ids, err := srcs[i].st.BuildingIDsIn(r.Context(), g.bbox, g.maxBuildings-total)
+		if errors.Is(err, store.ErrTooMany) {
+			return tooLarge(g, "More than %d buildings meet the bbox; this endpoint allows at most %d.", g.maxBuildings, g.maxBuildings)
+		}
+		if err != nil {
+			return err
+		}
+		srcs[i].ids, total = ids, total+len(ids)
+	}
+	b, err := s.buildGLB(r, g, srcs)
+	if err != nil {
+		return err
+	}
+	return writeGLB(w, r, g, b)
+}
+
+func tooLarge(g glbRequest, format string, args ...any) error {
+	detail := fmt.Sprintf(format, args...)
+	if !g.admin {
+		detail += " Split the bbox into smaller requests, or use /v1/tilesets for large areas. " + glbAdminTokenHint
+	}
+	e := errf(http.StatusRequestEntityTooLarge, "payload-too-large", "%s", detail)
+	e.ext = map[string]any{"max_area_km2": g.maxAreaKM2, "max_buildings": g.maxBuildings}
+	return e
+}
+
+// glbSources returns the published LoD2 packs whose extent meets bbox, by
+// BL code.
+func glbSources(v *catalog.View, bbox geo.BBox) []glbSource {
+	var out []glbSource
+	for _, p := range v.Packs(pack.LoD2) {
+		st, ok := p.Handle.(lod2Store)
+		if ok && bbox.Intersects(st.BBox()) {
+			out = append(out, glbSource{bl: p.Manifest.BL, snapshot: p.Manifest.Snapshot, st: st})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].bl < out[j].bl })
+	return out
+}
+
+// glbETag is a strong validator: the output is a deterministic function of
+// the normalised parameters and the snapshots of the packs read.
+func glbETag(g glbRequest, srcs []glbSource) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%v|%s|%s|%s|%s|%t|%t|%t|%g|%g|%g", glbETagVersionSalt, g.bbox, g.zBase, g.compression, g.frame, g.origin,
+		g.colorize, g.merge, g.ground, g.rotX, g.rotZ, g.weld)
+	for _, s := range srcs {
+		fmt.Fprintf(h, "|%s:%s", s.bl, s.snapshot)
+	}
+	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
+}
+
+func setGLBHeaders(h http.Header, g glbRequest, etag string) {
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", glbCache)
+	h.Set("X-Svc-Anchor-Srid", strconv.Itoa(g.zone.EPSG()))
+	h.Set("X-Svc-Anchor-LonLat", strconv.FormatFloat(g.anchor.Lon, 'f', -1, 64)+","+strconv.FormatFloat(g.anchor.Lat, 'f', -1, 64))
+	h.Set("X-Svc-Origin-EN", strconv.FormatFloat(g.originE, 'f', 3, 64)+","+strconv.FormatFloat(g.originN, 'f', 3, 64))
+	h.Set("X-Svc-Target-Frame", g.frame)
+	h.Set("X-Svc-Z-Base", g.zBase)
+	h.Set("X-Svc-Compression-Requested", g.compression)
+	h.Set("X-Svc-Max-Buildings", strconv.Itoa(g.maxBuildings))
+	admin := "0"
+	if g.admin {
+		admin = "1"
+	}
+	h.Set("X-Svc-Admin-Limits", admin)
+}
+
+// glbHeaderDocs documents the GLB response headers for components.headers.
+func glbHeaderDocs() map[string]any {
+	str := func(desc string) obj { return obj{"schema": obj{"type": "string"}, "description": desc} }
+	num := func(desc string) obj { return obj{"schema": obj{"type": "integer"}, "description": desc} }
+	return map[string]any{
+		"ETag":                        str("strong validator of the GLB; send it in If-None-Match for a 304"),
+		"X-Svc-Buildings":             num("number of buildings in the GLB"),
+		"X-Svc-Anchor-Srid":           num("EPSG code of the UTM anchor zone (25832 or 25833, the zone of the bbox centre)"),
+		"X-Svc-Anchor-LonLat":         str("lon,lat (WGS84) of the anchor: the bbox centre, or minLon,minLat with origin=corner"),
+		"X-Svc-Origin-EN":             str("E,N of the origin in the anchor CRS, metres"),
+		"X-Svc-Target-Frame":          str("utm or mercator"),
+		"X-Svc-Z-Base":                str("per_building, bbox_min or absolute"),
+		"X-Svc-Compression":           str("compression applied: none or draco"),
+		"X-Svc-Compression-Requested": str("compression requested; differs from X-Svc-Compression on fallback"),
+		"X-Svc-Compression-Error":     str("only on fallback: short error text"),
+		"X-Svc-Raw-Size":              num("bytes of the uncompressed GLB"),
+		"X-Svc-Max-Buildings":         num("building limit applied (20000, or 1000000 with the admin token)"),
+		"X-Svc-Admin-Limits":          str("1 when the admin token raised the limits, else 0"),
+	}
+}

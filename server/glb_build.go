@@ -1,0 +1,102 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/store"
+)
+
+// buildGLB streams the buildings of every source into one builder. Only
+// the building being converted is held besides the growing mesh.
+func (s *Server) buildGLB(r *http.Request, g glbRequest, srcs []glbSource) (*glb.Builder, error) {
+	o := glb.Options{Zone: int(g.zone), OriginE: g.originE, OriginN: g.originN, RotateXDeg: g.rotX, RotateZDeg: g.rotZ,
+		IncludeGround: g.ground, ColorizeRoofs: g.colorize, MergeBuildings: g.merge, WeldToleranceM: g.weld}
+	switch g.zBase {
+	case "bbox_min":
+		o.ZBase = glb.ZBBoxMin
+	case "absolute":
+		o.ZBase = glb.ZAbsolute
+	}
+	if g.frame == "mercator" {
+		o.Frame = glb.FrameMercator
+	}
+	b, err := glb.NewBuilder(o)
+	if err != nil {
+		return nil, invalid("Parameters: %v", err)
+	}
+	var gb glb.Building
+	for _, src := range srcs {
+		if len(src.ids) == 0 {
+			continue
+		}
+		setBL(r.Context(), src.bl)
+		zone := src.st.Zone()
+		err := src.st.BuildingGeometry(r.Context(), src.ids, func(bd *store.Building3D) error {
+			gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
+			for _, sf := range bd.Surfaces {
+				if zone != g.zone {
+					reproject(sf.Flat, zone, g.zone)
+				}
+				gb.Surfaces = append(gb.Surfaces, glb.Surface{Class: sf.Class, Flat: sf.Flat, Ends: sf.Ends})
+			}
+			_, err := b.Add(&gb)
+			return err
+		})
+		if errors.Is(err, glb.ErrTooLarge) {
+			return nil, tooLarge(g, "The buildings of the bbox exceed the mesh size limit (%d vertices).", glb.MaxVertices)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// reproject moves x, y of flat (x, y, z triples) from one UTM zone into
+// another, in place.
+func reproject(flat []float64, from, to geo.Zone) {
+	for i := 0; i+2 < len(flat); i += 3 {
+		lon, lat := geo.FromUTM(from, flat[i], flat[i+1])
+		flat[i], flat[i+1] = geo.ToUTM(to, lon, lat)
+	}
+}
+
+// writeGLB encodes the GLB (Draco when asked, falling back to the plain
+// GLB with the fallback headers of SPEC 4.4) and writes it.
+func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Builder) error {
+	raw, err := b.GLB()
+	if err != nil {
+		return err
+	}
+	body, applied := raw, "none"
+	h := w.Header()
+	if g.compression == "draco" {
+		packed, err := b.DracoGLB()
+		switch {
+		case err == nil:
+			body, applied = packed, "draco"
+		case errors.Is(err, glb.ErrDraco):
+			msg := err.Error()
+			if len(msg) > 160 {
+				msg = msg[:160]
+			}
+			h.Set("X-Svc-Compression-Error", strconv.QuoteToASCII(msg)[1:len(strconv.QuoteToASCII(msg))-1])
+		default:
+			return err
+		}
+	}
+	h.Set("Content-Type", glbContentType)
+	h.Set("X-Svc-Buildings", strconv.Itoa(b.Buildings()))
+	h.Set("X-Svc-Compression", applied)
+	h.Set("X-Svc-Raw-Size", strconv.Itoa(len(raw)))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) error {
+	q := ampQuery(r.URL.RawQuery)
+	raw := q.Get("coords")
+	if raw == "" {
+		return badRequest("Parameter coords is required: %s in WGS84 degrees, at least 2 points.", geo.CoordsForm)
+	}
+	pts, err := geo.ParseCoords(raw, maxProfilePoints)
+	var ce *geo.CoordsError
+	if errors.As(err, &ce) && ce.OutOfRange {
+		return invalid("Parameter coords: %s.", ce.Reason)
+	}
+	if err != nil {
+		return badRequest("Parameter coords: %v", err)
+	}
+	n, err := parseIntParam(q, "samples", 100, 2, 2000)
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	p, err := terrain.ProfileAlong(r.Context(), rasterPacks(v, pack.Terrain), pts, n)
+	if errors.Is(err, terrain.ErrOutside) {
+		return notFound("No sample of the %d along the line lies on terrain data.", n)
+	}
+	if err != nil {
+		return rasterProblem(err, "terrain", pts[0].Lon, pts[0].Lat)
+	}
+	body := profileBody(v, p, len(pts))
+	for _, sm := range p.Samples {
+		if sm.OK {
+			setBL(r.Context(), sm.Dataset.Manifest.BL)
+			break
+		}
+	}
+	w.Header().Set("Content-Type", "application/geo+json")
+	_, _ = w.Write(body.Bytes())
+	return nil
+}
+
+// ampQuery parses a query string split on '&' only: url.ParseQuery drops
+// pairs containing ';', the separator of the coords parameter, so clients
+// may send `coords=8.6,50.1;8.7,50.1` unescaped.
+func ampQuery(raw string) url.Values {
+	q := url.Values{}
+	for raw != "" {
+		var kv string
+		kv, raw, _ = strings.Cut(raw, "&")
+		k, v, _ := strings.Cut(kv, "=")
+		k, err1 := url.QueryUnescape(k)
+		v, err2 := url.QueryUnescape(v)
+		if err1 == nil && err2 == nil && k != "" {
+			q[k] = append(q[k], v)
+		}
+	}
+	return q
+}
+
+// profileBody writes the FeatureCollection by hand: 2,000 features through
+// encoding/json cost more than the sampling.
+func profileBody(v *catalog.View, p terrain.Profile, coords int) *bytes.Buffer {
+	var b bytes.Buffer
+	b.Grow(256 + 190*len(p.Samples))
+	b.WriteString(`{"type":"FeatureCollection","properties":{"datum":"DHHN2016","coords_count":`)
+	b.WriteString(strconv.Itoa(coords) + `,"samples":` + strconv.Itoa(len(p.Samples)) + `,"total_length_m":`)
+	b.Write(strconv.AppendFloat(nil, round(p.TotalM, 2), 'f', -1, 64))
+	b.WriteString(`,"partial":` + strconv.FormatBool(p.Partial) + `,"failed_tile_ids":`)
+	ids, _ := json.Marshal(append([]string{}, p.FailedTileIDs...))
+	b.Write(ids)
+	b.WriteString(`},"features":[`)
+	var bls []*terrain.Dataset
+	buf := make([]byte, 0, 32)
+	for i, sm := range p.Samples {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"Feature","geometry":{"type":"Point","coordinates":[`)
+		b.Write(strconv.AppendFloat(buf[:0], round(sm.Lon, 7), 'f', -1, 64))
+		b.WriteByte(',')
+		b.Write(strconv.AppendFloat(buf[:0], round(sm.Lat, 7), 'f', -1, 64))
+		b.WriteString(`]},"properties":{"elevation_m":`)
+		if sm.OK {
+			b.Write(strconv.AppendFloat(buf[:0], terrain.Round3(sm.Value), 'f', -1, 64))
+		} else {
+			b.WriteString("null")
+		}
+		b.WriteString(`,"distance_m":`)
+		b.Write(strconv.AppendFloat(buf[:0], round(sm.DistanceM, 2), 'f', -1, 64))
+		b.WriteString(`,"source_bl":"`)
+		if sm.Dataset != nil {
+			b.WriteString(sm.Dataset.Manifest.BL)
+		}
+		b.WriteString(`","tile_id":`)
+		if sm.OK {
+			writeJSONString(&b, sm.TileID)
+			if len(bls) == 0 || bls[len(bls)-1] != sm.Dataset {
+				bls = append(bls, sm.Dataset)
+			}
+		} else {
+			b.WriteString("null")
+		}
+		b.WriteString(`}}`)
+	}
+	attr, _ := json.Marshal(rasterAttribution(bls))
+	b.WriteString(`],"svc":{"attribution":`)
+	b.Write(attr)
+	b.WriteString("}}\n")
+	return &b
+}
+
+// rasterAttribution returns the SPEC 2.6 entries of the distinct datasets
+// in order of first use (tiles_count is 1, as on the building search).
+func rasterAttribution(ds []*terrain.Dataset) []map[string]any {
+	out := []map[string]any{}
+	seen := map[*terrain.Dataset]bool{}
+	for _, d := range ds {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		m := d.Manifest
+		l := licenseInfo(m.LicenseID)
+		out = append(out, map[string]any{"source": sourceName(m), "license": l.Label, "url": l.URL, "tiles_count": 1})
+	}
+	return out
+}
+
+// round rounds v to the given decimals, half away from zero.
+func round(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
+}
+
+func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	lon, lat, err := parsePoint(q, http.StatusBadRequest)
+	if err != nil {
+		return err
+	}
+	trunk := true
+	if t := q.Get("trunk"); t != "" {
+		if trunk, err = strconv.ParseBool(t); err != nil {
+			return invalid("Parameter trunk must be true or false, not %q.", clip(t))
+		}
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	h, err := terrain.Canopy(r.Context(), rasterPacks(v, pack.Vegetation), lon, lat, trunk)
+	if err != nil {
+		return rasterProblem(err, "vegetation", lon, lat)
+	}
+	m := h.Dataset.Manifest
+	setBL(r.Context(), m.BL)
+	on, off := terrain.Transmissivity(h.Value, h.CrownBaseM)
+	var base *float64
+	if h.CrownBaseM != nil {
+		b := terrain.Round3(*h.CrownBaseM)
+		base = &b
+	}
+	return writeJSON(w, r, http.StatusOK, "", canopyResult{CanopyHeightM: terrain.Round3(h.Value), CrownBaseM: base,
+		HeightReference: "above_ground", Transmissivity: transmissivity{on, off}, SourceBL: m.BL, Snapshot: m.Snapshot,
+		CRS: m.CRS, TileID: h.TileID, License: m.LicenseID, Attribution: vegAttribution(m)})
+}
+
+type transmissivity struct {
+	LeafOn  [2]float64 `json:"leaf_on"`
+	LeafOff [2]float64 `json:"leaf_off"`
+}
+
+type canopyResult struct {
+	CanopyHeightM   float64        `json:"canopy_height_m"`
+	CrownBaseM      *float64       `json:"crown_base_m"`
+	HeightReference string         `json:"height_reference"`
+	Transmissivity  transmissivity `json:"transmissivity"`
+	SourceBL        string         `json:"source_bl"`
+	Snapshot        string         `json:"snapshot"`
+	CRS             string         `json:"crs"`
+	TileID          string         `json:"tile_id"`
+	License         string         `json:"license"`
+	Attribution     *string        `json:"attribution"`
+}

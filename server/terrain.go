@@ -1,0 +1,160 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// maxProfilePoints caps the vertices of the profile's coords parameter.
+const maxProfilePoints = 1000
+
+const routingDesc = "The WGS84 point is projected into each candidate BL's CRS (UTM32N EPSG:25832 or UTM33N EPSG:25833, " +
+	"transverse Mercator accurate to under 1 mm against PROJ) and routed through the pack's tile index to the tile covering it. " +
+	"Points closer than 0.6 m to a tile edge move 0.6 m inward; the pixel containing the point is read (as gdallocationinfo does). " +
+	"Where coverage overlaps (state borders, shared tile edges) BLs are tried in order of their code and tiles by name; the first " +
+	"valid pixel wins, so `source_bl` is the dataset of the tile, not necessarily the administrative location. " +
+	"`tile_id` is `<bl>/<snapshot>/<tile name>`, the tile name being the stem of the source file (e.g. `he/2026-07-20/dgm1_32_477_5551`). "
+
+func (s *Server) terrainRoutes() []route {
+	latP := param{name: "lat", in: "query", typ: "number", required: true, min: f64(-90), max: f64(90), desc: "WGS84 latitude, degrees"}
+	lonP := param{name: "lon", in: "query", typ: "number", required: true, min: f64(-180), max: f64(180), desc: "WGS84 longitude, degrees"}
+	srsP := param{name: "srs", in: "query", typ: "string", def: "EPSG:4326", enum: []string{"EPSG:4326"}, desc: "CRS of lat/lon; only EPSG:4326"}
+	resp502 := response{status: 502, desc: "A pass-through COG source is unreachable", schema: "Problem"}
+	return []route{
+		{method: "GET", path: "/v1/terrain/elevation", opID: "getElevation", tag: "Terrain", stability: "stable", since: "0.1.0",
+			summary: "Terrain height (DGM1) at one point",
+			desc: routingDesc + "`elevation_m` is rounded half away from zero to 3 decimals. NoData (water, tile edge) gives 404, never 0.0. " +
+				"Missing or non-numeric lat/lon are 422 like out-of-range values. The 503 of the specification (raster reading component " +
+				"not installed) cannot occur: the COG reader is compiled into the server.",
+			params: []param{latP, lonP, srsP},
+			responses: []response{{status: 200, desc: "Elevation", schema: "ElevationResult"},
+				{status: 404, desc: "Outside all terrain coverage, or the pixel is NoData", schema: "Problem"}, resp422, resp502},
+			handle: s.handleElevation},
+		{method: "GET", path: "/v1/terrain/profile", opID: "getTerrainProfile", tag: "Terrain", stability: "stable", since: "0.1.0",
+			summary: "Terrain profile along a polyline",
+			desc: "Samples evenly spaced along the polyline; its length is measured in UTM32N (also east of 12 E) and `distance_m` is " +
+				"cumulative from the first point. Each sample is routed and sampled as in /v1/terrain/elevation. A sample outside " +
+				"coverage, on NoData or on a tile that failed to read has `elevation_m: null`, `tile_id: null` and `source_bl: \"\"` " +
+				"(or the BL whose tile failed), and sets `partial: true`; failed tiles are listed in `failed_tile_ids` and the status stays 200. " +
+				"404 when no sample has an elevation and no tile failed. 502 when no sample has an elevation because a pass-through " +
+				"source is unreachable. Coordinates with a value out of range (lat beyond 90, lon beyond 180) are 422; malformed coords, " +
+				"fewer than 2 or more than 1000 points are 400. elevation_m has 3 decimals, distance_m and total_length_m 2, " +
+				"coordinates 7. `svc.attribution` lists the licence of every BL present.",
+			params: []param{
+				{name: "coords", in: "query", typ: "string", required: true, desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points"},
+				{name: "samples", in: "query", typ: "integer", def: 100, min: f64(2), max: f64(2000), desc: "number of samples"},
+			},
+			responses: []response{{status: 200, desc: "Profile", schema: "ProfileResult", contentType: "application/geo+json"},
+				{status: 400, desc: "coords malformed or fewer than 2 points", schema: "Problem"},
+				{status: 404, desc: "All samples outside coverage", schema: "Problem"}, resp422, resp502},
+			handle: s.handleProfile},
+		{method: "GET", path: "/v1/vegetation/canopy", opID: "getCanopy", tag: "Vegetation", stability: "beta", since: "0.1.0",
+			summary: "Canopy height and crown base at one point",
+			desc: routingDesc + "The CDSM gives `canopy_height_m` (metres above ground, 3 decimals); values below 2 m count as " +
+				"vegetation-free (404). With `trunk=true` the TDSM of the same dataset gives `crown_base_m`, null without a TDSM or " +
+				"on NoData there. `height_reference` is always `above_ground`. `transmissivity`: Beer-Lambert extinction through the " +
+				"crown, T = 100 exp(-0.5 LAD d) percent, with d the crown depth (canopy height minus crown base, or 75 % of the canopy " +
+				"height without crown base) and the leaf area density LAD between a dense and an open crown; each array is " +
+				"[dense crown, open crown], 1 decimal. leaf_on uses LAD 0.5 and 0.2 m2/m3, leaf_off the woody area 0.15 and 0.05 m2/m3.",
+			params: []param{latP, lonP,
+				{name: "trunk", in: "query", typ: "boolean", def: true, desc: "also sample the crown base"}, srsP},
+			responses: []response{{status: 200, desc: "Canopy", schema: "CanopyResult"},
+				{status: 400, desc: "Unsupported srs", schema: "Problem"},
+				{status: 404, desc: "No vegetation dataset covers the point, or NoData", schema: "Problem"}, resp422,
+				{status: 502, desc: "CDSM COG not readable", schema: "Problem"}},
+			handle: s.handleCanopy},
+	}
+}
+
+// rasterPacks returns the opened raster datasets of a product, by BL code.
+func rasterPacks(v *catalog.View, p pack.Product) []*terrain.Dataset {
+	ps := v.Packs(p)
+	out := make([]*terrain.Dataset, 0, len(ps))
+	for _, pk := range ps {
+		if d, ok := pk.Handle.(*terrain.Dataset); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// parsePoint reads lat, lon and srs; a bad srs is answered with srsStatus.
+func parsePoint(q url.Values, srsStatus int) (lon, lat float64, err error) {
+	if srs := q.Get("srs"); srs != "" && !strings.EqualFold(srs, "EPSG:4326") {
+		return 0, 0, errf(srsStatus, map[bool]string{true: "bad-request", false: "validation-error"}[srsStatus == http.StatusBadRequest],
+			"Parameter srs must be EPSG:4326, not %q.", clip(srs))
+	}
+	if lat, err = parseCoord(q, "lat", 90); err != nil {
+		return 0, 0, err
+	}
+	lon, err = parseCoord(q, "lon", 180)
+	return lon, lat, err
+}
+
+func parseCoord(q url.Values, name string, limit float64) (float64, error) {
+	s := q.Get(name)
+	if s == "" {
+		return 0, invalid("Parameter %s is required: decimal degrees from %g to %g.", name, -limit, limit)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= -limit && v <= limit) {
+		return 0, invalid("Parameter %s must be a number from %g to %g, not %q.", name, -limit, limit, clip(s))
+	}
+	return v, nil
+}
+
+// rasterProblem maps the terrain errors of one point to problems.
+func rasterProblem(err error, what string, lon, lat float64) error {
+	switch {
+	case errors.Is(err, terrain.ErrOutside):
+		return notFound("No %s dataset covers lon %g, lat %g.", what, lon, lat)
+	case errors.Is(err, terrain.ErrNoData):
+		return notFound("The %s raster holds no value at lon %g, lat %g (NoData).", what, lon, lat)
+	case errors.Is(err, raster.ErrUnavailable):
+		var te *terrain.TileError
+		id := ""
+		if errors.As(err, &te) {
+			id = te.TileID
+		}
+		return &httpError{status: http.StatusBadGateway, slug: "bad-gateway", cause: err,
+			detail: fmt.Sprintf("The COG source of tile %s could not be read; try again later.", id)}
+	}
+	return err
+}
+
+func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request) error {
+	lon, lat, err := parsePoint(r.URL.Query(), http.StatusUnprocessableEntity)
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	h, err := terrain.Elevation(r.Context(), rasterPacks(v, pack.Terrain), lon, lat)
+	if err != nil {
+		return rasterProblem(err, "terrain", lon, lat)
+	}
+	m := h.Dataset.Manifest
+	setBL(r.Context(), m.BL)
+	return writeJSON(w, r, http.StatusOK, "", elevationResult{ElevationM: terrain.Round3(h.Value), Datum: "DHHN2016",
+		SourceBL: m.BL, Snapshot: m.Snapshot, License: m.LicenseID, Attribution: attributionText(m), TileID: h.TileID})
+}
+
+type elevationResult struct {
+	ElevationM  float64 `json:"elevation_m"`
+	Datum       string  `json:"datum"`
+	SourceBL    string  `json:"source_bl"`
+	Snapshot    string  `json:"snapshot"`
+	License     string  `json:"license"`
+	Attribution string  `json:"attribution"`
+	TileID      string  `json:"tile_id"`
+}

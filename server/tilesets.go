@@ -1,0 +1,146 @@
+package server
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+)
+
+func (s *Server) tilesetRoutes() []route {
+	idParam := param{name: "tileset_id", in: "path", typ: "string", format: "uuid", required: true, desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
+	return []route{
+		{method: "GET", path: "/v1/tilesets", opID: "listTilesets", tag: "Tilesets", stability: "stable", since: "0.1.0",
+			summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
+			desc: "One 3D Tiles 1.1 tileset of the LoD2 buildings per published BL snapshot (glb content, quadtree, EXT_mesh_features feature ids " +
+				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
+				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed.",
+			params:    []param{{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"}},
+			responses: []response{{status: 200, desc: "Tilesets meeting the bbox", schema: "TilesetList", headers: []string{"Cache-Control"}}, resp400},
+			handle:    s.handleTilesets},
+		{method: "GET", path: "/v1/tilesets/{tileset_id}", opID: "getTileset", tag: "Tilesets", stability: "stable", since: "0.1.0",
+			summary: "One tileset record",
+			desc:    "The same fields as a list entry, without the attribution block. 404 for an unknown or malformed id.",
+			params:  []param{idParam},
+			responses: []response{{status: 200, desc: "Tileset", schema: "Tileset", headers: []string{"Cache-Control"}},
+				{status: 404, desc: "Unknown or malformed tileset id", schema: "Problem"}},
+			handle: s.handleTileset},
+		{method: "GET", path: "/v1/tilesets/{tileset_id}/tileset.json", opID: "getTilesetJson", tag: "Tilesets", stability: "stable", since: "0.1.0",
+			summary: "Redirect to the tileset.json on the tile host",
+			desc: "Answers 302 Found with `Location: {tiles_url}/buildings/<bl>/<snapshot>/tileset.json` (temporary: a new snapshot gets a " +
+				"new id, and the tile host may move); 404 for an unknown or malformed id.",
+			params: []param{idParam},
+			responses: []response{{status: 302, desc: "Found: Location is the tileset.json URL"},
+				{status: 404, desc: "Unknown or malformed tileset id", schema: "Problem"}},
+			handle: s.handleTilesetJSON},
+	}
+}
+
+// tilesetRecord is SPEC 2.2.
+type tilesetRecord struct {
+	TilesetID      string         `json:"tileset_id"`
+	RegionCode     string         `json:"region_code"`
+	BundeslandCode string         `json:"bundesland_code"`
+	SnapshotDate   string         `json:"snapshot_date"`
+	S3Key          string         `json:"s3_key"`
+	TilesetURL     string         `json:"tileset_url"`
+	TileCount      int64          `json:"tile_count"`
+	TotalBytes     int64          `json:"total_bytes"`
+	BuildingCount  int64          `json:"building_count"`
+	GeneratedAt    string         `json:"generated_at"`
+	BoundingVolume map[string]any `json:"bounding_volume"`
+}
+
+func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
+	ti := m.Tileset
+	b := ti.BoundingVolume
+	ring := [][2]float64{}
+	if len(b) == 4 {
+		ring = [][2]float64{{b[0], b[1]}, {b[2], b[1]}, {b[2], b[3]}, {b[0], b[3]}, {b[0], b[1]}}
+	}
+	return tilesetRecord{TilesetID: ti.TilesetID, RegionCode: m.BL, BundeslandCode: m.BL, SnapshotDate: m.Snapshot,
+		S3Key: string(m.Product) + "/" + m.BL + "/" + m.Snapshot + "/" + ti.TilesetPath, TilesetURL: s.tileURL(m, ti.TilesetPath),
+		TileCount: ti.TileCount, TotalBytes: ti.TotalBytes, BuildingCount: ti.BuildingCount,
+		GeneratedAt:    ti.GeneratedAt.UTC().Format(time.RFC3339),
+		BoundingVolume: map[string]any{"type": "Polygon", "coordinates": [][][2]float64{ring}}}
+}
+
+// tilesets returns the published tileset packs, by BL code.
+func tilesets(v *catalog.View) []*catalog.Pack {
+	var out []*catalog.Pack
+	for _, p := range v.Packs(pack.Buildings3D) {
+		if p.Manifest.Tileset != nil && p.Manifest.Tileset.TilesetID != "" {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Manifest.BL < out[j].Manifest.BL })
+	return out
+}
+
+func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
+	bbox, err := parseBBoxParam(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	list := []tilesetRecord{}
+	attr := []map[string]any{}
+	for _, p := range tilesets(v) {
+		b := p.Manifest.Tileset.BoundingVolume
+		if len(b) != 4 || !bbox.Intersects(geo.BBox{MinLon: b[0], MinLat: b[1], MaxLon: b[2], MaxLat: b[3]}) {
+			continue
+		}
+		list = append(list, s.tilesetRecord(p.Manifest))
+		l := licenseInfo(p.Manifest.LicenseID)
+		attr = append(attr, map[string]any{"source": sourceName(p.Manifest), "license": l.Label, "url": l.URL, "tiles_count": p.Manifest.Tileset.TileCount})
+	}
+	if len(list) > 0 {
+		setBL(r.Context(), list[0].BundeslandCode)
+	}
+	return writeJSON(w, r, http.StatusOK, discoveryCache, map[string]any{"tilesets": list, "count": len(list),
+		"bbox": []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat}, "svc": map[string]any{"attribution": attr}})
+}
+
+// findTileset resolves a tileset id; malformed and unknown ids are 404.
+func (s *Server) findTileset(r *http.Request, v *catalog.View) (pack.Manifest, error) {
+	raw := r.PathValue("tileset_id")
+	id, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 {
+		return pack.Manifest{}, notFound("No tileset with id %q: tileset ids are UUIDs as listed by /v1/tilesets.", clip(raw))
+	}
+	for _, p := range tilesets(v) {
+		if p.Manifest.Tileset.TilesetID == id.String() {
+			setBL(r.Context(), p.Manifest.BL)
+			return p.Manifest, nil
+		}
+	}
+	return pack.Manifest{}, notFound("No tileset with id %s; a new snapshot of a BL gets a new id, see /v1/tilesets.", id)
+}
+
+func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	m, err := s.findTileset(r, v)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, discoveryCache, s.tilesetRecord(m))
+}
+
+func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request) error {
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	m, err := s.findTileset(r, v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", discoveryCache)
+	http.Redirect(w, r, s.tileURL(m, m.Tileset.TilesetPath), http.StatusFound)
+	return nil
+}

@@ -1,0 +1,132 @@
+package tiles3d
+
+import (
+	"math"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/store"
+)
+
+// maxDepth bounds the quadtree; a cell of a 1,000 km BL at depth 14 is
+// about 60 m wide.
+const maxDepth = 14
+
+// cell is one quadtree node over UTM metres: a square with its buildings
+// (by centre) when it is a leaf.
+type cell struct {
+	level, x, y int
+	minX, minY  float64
+	size        float64
+	ids         []int64
+	children    []*cell
+	// filled in while writing
+	region  [6]float64 // west, south, east, north (rad), min, max height
+	content string
+	abs     frame // leaf: UTM grid offsets around its centre to ECEF
+}
+
+// quadtree splits the square around all extents until each leaf holds at
+// most maxPer buildings.
+func quadtree(ext []store.BuildingExtent, maxPer int) *cell {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, e := range ext {
+		minX, minY = math.Min(minX, e.MinX), math.Min(minY, e.MinY)
+		maxX, maxY = math.Max(maxX, e.MaxX), math.Max(maxY, e.MaxY)
+	}
+	size := math.Max(math.Max(maxX-minX, maxY-minY), 1)
+	root := &cell{minX: minX, minY: minY, size: size}
+	idx := make([]int, len(ext))
+	for i := range idx {
+		idx[i] = i
+	}
+	split(root, ext, idx, maxPer)
+	return root
+}
+
+func split(c *cell, ext []store.BuildingExtent, idx []int, maxPer int) {
+	if len(idx) <= maxPer || c.level >= maxDepth {
+		c.ids = make([]int64, len(idx))
+		for i, k := range idx {
+			c.ids[i] = ext[k].BuildingID
+		}
+		return
+	}
+	half := c.size / 2
+	var parts [4][]int
+	for _, k := range idx {
+		e := ext[k]
+		q := 0
+		if (e.MinX+e.MaxX)/2 >= c.minX+half {
+			q |= 1
+		}
+		if (e.MinY+e.MaxY)/2 >= c.minY+half {
+			q |= 2
+		}
+		parts[q] = append(parts[q], k)
+	}
+	for q, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		ch := &cell{level: c.level + 1, x: 2*c.x + q&1, y: 2*c.y + q>>1, size: half,
+			minX: c.minX + float64(q&1)*half, minY: c.minY + float64(q>>1)*half}
+		split(ch, ext, p, maxPer)
+		c.children = append(c.children, ch)
+	}
+}
+
+// leaves returns the cells with buildings.
+func (c *cell) leaves(out []*cell) []*cell {
+	if len(c.children) == 0 {
+		return append(out, c)
+	}
+	for _, ch := range c.children {
+		out = ch.leaves(out)
+	}
+	return out
+}
+
+// geometricError of a cell: leaves show everything (0); an inner cell's
+// error is a tenth of its edge, so its buildings load once the camera is
+// within a few cell widths (CesiumJS's default 16 px screen-space error).
+func (c *cell) geometricError() float64 {
+	if len(c.children) == 0 {
+		return 0
+	}
+	return c.size / 10
+}
+
+// unionRegions sets inner cells' regions from their children.
+func (c *cell) unionRegions() {
+	if len(c.children) == 0 {
+		return
+	}
+	r := [6]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
+	for _, ch := range c.children {
+		ch.unionRegions()
+		r[0], r[1] = math.Min(r[0], ch.region[0]), math.Min(r[1], ch.region[1])
+		r[2], r[3] = math.Max(r[2], ch.region[2]), math.Max(r[3], ch.region[3])
+		r[4], r[5] = math.Min(r[4], ch.region[4]), math.Max(r[5], ch.region[5])
+	}
+	c.region = r
+}
+
+// regionOf returns the lon/lat box (radians) of a UTM box, from its
+// densified outline, widened by a small margin.
+func regionOf(z geo.Zone, minX, minY, maxX, maxY, minH, maxH float64) [6]float64 {
+	r := [6]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1), minH, maxH}
+	const steps = 4
+	for i := 0; i <= steps; i++ {
+		t := float64(i) / steps
+		for _, p := range [][2]float64{{minX + t*(maxX-minX), minY}, {minX + t*(maxX-minX), maxY}, {minX, minY + t*(maxY-minY)}, {maxX, minY + t*(maxY-minY)}} {
+			lon, lat := geo.FromUTM(z, p[0], p[1])
+			r[0], r[1] = math.Min(r[0], lon), math.Min(r[1], lat)
+			r[2], r[3] = math.Max(r[2], lon), math.Max(r[3], lat)
+		}
+	}
+	const margin = 1e-6 // degrees, about 0.1 m
+	for i, d := range []float64{-margin, -margin, margin, margin} {
+		r[i] = (r[i] + d) * math.Pi / 180
+	}
+	return r
+}

@@ -1,0 +1,111 @@
+// Package tiles3d builds the 3D Tiles 1.1 tileset of a federal state's
+// LoD2 buildings (https://docs.ogc.org/cs/22-025r4/22-025r4.html) as a
+// pack of product pack.Buildings3D: one glb per leaf of a quadtree over the
+// buildings, with a feature id per building (EXT_mesh_features) and its
+// gmlid and building_id in an EXT_structural_metadata property table.
+//
+// Placement: the root tile carries the East-North-Up to ECEF transform at
+// the centre of the BL's buildings; each leaf carries, relative to it, the
+// affine map from UTM grid offsets around the leaf centre to ECEF (grid
+// convergence and scale included, exact to well under a millimetre over a
+// leaf). Heights are DHHN2016 normal heights as the source has them, used
+// as heights above the GRS80 ellipsoid: the buildings sit 35 to 50 m (the
+// quasigeoid undulation in Germany) lower than on an ellipsoidal terrain.
+// Bounding volumes are regions (radians, metres).
+package tiles3d
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+)
+
+// ErrNoSource reports that the data directory holds no published LoD2 pack
+// of the BL.
+var ErrNoSource = errors.New("tiles3d: no published LoD2 pack")
+
+// Options configure Build.
+type Options struct {
+	DataDir string
+	BL      string
+	// MaxPerTile splits a quadtree cell holding more buildings (default
+	// 1000).
+	MaxPerTile int
+	// Workers is the number of tiles built concurrently (default 2).
+	Workers int
+	// Progress, when set, is called with buildings done and the total
+	// (from the worker goroutines, serialised).
+	Progress func(done, total int64)
+	// Now stamps generated_at (default time.Now).
+	Now func() time.Time
+}
+
+// Build writes the tileset pack of the newest published LoD2 snapshot of
+// o.BL, under the same snapshot date, and returns its manifest (with a new
+// tileset id). Errors wrap ErrNoSource, or come from the store and pack
+// packages; a failed build leaves nothing behind.
+func Build(ctx context.Context, o Options) (pack.Manifest, error) {
+	if o.MaxPerTile <= 0 {
+		o.MaxPerTile = 1000
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	src, dir, err := newestLoD2(o.DataDir, o.BL)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	st, err := store.OpenLoD2(ctx, filepath.Join(dir, filepath.FromSlash(src.LoD2.File)))
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	defer st.Close()
+	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.Buildings3D, BL: src.BL, Snapshot: src.Snapshot})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	defer w.Abort()
+	info, err := write(ctx, st, w.Dir(), o)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	info.GeneratedAt = o.Now().UTC().Truncate(time.Second)
+	m := pack.Manifest{LicenseID: src.LicenseID, Name: src.Name, SourceURL: src.SourceURL, SourceName: src.SourceName,
+		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: info.BoundingVolume, Tileset: &info}
+	if m, err = w.Commit(ctx, m); err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	return m, nil
+}
+
+// newestLoD2 returns the manifest and directory of the newest finished
+// LoD2 snapshot of a BL.
+func newestLoD2(dataDir, bl string) (pack.Manifest, string, error) {
+	base := filepath.Join(dataDir, string(pack.LoD2), bl)
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return pack.Manifest{}, "", fmt.Errorf("%w for %q in %s", ErrNoSource, bl, dataDir)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() > entries[j].Name() })
+	for _, e := range entries {
+		if !e.IsDir() || !pack.ValidSnapshot(e.Name()) {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		m, err := pack.ReadManifest(dir)
+		if err == nil && m.LoD2 != nil {
+			return m, dir, nil
+		}
+	}
+	return pack.Manifest{}, "", fmt.Errorf("%w for %q in %s", ErrNoSource, bl, dataDir)
+}

@@ -1,0 +1,47 @@
+package tiles3d
+
+// tileJSON is one tile of tileset.json (3D Tiles 1.1).
+type tileJSON struct {
+	Transform      []float64      `json:"transform,omitempty"`
+	BoundingVolume map[string]any `json:"boundingVolume"`
+	GeometricError float64        `json:"geometricError"`
+	Refine         string         `json:"refine,omitempty"`
+	Content        *contentJSON   `json:"content,omitempty"`
+	Children       []*tileJSON    `json:"children,omitempty"`
+}
+
+type contentJSON struct {
+	URI string `json:"uri"`
+}
+
+type tilesetJSON struct {
+	Asset          map[string]string `json:"asset"`
+	GeometricError float64           `json:"geometricError"`
+	Root           *tileJSON         `json:"root"`
+}
+
+// tilesetDoc renders the quadtree; the root carries the ENU-to-ECEF
+// transform of rootM.
+func tilesetDoc(root *cell, rootM frame) tilesetJSON {
+	r := tileOf(root, rootM.inverse())
+	r.Transform = rootM.matrix()
+	if len(root.children) == 0 {
+		r.Transform = root.abs.matrix() // the root is the only leaf
+	}
+	r.Refine = "ADD"
+	ge := root.size / 5
+	return tilesetJSON{Asset: map[string]string{"version": "1.1", "generator": "svc build tileset"}, GeometricError: ge, Root: r}
+}
+
+// tileOf renders a cell; leaves get their frame relative to the root's.
+func tileOf(c *cell, rootInv frame) *tileJSON {
+	t := &tileJSON{BoundingVolume: map[string]any{"region": c.region[:]}, GeometricError: c.geometricError()}
+	if c.content != "" {
+		t.Content = &contentJSON{URI: c.content}
+		t.Transform = rootInv.mul(c.abs).matrix()
+	}
+	for _, ch := range c.children {
+		t.Children = append(t.Children, tileOf(ch, rootInv))
+	}
+	return t
+}

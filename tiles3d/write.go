@@ -1,0 +1,127 @@
+package tiles3d
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+)
+
+// TilesetFile is the name of the tileset JSON in the pack.
+const TilesetFile = "tileset.json"
+
+// write builds every leaf's glb and the tileset JSON into dir.
+func write(ctx context.Context, st *store.LoD2, dir string, o Options) (pack.TilesetInfo, error) {
+	ext, err := st.Extents(ctx)
+	if err != nil {
+		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	if len(ext) == 0 {
+		return pack.TilesetInfo{}, fmt.Errorf("%w: the LoD2 pack has no buildings", ErrNoSource)
+	}
+	byID := make(map[int64]int, len(ext))
+	for i, e := range ext {
+		byID[e.BuildingID] = i
+	}
+	root := quadtree(ext, o.MaxPerTile)
+	zone := st.Zone()
+	rootE, rootN := root.minX+root.size/2, root.minY+root.size/2
+	rootM := frameAt(zone, rootE, rootN)
+	if err := os.MkdirAll(filepath.Join(dir, "tiles"), 0o755); err != nil {
+		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	leaves := root.leaves(nil)
+	var mu sync.Mutex
+	var done, total, bytes int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Workers)
+	for _, c := range leaves {
+		g.Go(func() error {
+			n, size, err := writeLeaf(gctx, st, dir, c, ext, byID)
+			mu.Lock()
+			defer mu.Unlock()
+			done += int64(len(c.ids))
+			total += n
+			bytes += size
+			if o.Progress != nil {
+				o.Progress(done, int64(len(ext)))
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return pack.TilesetInfo{}, err
+	}
+	root.unionRegions()
+	doc := tilesetDoc(root, rootM)
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, TilesetFile), data, 0o644); err != nil {
+		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	r := root.region
+	deg := 180 / math.Pi
+	return pack.TilesetInfo{TilesetID: uuid.NewString(), TilesetPath: TilesetFile, TileCount: int64(len(leaves)),
+		TotalBytes: bytes + int64(len(data)), BuildingCount: total,
+		BoundingVolume: []float64{r[0] * deg, r[1] * deg, r[2] * deg, r[3] * deg}}, nil
+}
+
+// writeLeaf writes one leaf's glb, sets its region, content and transform,
+// and returns the buildings written and the file size.
+func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []store.BuildingExtent, byID map[int64]int) (int64, int64, error) {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, id := range c.ids {
+		e := ext[byID[id]]
+		minX, minY = math.Min(minX, e.MinX), math.Min(minY, e.MinY)
+		maxX, maxY = math.Max(maxX, e.MaxX), math.Max(maxY, e.MaxY)
+	}
+	zone := st.Zone()
+	ce, cn := (minX+maxX)/2, (minY+maxY)/2
+	b, err := glb.NewBuilder(glb.Options{Zone: int(zone), OriginE: ce, OriginN: cn, ZBase: glb.ZAbsolute, IncludeGround: true,
+		MergeBuildings: true, Features: true, YUp: true})
+	if err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: %w", err)
+	}
+	minH, maxH := math.Inf(1), math.Inf(-1)
+	var gb glb.Building
+	err = st.BuildingGeometry(ctx, c.ids, func(bd *store.Building3D) error {
+		gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
+		for _, s := range bd.Surfaces {
+			for i := 2; i < len(s.Flat); i += 3 {
+				minH, maxH = math.Min(minH, s.Flat[i]), math.Max(maxH, s.Flat[i])
+			}
+			gb.Surfaces = append(gb.Surfaces, glb.Surface{Class: s.Class, Flat: s.Flat, Ends: s.Ends})
+		}
+		_, err := b.Add(&gb)
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: tile %d/%d/%d: %w", c.level, c.x, c.y, err)
+	}
+	data, err := b.GLB()
+	if err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: tile %d/%d/%d: %w", c.level, c.x, c.y, err)
+	}
+	c.content = fmt.Sprintf("tiles/%d_%d_%d.glb", c.level, c.x, c.y)
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(c.content)), data, 0o644); err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: %w", err)
+	}
+	if math.IsInf(minH, 0) {
+		minH, maxH = 0, 0
+	}
+	c.region = regionOf(zone, minX, minY, maxX, maxY, minH, maxH)
+	c.abs = gridFrame(zone, ce, cn)
+	return int64(b.Buildings()), int64(len(data)), nil
+}
