@@ -137,7 +137,8 @@ func TestDGMErrors(t *testing.T) {
 
 // TestDGMConvertIsCOG runs GDAL's COG validator on a converted tile.
 func TestDGMConvertIsCOG(t *testing.T) {
-	py := testtool.Require(t, "python3", "apt-get install python3-gdal")
+	testtool.Require(t, "gdalinfo", "apt-get install gdal-bin python3-gdal")
+	py := "/usr/bin/python3" // Debian's interpreter, which has the osgeo bindings
 	script := "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py"
 	if _, err := os.Stat(script); err != nil {
 		script = "/usr/share/doc/python3-gdal/examples/validate_cloud_optimized_geotiff.py"
