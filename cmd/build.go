@@ -20,7 +20,7 @@ func newBuild() *cobra.Command {
 		Long: `build derives static artefacts from the packs in the data directory and writes them as packs of their
 own, published atomically like imports. A running server picks them up on SIGHUP or POST /v1/admin/datasets.`,
 	}
-	c.AddCommand(newBuildTileset())
+	c.AddCommand(newBuildTileset(), newBuildTerrainMesh())
 	return c
 }
 
@@ -37,7 +37,7 @@ building_id as metadata, ECEF root transform) of the newest published LoD2 snaps
 			if o.BL == "" {
 				return fmt.Errorf("--bl is required")
 			}
-			stop := buildProgress(c.ErrOrStderr(), &o)
+			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "buildings")
 			start := time.Now()
 			m, err := tiles3d.Build(c.Context(), o)
 			stop()
@@ -60,9 +60,10 @@ building_id as metadata, ECEF root transform) of the newest published LoD2 snaps
 	return c
 }
 
-// buildProgress shows a bar of buildings on a terminal; elsewhere it stays
-// silent. It returns a function that ends the display.
-func buildProgress(w io.Writer, o *tiles3d.Options) func() {
+// buildProgress shows a bar of items (buildings, tiles) on a terminal by
+// setting *progress; elsewhere it stays silent. It returns a function that
+// ends the display.
+func buildProgress(w io.Writer, progress *func(done, total int64), unit string) func() {
 	f, ok := w.(*os.File)
 	if !ok {
 		return func() {}
@@ -72,9 +73,9 @@ func buildProgress(w io.Writer, o *tiles3d.Options) func() {
 	}
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar
-	o.Progress = func(done, total int64) {
+	*progress = func(done, total int64) {
 		if bar == nil {
-			bar = p.New(total, mpb.BarStyle(), mpb.PrependDecorators(decor.Name("buildings "), decor.CountersNoUnit("%d / %d")),
+			bar = p.New(total, mpb.BarStyle(), mpb.PrependDecorators(decor.Name(unit+" "), decor.CountersNoUnit("%d / %d")),
 				mpb.AppendDecorators(decor.AverageSpeed(0, "  %.0f/s")))
 		}
 		bar.SetCurrent(done)
@@ -85,4 +86,41 @@ func buildProgress(w io.Writer, o *tiles3d.Options) func() {
 		}
 		p.Wait()
 	}
+}
+
+func newBuildTerrainMesh() *cobra.Command {
+	var o tiles3d.TerrainMeshOptions
+	c := &cobra.Command{
+		Use:   "terrain-mesh --data DIR --bl BL [--tolerance 0.5]",
+		Short: "Build the terrain mesh 3D Tiles of a BL's DGM (RTIN, Draco-compressed b3dm)",
+		Long: `terrain-mesh samples every DGM tile of the newest published terrain snapshot of the BL on a
+lattice at least as fine as its pixels, triangulates it as a right-triangulated irregular network (RTIN) whose
+vertical error against the samples is at most --tolerance metres, and writes one b3dm tile with a
+Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json into
+<data>/terrain-mesh/<bl>/<snapshot>/ (published as /v1/terrain-mesh/datasets).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.BL == "" {
+				return fmt.Errorf("--bl is required")
+			}
+			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "tiles")
+			start := time.Now()
+			m, err := tiles3d.BuildTerrainMesh(c.Context(), o)
+			stop()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "built %s: %d tiles, tolerance %g m, in %s\n", m.Key(), m.TerrainMesh.TileCount,
+				m.TerrainMesh.RTINToleranceM, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.DataDir, "data", "./data", "data directory")
+	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
+	f.Float64Var(&o.ToleranceM, "tolerance", 0.5, "maximum vertical error of the mesh in metres")
+	f.IntVar(&o.GridSize, "grid", 0, "samples per tile edge, 2^k+1 (default: spacing at most the DGM pixel size)")
+	f.IntVar(&o.Workers, "workers", 2, "tiles meshed concurrently")
+	addEnvHelp(c)
+	return c
 }

@@ -56,7 +56,8 @@ type Options struct {
 	Log     func(format string, args ...any)
 }
 
-// Run writes the source files under <data>/sources and imports them. It is
+// Run writes the source files under <data>/sources, imports them and builds
+// the 3D Tiles (buildings, terrain mesh) from the imported packs. It is
 // deterministic for a seed: the same seed gives the same sources.
 func Run(ctx context.Context, o Options) error {
 	if o.Log == nil {
@@ -80,7 +81,17 @@ func Run(ctx context.Context, o Options) error {
 		}
 		o.Log("3d tiles %-3s %d buildings, %d tiles, tileset %s", site.BL, tm.Tileset.BuildingCount, tm.Tileset.TileCount, tm.Tileset.TilesetID)
 	}
-	return importAllRasters(ctx, o)
+	if err := importAllRasters(ctx, o); err != nil {
+		return err
+	}
+	for _, site := range Sites {
+		tm, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: o.DataDir, BL: site.BL})
+		if err != nil {
+			return fmt.Errorf("demo: %s: %w", site.BL, err)
+		}
+		o.Log("terrain mesh %-3s %d tiles, RTIN tolerance %g m", site.BL, tm.TerrainMesh.TileCount, tm.TerrainMesh.RTINToleranceM)
+	}
+	return nil
 }
 
 // Origin returns the south-west corner of the site's first tile in its UTM

@@ -35,8 +35,12 @@ type Errors struct {
 	err  []float32
 }
 
-// point is a grid vertex (x column, y row).
-type point struct{ x, y int }
+// point is a grid vertex (x column, y row). int16 keeps the hierarchy of a
+// 4097 grid (about 33M triangles over all levels) in bounded memory.
+type point struct{ x, y int16 }
+
+// MaxSize is the largest grid Size accepted.
+const MaxSize = 4097
 
 func mid(a, b point) (point, bool) {
 	if (a.x+b.x)%2 != 0 || (a.y+b.y)%2 != 0 {
@@ -45,11 +49,13 @@ func mid(a, b point) (point, bool) {
 	return point{(a.x + b.x) / 2, (a.y + b.y) / 2}, true
 }
 
+func (p point) at(n int) int { return int(p.y)*n + int(p.x) }
+
 // triangle has its right angle at c and hypotenuse a-b.
 type triangle struct{ a, b, c point }
 
 func roots(n int) [2]triangle {
-	t := n - 1
+	t := int16(n - 1)
 	return [2]triangle{
 		{a: point{0, 0}, b: point{t, t}, c: point{0, t}},
 		{a: point{t, t}, b: point{0, 0}, c: point{t, 0}},
@@ -71,7 +77,7 @@ func (tr triangle) children(m point) (triangle, triangle) {
 // triangles of a diamond are in before a coarser triangle reads the vertex.
 func ComputeErrors(g Grid) (*Errors, error) {
 	n := g.Size
-	if n < 3 || (n-1)&(n-2) != 0 || len(g.Heights) != n*n {
+	if n < 3 || n > MaxSize || (n-1)&(n-2) != 0 || len(g.Heights) != n*n {
 		return nil, fmt.Errorf("%w: size %d with %d heights (want 2^k+1 squared)", ErrGrid, n, len(g.Heights))
 	}
 	for _, h := range g.Heights {
@@ -83,7 +89,7 @@ func ComputeErrors(g Grid) (*Errors, error) {
 	r := roots(n)
 	levels := [][]triangle{r[:]}
 	for {
-		var next []triangle
+		next := make([]triangle, 0, 2*len(levels[len(levels)-1]))
 		for _, tr := range levels[len(levels)-1] {
 			m, ok := mid(tr.a, tr.b)
 			if !ok {
@@ -104,12 +110,12 @@ func ComputeErrors(g Grid) (*Errors, error) {
 				continue
 			}
 			me := float32(deviation(g, tr))
-			i := m.y*n + m.x
+			i := m.at(n)
 			e.err[i] = max(e.err[i], me)
 			c1, c2 := tr.children(m)
 			for _, c := range []triangle{c1, c2} {
 				if cm, ok := mid(c.a, c.b); ok {
-					e.err[i] = max(e.err[i], e.err[cm.y*n+cm.x])
+					e.err[i] = max(e.err[i], e.err[cm.at(n)])
 				}
 			}
 		}
@@ -120,15 +126,15 @@ func ComputeErrors(g Grid) (*Errors, error) {
 // deviation is the largest |plane - height| over the grid points inside tr.
 func deviation(g Grid, tr triangle) float64 {
 	n := g.Size
-	a, b, c := tr.a, tr.b, tr.c
-	ha, hb, hc := float64(g.Heights[a.y*n+a.x]), float64(g.Heights[b.y*n+b.x]), float64(g.Heights[c.y*n+c.x])
-	det := float64((b.y-c.y)*(a.x-c.x) + (c.x-b.x)*(a.y-c.y))
+	ha, hb, hc := float64(g.Heights[tr.a.at(n)]), float64(g.Heights[tr.b.at(n)]), float64(g.Heights[tr.c.at(n)])
+	ax, ay, bx, by, cx, cy := int(tr.a.x), int(tr.a.y), int(tr.b.x), int(tr.b.y), int(tr.c.x), int(tr.c.y)
+	det := float64((by-cy)*(ax-cx) + (cx-bx)*(ay-cy))
 	worst := 0.0
-	for y := min(a.y, b.y, c.y); y <= max(a.y, b.y, c.y); y++ {
+	for y := min(ay, by, cy); y <= max(ay, by, cy); y++ {
 		row := g.Heights[y*n:]
-		for x := min(a.x, b.x, c.x); x <= max(a.x, b.x, c.x); x++ {
-			l1 := float64((b.y-c.y)*(x-c.x)+(c.x-b.x)*(y-c.y)) / det
-			l2 := float64((c.y-a.y)*(x-c.x)+(a.x-c.x)*(y-c.y)) / det
+		for x := min(ax, bx, cx); x <= max(ax, bx, cx); x++ {
+			l1 := float64((by-cy)*(x-cx)+(cx-bx)*(y-cy)) / det
+			l2 := float64((cy-ay)*(x-cx)+(ax-cx)*(y-cy)) / det
 			l3 := 1 - l1 - l2
 			if l1 < -1e-12 || l2 < -1e-12 || l3 < -1e-12 {
 				continue
@@ -159,12 +165,12 @@ func (e *Errors) Mesh(maxError float64) Mesh {
 		}
 		i := uint32(len(m.Vertices))
 		index[p] = i
-		m.Vertices = append(m.Vertices, [2]int{p.x, p.y})
+		m.Vertices = append(m.Vertices, [2]int{int(p.x), int(p.y)})
 		return i
 	}
 	var split func(tr triangle)
 	split = func(tr triangle) {
-		if mp, ok := mid(tr.a, tr.b); ok && float64(e.err[mp.y*e.size+mp.x]) > maxError {
+		if mp, ok := mid(tr.a, tr.b); ok && float64(e.err[mp.at(e.size)]) > maxError {
 			c1, c2 := tr.children(mp)
 			split(c1)
 			split(c2)

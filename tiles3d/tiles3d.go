@@ -91,10 +91,16 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 // newestLoD2 returns the manifest and directory of the newest finished
 // LoD2 snapshot of a BL.
 func newestLoD2(dataDir, bl string) (pack.Manifest, string, error) {
-	base := filepath.Join(dataDir, string(pack.LoD2), bl)
+	return newestPack(dataDir, pack.LoD2, bl, func(m pack.Manifest) bool { return m.LoD2 != nil })
+}
+
+// newestPack returns the newest finished snapshot of a product and BL that
+// ok accepts.
+func newestPack(dataDir string, prod pack.Product, bl string, ok func(pack.Manifest) bool) (pack.Manifest, string, error) {
+	base := filepath.Join(dataDir, string(prod), bl)
 	entries, err := os.ReadDir(base)
 	if err != nil {
-		return pack.Manifest{}, "", fmt.Errorf("%w for %q in %s", ErrNoSource, bl, dataDir)
+		return pack.Manifest{}, "", fmt.Errorf("%w: no %s pack for %q in %s", ErrNoSource, prod, bl, dataDir)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() > entries[j].Name() })
 	for _, e := range entries {
@@ -103,9 +109,9 @@ func newestLoD2(dataDir, bl string) (pack.Manifest, string, error) {
 		}
 		dir := filepath.Join(base, e.Name())
 		m, err := pack.ReadManifest(dir)
-		if err == nil && m.LoD2 != nil {
+		if err == nil && ok(m) {
 			return m, dir, nil
 		}
 	}
-	return pack.Manifest{}, "", fmt.Errorf("%w for %q in %s", ErrNoSource, bl, dataDir)
+	return pack.Manifest{}, "", fmt.Errorf("%w: no finished %s pack for %q in %s", ErrNoSource, prod, bl, dataDir)
 }

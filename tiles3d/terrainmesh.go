@@ -1,0 +1,295 @@
+package tiles3d
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/rtin"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// TerrainMeshOptions configure BuildTerrainMesh.
+type TerrainMeshOptions struct {
+	DataDir    string
+	BL         string
+	ToleranceM float64 // maximum vertical error of the mesh against the samples (default 0.5)
+	// GridSize is the samples per tile edge, 2^k + 1. The default (0) is the
+	// smallest such size whose spacing is at most the tile's pixel size
+	// (1025 for a 1 km tile of 1 m pixels): every DGM pixel then holds at
+	// least one lattice point, where the mesh is within the tolerance of
+	// that pixel's value.
+	GridSize int
+	Workers    int     // tiles meshed concurrently (default 2)
+	Cache      *raster.Cache
+	Progress   func(done, total int64)
+	Now        func() time.Time
+}
+
+// terrainColor is the base colour of the terrain mesh (linear RGB): a
+// neutral earth tone that land cover drapes over.
+var terrainColor = [4]float64{0.48, 0.45, 0.38, 1}
+
+// BuildTerrainMesh writes the terrain mesh pack of the newest published
+// terrain snapshot of o.BL: per DGM tile one b3dm with a Draco-compressed
+// RTIN mesh whose vertical error against the sampled grid is at most
+// ToleranceM, and a single-level quadtree tileset.json over them. Heights
+// are DHHN2016 as the DGM has them, placed as ellipsoidal heights (the same
+// convention as the building tilesets, so both fit together). NoData
+// samples (water) are filled with the lowest valid height of their tile, a
+// flat water surface; tiles without any valid sample are left out.
+func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest, error) {
+	if o.ToleranceM <= 0 || math.IsNaN(o.ToleranceM) {
+		o.ToleranceM = 0.5
+	}
+	if n := o.GridSize; n != 0 && (n < 3 || (n-1)&(n-2) != 0 || n > rtin.MaxSize) {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: grid size %d is not 2^k+1 (3..%d)", n, rtin.MaxSize)
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	src, dir, err := newestPack(o.DataDir, pack.Terrain, o.BL, func(m pack.Manifest) bool { return m.Terrain != nil })
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	ds, err := terrain.OpenPack(ctx, dir, src, terrain.Options{Cache: o.Cache})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	defer ds.Close()
+	layer := ds.Layer(terrain.LayerDGM)
+	if layer == nil {
+		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no DGM layer", ErrNoSource, src.Key())
+	}
+	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.TerrainMesh, BL: src.BL, Snapshot: src.Snapshot})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	defer w.Abort()
+	children, err := meshTiles(ctx, layer, ds.Zone, w.Dir(), o)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	if len(children) == 0 {
+		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no valid samples", ErrNoSource, src.Key())
+	}
+	if err := writeTerrainTileset(filepath.Join(w.Dir(), "tileset.json"), children); err != nil {
+		return pack.Manifest{}, err
+	}
+	m := pack.Manifest{LicenseID: src.LicenseID, Name: src.Name, SourceURL: src.SourceURL, SourceName: src.SourceName,
+		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: src.BBoxWGS84,
+		TerrainMesh: &pack.TerrainMeshInfo{TilesetPath: "tileset.json", TileCount: int64(len(children)),
+			RTINToleranceM: o.ToleranceM, TilingScheme: "single-level-quadtree", BuiltAt: o.Now().UTC().Truncate(time.Second)}}
+	if m, err = w.Commit(ctx, m); err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	return m, nil
+}
+
+// meshTiles meshes every DGM tile concurrently and returns their tiles in
+// tile order.
+func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string, o TerrainMeshOptions) ([]*tileJSON, error) {
+	tiles := layer.Tiles()
+	out := make([]*tileJSON, len(tiles))
+	if err := os.MkdirAll(filepath.Join(dir, "tiles"), 0o755); err != nil {
+		return nil, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Workers)
+	var mu sync.Mutex
+	var done int64
+	for i := range tiles {
+		g.Go(func() error {
+			tj, err := meshTile(gctx, layer, z, i, dir, o)
+			if err != nil {
+				return fmt.Errorf("tiles3d: terrain tile %s: %w", tiles[i].Name, err)
+			}
+			out[i] = tj
+			mu.Lock()
+			done++
+			if o.Progress != nil {
+				o.Progress(done, int64(len(tiles)))
+			}
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var kept []*tileJSON
+	for _, t := range out {
+		if t != nil {
+			kept = append(kept, t)
+		}
+	}
+	return kept, nil
+}
+
+// meshTile samples one DGM tile on an n x n grid, meshes it and writes its
+// b3dm. It returns nil for a tile without valid samples.
+func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir string, o TerrainMeshOptions) (*tileJSON, error) {
+	t := layer.Tiles()[i]
+	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
+	n := o.GridSize
+	if n == 0 {
+		n = gridFor(edge, t.PixelM)
+	}
+	step := edge / float64(n-1)
+	heights, ok, err := sampleGrid(ctx, layer, t.BBox[0], t.BBox[3], step, n)
+	if err != nil || !ok {
+		return nil, err
+	}
+	errs, err := rtin.ComputeErrors(rtin.Grid{Size: n, Heights: heights})
+	if err != nil {
+		return nil, err
+	}
+	mesh := errs.Mesh(o.ToleranceM)
+	cx, cy := t.BBox[0]+edge/2, t.BBox[3]-edge/2
+	pos, nrm, idx, hmin, hmax := meshArrays(mesh, heights, n, t.BBox[0]-cx, t.BBox[3]-cy, step)
+	data, err := glb.MeshGLB("terrain "+t.Name, pos, nrm, idx, terrainColor, true)
+	if err != nil {
+		return nil, err
+	}
+	name := "tiles/" + t.Name + ".b3dm"
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), glb.B3DM(data), 0o644); err != nil {
+		return nil, err
+	}
+	region := regionOf(z, t.BBox[0], t.BBox[3]-edge, t.BBox[0]+edge, t.BBox[3], hmin, hmax)
+	return &tileJSON{
+		Transform:      gridFrame(z, cx, cy).matrix(),
+		BoundingVolume: map[string]any{"region": region[:]},
+		GeometricError: 0,
+		Content:        &contentJSON{URI: name},
+	}, nil
+}
+
+// gridFor is the smallest 2^k + 1 lattice with a spacing of at most pixelM
+// over edge metres (at most rtin.MaxSize).
+func gridFor(edge, pixelM float64) int {
+	if pixelM <= 0 {
+		pixelM = edge / 512
+	}
+	n := 2
+	for n < rtin.MaxSize-1 && float64(n) < math.Ceil(edge/pixelM-1e-9) {
+		n *= 2
+	}
+	return n + 1
+}
+
+// sampleGrid reads n x n heights from (x0, y0) going east and south by step.
+// NoData and uncovered samples become the lowest valid height; ok is false
+// when there is none.
+func sampleGrid(ctx context.Context, layer *terrain.Layer, x0, y0, step float64, n int) ([]float32, bool, error) {
+	heights := make([]float32, n*n)
+	valid := make([]bool, n*n)
+	lowest := math.Inf(1)
+	for r := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		for c := range n {
+			v, _, err := layer.Sample(ctx, x0+float64(c)*step, y0-float64(r)*step)
+			if errors.Is(err, terrain.ErrNoData) || errors.Is(err, terrain.ErrOutside) {
+				continue
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			heights[r*n+c], valid[r*n+c] = float32(v), true
+			lowest = math.Min(lowest, v)
+		}
+	}
+	if math.IsInf(lowest, 1) {
+		return nil, false, nil
+	}
+	for k, ok := range valid {
+		if !ok {
+			heights[k] = float32(lowest)
+		}
+	}
+	return heights, true, nil
+}
+
+// meshArrays turns the RTIN into glTF arrays: positions relative to the
+// tile centre in glTF's Y-up frame (x east, y up, z south), smooth vertex
+// normals, and triangles counter-clockwise seen from above.
+func meshArrays(m rtin.Mesh, heights []float32, n int, dx0, dy0, step float64) (pos, nrm []float32, idx []uint32, hmin, hmax float64) {
+	hmin, hmax = math.Inf(1), math.Inf(-1)
+	zup := make([][3]float64, len(m.Vertices))
+	for k, v := range m.Vertices {
+		h := float64(heights[v[1]*n+v[0]])
+		zup[k] = [3]float64{dx0 + float64(v[0])*step, dy0 - float64(v[1])*step, h}
+		hmin, hmax = math.Min(hmin, h), math.Max(hmax, h)
+	}
+	normals := make([][3]float64, len(zup))
+	idx = make([]uint32, 0, len(m.Triangles))
+	for t := 0; t < len(m.Triangles); t += 3 {
+		// RTIN rows grow southward, so its order is clockwise seen from above.
+		a, b, c := m.Triangles[t], m.Triangles[t+2], m.Triangles[t+1]
+		idx = append(idx, a, b, c)
+		p, q, r := zup[a], zup[b], zup[c]
+		u := [3]float64{q[0] - p[0], q[1] - p[1], q[2] - p[2]}
+		w := [3]float64{r[0] - p[0], r[1] - p[1], r[2] - p[2]}
+		fn := [3]float64{u[1]*w[2] - u[2]*w[1], u[2]*w[0] - u[0]*w[2], u[0]*w[1] - u[1]*w[0]}
+		for _, k := range []uint32{a, b, c} {
+			for j := range 3 {
+				normals[k][j] += fn[j]
+			}
+		}
+	}
+	pos = make([]float32, 0, 3*len(zup))
+	nrm = make([]float32, 0, 3*len(zup))
+	for k, p := range zup {
+		nv := normals[k]
+		l := math.Sqrt(nv[0]*nv[0] + nv[1]*nv[1] + nv[2]*nv[2])
+		if l == 0 {
+			nv, l = [3]float64{0, 0, 1}, 1
+		}
+		// Z-up (x, y, z) is glTF Y-up (x, z, -y).
+		pos = append(pos, float32(p[0]), float32(p[2]), float32(-p[1]))
+		nrm = append(nrm, float32(nv[0]/l), float32(nv[2]/l), float32(-nv[1]/l))
+	}
+	return pos, nrm, idx, hmin, hmax
+}
+
+// writeTerrainTileset writes the single-level quadtree: a root without
+// content whose children are the DGM tiles.
+func writeTerrainTileset(path string, children []*tileJSON) error {
+	region := append([]float64(nil), children[0].BoundingVolume["region"].([]float64)...)
+	for _, c := range children[1:] {
+		r := c.BoundingVolume["region"].([]float64)
+		region[0], region[1] = math.Min(region[0], r[0]), math.Min(region[1], r[1])
+		region[2], region[3] = math.Max(region[2], r[2]), math.Max(region[3], r[3])
+		region[4], region[5] = math.Min(region[4], r[4]), math.Max(region[5], r[5])
+	}
+	// The root's error is what leaving all tiles out would cost: about the
+	// relief of the area, at least one tile's worth.
+	rootErr := math.Max(region[5]-region[4], 100)
+	doc := tilesetJSON{
+		Asset:          map[string]string{"version": "1.0", "generator": "svc terrain-mesh"},
+		GeometricError: rootErr,
+		Root: &tileJSON{BoundingVolume: map[string]any{"region": region}, GeometricError: rootErr,
+			Refine: "REPLACE", Children: children},
+	}
+	data, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
