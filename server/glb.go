@@ -278,7 +278,8 @@ func setGLBHeaders(h http.Header, g glbRequest, etag string) {
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", glbCache)
 	h.Set("X-Svc-Anchor-Srid", strconv.Itoa(g.zone.EPSG()))
-	h.Set("X-Svc-Anchor-LonLat", strconv.FormatFloat(g.anchor.Lon, 'f', -1, 64)+","+strconv.FormatFloat(g.anchor.Lat, 'f', -1, 64))
+	// 9 decimals (0.1 mm) hide float noise such as 8.677499999999998.
+	h.Set("X-Svc-Anchor-LonLat", trimFloat(g.anchor.Lon, 9)+","+trimFloat(g.anchor.Lat, 9))
 	h.Set("X-Svc-Origin-EN", strconv.FormatFloat(g.originE, 'f', 3, 64)+","+strconv.FormatFloat(g.originN, 'f', 3, 64))
 	h.Set("X-Svc-Target-Frame", g.frame)
 	h.Set("X-Svc-Z-Base", g.zBase)
@@ -310,4 +311,11 @@ func glbHeaderDocs() map[string]any {
 		"X-Svc-Max-Buildings":         num("building limit applied (20000, or 1000000 with the admin token)"),
 		"X-Svc-Admin-Limits":          str("1 when the admin token raised the limits, else 0"),
 	}
+}
+
+// trimFloat formats v with at most prec decimals and no trailing zeros.
+func trimFloat(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
 }
