@@ -271,9 +271,6 @@ func TestValidator(t *testing.T) {
 		for vname, enc := range variants {
 			t.Run(name+"/"+vname, func(t *testing.T) {
 				data, err := enc()
-				if errors.Is(err, ErrDraco) {
-					t.Skipf("draco encoder not ready: %v", err)
-				}
 				if err != nil {
 					t.Fatal(err)
 				}
