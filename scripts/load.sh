@@ -44,3 +44,18 @@ for route in \
   printf '%-48s %12s %9s %9s %9s %s\n' "${route:0:48}" "$rps" "$p50" "$p90" "$p99" "${non2xx:+(non-2xx: $non2xx)}"
 done
 echo "server RSS after the run: $(ps -o rss= -p $pid | awk '{printf "%.0f MiB", $1/1024}')"
+
+# The same elevation query against a reference Python service (python3-gdal),
+# measured the same way, for the ratio the issue asks for.
+if /usr/bin/python3 -c 'from osgeo import gdal' 2>/dev/null; then
+  pydir=$(ls -d "$data"/terrain/he/*/ | head -1)
+  /usr/bin/python3 scripts/python_elevation.py "$pydir" $((PORT + 1)) &
+  pypid=$!
+  trap 'kill $pid $pypid 2>/dev/null || true; rm -rf "$data"' EXIT
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$((PORT + 1))/?lat=50.1109&lon=8.6821" >/dev/null && break; sleep 0.1; done
+  go_rps=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" "$base/v1/terrain/elevation?lat=50.1109&lon=8.6821" | awk '/Requests\/sec/ {print $2}')
+  py_rps=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" "http://127.0.0.1:$((PORT + 1))/?lat=50.1109&lon=8.6821" | awk '/Requests\/sec/ {print $2}')
+  awk -v g="$go_rps" -v p="$py_rps" 'BEGIN {printf "elevation: svc %.0f req/s, python3-gdal reference %.0f req/s, ratio %.0fx\n", g, p, g/p}'
+else
+  echo "python3-gdal not installed: skipping the Python elevation comparison"
+fi

@@ -19,7 +19,8 @@ func (s *Server) tilesetRoutes() []route {
 			summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
 			desc: "One 3D Tiles 1.1 tileset of the LoD2 buildings per published BL snapshot (glb content, quadtree, EXT_mesh_features feature ids " +
 				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
-				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed.",
+				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed. " +
+				"The bbox has no size limit: the answer holds at most one tileset per BL (16), so even all of Germany is cheap.",
 			params:    []param{{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"}},
 			responses: []response{{status: 200, desc: "Tilesets meeting the bbox", schema: "TilesetList", headers: []string{"Cache-Control"}}, resp400},
 			handle:    s.handleTilesets},
