@@ -32,10 +32,10 @@ type TerrainMeshOptions struct {
 	// least one lattice point, where the mesh is within the tolerance of
 	// that pixel's value.
 	GridSize int
-	Workers    int     // tiles meshed concurrently (default 2)
-	Cache      *raster.Cache
-	Progress   func(done, total int64)
-	Now        func() time.Time
+	Workers  int // tiles meshed concurrently (default 2)
+	Cache    *raster.Cache
+	Progress func(done, total int64)
+	Now      func() time.Time
 }
 
 // terrainColor is the base colour of the terrain mesh (linear RGB): a
