@@ -50,12 +50,20 @@ func newImportVegetation() *cobra.Command {
 	var vo importer.VegetationOptions
 	var mode string
 	c := &cobra.Command{
-		Use:   "vegetation --bl BL --snapshot YYYY-MM-DD --license ID --cdsm PATH... [--tdsm PATH...]",
+		Use:   "vegetation --bl BL --snapshot YYYY-MM-DD --license ID --cdsm PATH... [--tdsm PATH...] [--bridge-mask FILE]",
 		Short: "Import canopy height (CDSM) and crown base (TDSM) rasters into a BL vegetation pack",
 		Long: `vegetation imports canopy height rasters (CDSM: metres above ground, building-masked, NoData
 where vegetation-free) and optionally crown base rasters (TDSM) into one vegetation pack per BL and
 snapshot. Paths take the same forms and modes (convert, mirror) as 'svc import dgm'; --cdsm and
---tdsm are repeatable or comma-separated.`,
+--tdsm are repeatable or comma-separated.
+
+The pack also gets the 3D Tiles themes trees (single trees detected in the CDSM, instanced glTF)
+and plantcover (RTIN mesh of the vegetation surface, Draco b3dm), standing on the BL's newest
+terrain pack (import the DGM first; without one they stand at height 0; 'svc build vegetation'
+rebuilds them later). --bridge-mask takes a GeoJSON FeatureCollection of Polygon/MultiPolygon
+bridge decks in WGS84 lon/lat (RFC 7946; coordinates in metres of the BL CRS are accepted too):
+CDSM and TDSM pixels within 1.0 m of a deck become NoData (SPEC 4.6; needs --mode convert). SPEC
+4.6 expects a mask for he and ni from snapshot 2026-07-20; be has no official source.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
@@ -80,6 +88,8 @@ snapshot. Paths take the same forms and modes (convert, mirror) as 'svc import d
 	c.Flags().StringSliceVar(&vo.TDSM, "tdsm", nil, "crown base raster files, directories or zips")
 	c.Flags().StringVar(&vo.CRS, "crs", "", "CRS of the rasters: EPSG:25832 or EPSG:25833 (default: the BL's)")
 	c.Flags().StringVar(&mode, "mode", "convert", "convert or mirror")
+	c.Flags().StringVar(&vo.BridgeMask, "bridge-mask", "", "GeoJSON of bridge-deck polygons whose pixels (1.0 m buffer) become NoData")
+	c.Flags().Float64Var(&vo.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
 	addEnvHelp(c)
 	return c
 }

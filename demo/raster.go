@@ -229,11 +229,18 @@ func importRasters(ctx context.Context, o Options, s Site) error {
 	}
 	o.Log("dgm  %-3s %d tiles (%s, %s)", s.BL, m.Terrain.TileCount, m.Terrain.Source, m.CRS)
 	c.SourceURL = "file://" + cdsm
-	m, err = importer.Vegetation(ctx, c, importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}})
+	vo := importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}, Workers: 1}
+	if s.BL == BridgeBL {
+		if vo.BridgeMask, err = writeBridgeMask(dir, s); err != nil {
+			return err
+		}
+	}
+	m, err = importer.Vegetation(ctx, c, vo)
 	if err != nil {
 		return err
 	}
-	o.Log("veg  %-3s %d themes (%s)", s.BL, len(m.Vegetation.Themes), m.CRS)
+	o.Log("veg  %-3s %d themes (%s%s)", s.BL, len(m.Vegetation.Themes), m.CRS,
+		map[bool]string{true: ", bridge mask", false: ""}[m.Vegetation.BridgeMask])
 	return nil
 }
 

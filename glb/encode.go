@@ -161,10 +161,14 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 		if features {
 			return nil, fmt.Errorf("%w: feature ids are not compressed", ErrDraco)
 		}
-		res, err := draco.EncodeResult(&draco.Mesh{Indices: p.idx, Attributes: []draco.Attribute{
+		atts := []draco.Attribute{
 			{Kind: draco.Position, Components: 3, Data: p.pos},
 			{Kind: draco.Normal, Components: 3, Data: p.nrm},
-		}}, draco.Options{PositionBits: 18})
+		}
+		if p.col != nil {
+			atts = append(atts, draco.Attribute{Kind: draco.Color, Components: 4, U8: p.col, Normalized: true})
+		}
+		res, err := draco.EncodeResult(&draco.Mesh{Indices: p.idx, Attributes: atts}, draco.Options{PositionBits: 18})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrDraco, err)
 		}
@@ -173,8 +177,11 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 			idxAcc.ComponentType = gltf.ComponentUshort
 		}
 		bv := d.view(res.Data, gltf.TargetNone, 4)
-		prim.Extensions = gltf.Extensions{extDraco: map[string]any{"bufferView": bv,
-			"attributes": map[string]any{"POSITION": res.AttributeIDs[0], "NORMAL": res.AttributeIDs[1]}}}
+		ids := map[string]any{"POSITION": res.AttributeIDs[0], "NORMAL": res.AttributeIDs[1]}
+		if p.col != nil {
+			ids["COLOR_0"] = res.AttributeIDs[2]
+		}
+		prim.Extensions = gltf.Extensions{extDraco: map[string]any{"bufferView": bv, "attributes": ids}}
 	} else {
 		posAcc.BufferView = gltf.Index(d.view(f32Bytes(p.pos), gltf.TargetArrayBuffer, 4))
 		nrmAcc.BufferView = gltf.Index(d.view(f32Bytes(p.nrm), gltf.TargetArrayBuffer, 4))
@@ -183,6 +190,9 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 		idxAcc.BufferView = gltf.Index(d.view(ib, gltf.TargetElementArrayBuffer, 4))
 	}
 	prim.Attributes = gltf.PrimitiveAttributes{gltf.POSITION: d.accessor(posAcc), gltf.NORMAL: d.accessor(nrmAcc)}
+	if p.col != nil {
+		prim.Attributes[gltf.COLOR_0] = d.accessor(d.colorAccessor(p.col, posAcc.Count, compress))
+	}
 	prim.Indices = gltf.Index(d.accessor(idxAcc))
 	if features {
 		fa := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorScalar, Count: nv,

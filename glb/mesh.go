@@ -20,6 +20,7 @@ const (
 type prim struct {
 	pos, nrm []float32
 	fid      []float32
+	col      []uint8 // optional RGBA per vertex (COLOR_0, normalized)
 	idx      []uint32
 	weld     map[weldKey]uint32
 }

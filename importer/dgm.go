@@ -92,6 +92,7 @@ type rasterImport struct {
 	zone   geo.Zone
 	mode   Mode
 	client *http.Client
+	mask   *bridgeMask // vegetation: bridge decks to blank out, or nil
 	prog   Progress
 	last   time.Time
 }

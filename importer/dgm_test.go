@@ -180,8 +180,10 @@ func TestVegetationImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.CRS != "EPSG:25833" || len(m.Vegetation.Themes) != 2 || m.Vegetation.Themes[0].Name != "cdsm" ||
-		m.Vegetation.Themes[1].Path != "tdsm/" || m.Vegetation.TileSizeM != 20 || !m.Has("cdsm/cdsm_1.tif") {
+	if m.CRS != "EPSG:25833" || len(m.Vegetation.Themes) != 4 || m.Vegetation.Themes[0].Name != "cdsm" ||
+		m.Vegetation.Themes[1].Path != "tdsm/" || m.Vegetation.Themes[2].Path != "trees/tileset.json" ||
+		m.Vegetation.Themes[3].Name != "plantcover" || m.Vegetation.TileSizeM != 20 || !m.Has("cdsm/cdsm_1.tif") ||
+		!m.Has("plantcover/tileset.json") || m.Vegetation.BridgeMask {
 		t.Errorf("manifest %+v", m.Vegetation)
 	}
 }

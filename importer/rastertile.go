@@ -19,6 +19,9 @@ import (
 func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInput) (terrain.Tile, error) {
 	rel := path.Join(sub, in.stem+".tif")
 	t := terrain.Tile{Name: in.stem, Path: rel}
+	if ri.mask != nil && (in.kind == kindURL || (in.kind == kindTIFF && ri.mode == ModeMirror)) {
+		return t, fmt.Errorf("%w: a bridge mask needs --mode convert (mirrored and remote COGs stay unchanged)", ErrOptions)
+	}
 	switch in.kind {
 	case kindURL:
 		src := raster.NewHTTPSource(ri.client, in.url)
@@ -41,6 +44,9 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 		}
 		if err := ri.describe(&t, raster.Info{Width: g.Width, Height: g.Height, GeoTransform: g.GeoTransform}); err != nil {
 			return t, err
+		}
+		if ri.mask != nil {
+			ri.mask.apply(&g)
 		}
 		return t, writeCOGFile(filepath.Join(dir, filepath.FromSlash(rel)), g)
 	}
@@ -74,6 +80,9 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 	}
 	g.EPSG = ri.epsg
 	g.ReplaceNodata(terrain.Nodata)
+	if ri.mask != nil {
+		ri.mask.apply(&g)
+	}
 	return t, writeCOGFile(dst, g)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/terrain"
+	"github.com/svc-geodata/svc/tiles3d"
 )
 
 // VegetationOptions configure Vegetation.
@@ -16,14 +17,28 @@ type VegetationOptions struct {
 	Mode Mode     // ModeConvert ("") or ModeMirror
 	CDSM []string // canopy height rasters (required)
 	TDSM []string // crown base rasters (optional)
+	// BridgeMask is a GeoJSON file of bridge-deck polygons (see
+	// parseBridgeMask for the CRS rule): CDSM and TDSM pixels within
+	// BridgeBufferM of a deck become NoData (SPEC 4.6). It needs
+	// ModeConvert. Any BL accepts one; SPEC 4.6 expects it for he and ni
+	// from snapshot 2026-07-20 (be has no official source). The manifest
+	// records whether a mask was applied.
+	BridgeMask string
+	// ToleranceM is the plantcover RTIN tolerance (default 0.5 m).
+	ToleranceM float64
+	// Workers builds that many 3D Tiles tiles concurrently (default 2).
+	Workers int
 }
 
 // Vegetation imports canopy height (CDSM, metres above ground) and
 // optionally crown base (TDSM) rasters, GeoTIFF or XYZ as DGM takes them,
-// into a new vegetation pack of c.BL and c.Snapshot with the themes cdsm and
-// tdsm (spec 2.10) and publishes it. The 3D Tiles themes (trees,
-// plantcover) come from another build step. Errors name the file; on error
-// the previous snapshot stays published.
+// into a new vegetation pack of c.BL and c.Snapshot and publishes it with
+// all four themes of SPEC 2.10 in one atomic commit: the rasters cdsm and
+// tdsm, and the 3D Tiles trees and plantcover built from the CDSM by
+// tiles3d.WriteVegetation (ground from the BL's newest terrain pack when
+// one is published, else height 0; import the DGM first, or rebuild with
+// tiles3d.BuildVegetation later). Errors name the file; on error the
+// previous snapshot stays published.
 func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manifest, error) {
 	ri, err := newRasterImport(c, o.CRS, o.Mode, false)
 	if err != nil {
@@ -32,13 +47,18 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 	if len(o.CDSM) == 0 {
 		return pack.Manifest{}, fmt.Errorf("%w: no CDSM input (--cdsm)", ErrOptions)
 	}
+	if o.BridgeMask != "" {
+		if ri.mask, err = readBridgeMask(o.BridgeMask, ri.zone); err != nil {
+			return pack.Manifest{}, err
+		}
+	}
 	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.Vegetation, BL: c.BL, Snapshot: c.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer w.Abort()
 	ix := terrain.Index{EPSG: ri.epsg, Layers: map[string][]terrain.Tile{}}
-	info := &pack.VegetationInfo{Index: terrain.IndexName}
+	info := &pack.VegetationInfo{Index: terrain.IndexName, BridgeMask: ri.mask != nil}
 	for _, l := range []struct {
 		name  string
 		paths []string
@@ -58,6 +78,12 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 	if err := terrain.WriteIndex(filepath.Join(w.Dir(), terrain.IndexName), ix); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
+	res, err := tiles3d.WriteVegetation(ctx, w.Dir(), tiles3d.VegetationOptions{DataDir: c.DataDir, BL: c.BL,
+		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: o.Workers})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	info.Themes = append(info.Themes, res.Themes...)
 	m := c.manifest(ri.st)
 	m.CRS = "EPSG:" + strconv.Itoa(ri.epsg)
 	m.BBoxWGS84 = terrain.EnvelopeWGS84(ri.zone, cdsm)

@@ -153,6 +153,9 @@ type VegetationInfo struct {
 	Themes    []Theme `json:"themes"`
 	TileSizeM float64 `json:"tile_size_m"`
 	Index     string  `json:"index"` // CDSM/TDSM tile index file, relative
+	// BridgeMask records that bridge decks were removed from the CDSM and
+	// TDSM with a structure mask (SPEC 4.6).
+	BridgeMask bool `json:"bridge_mask"`
 }
 
 // TilesetInfo is the building 3D Tiles part of a manifest (SPEC 2.2).

@@ -147,8 +147,9 @@ func deviation(g Grid, tr triangle) float64 {
 
 // Mesh is a triangulation of grid vertices: Vertices holds x, y grid
 // coordinates (column, row) of each used vertex, Triangles three vertex
-// indexes per triangle, counter-clockwise with y pointing down the rows
-// (clockwise in a y-up frame; callers flip as their frame needs).
+// indexes per triangle, all counter-clockwise in (column, row) coordinates,
+// that is clockwise seen from above when rows run southward; callers flip
+// as their frame needs.
 type Mesh struct {
 	Vertices  [][2]int
 	Triangles []uint32
@@ -176,7 +177,13 @@ func (e *Errors) Mesh(maxError float64) Mesh {
 			split(c2)
 			return
 		}
-		m.Triangles = append(m.Triangles, vertex(tr.a), vertex(tr.b), vertex(tr.c))
+		// The hierarchy alternates orientation between levels; emit every
+		// triangle counter-clockwise in (column, row) coordinates.
+		a, b := tr.a, tr.b
+		if (int(b.x)-int(a.x))*(int(tr.c.y)-int(a.y))-(int(b.y)-int(a.y))*(int(tr.c.x)-int(a.x)) < 0 {
+			a, b = b, a
+		}
+		m.Triangles = append(m.Triangles, vertex(a), vertex(b), vertex(tr.c))
 	}
 	for _, r := range roots(e.size) {
 		split(r)

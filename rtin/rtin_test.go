@@ -103,7 +103,11 @@ func TestMeshIsWatertight(t *testing.T) {
 			edges[[2]uint32{a, b}]++
 		}
 		p, q, r := m.Vertices[tri[0]], m.Vertices[tri[1]], m.Vertices[tri[2]]
-		area += math.Abs(float64((q[0]-p[0])*(r[1]-p[1])-(r[0]-p[0])*(q[1]-p[1]))) / 2
+		cross := (q[0]-p[0])*(r[1]-p[1]) - (r[0]-p[0])*(q[1]-p[1])
+		if cross <= 0 {
+			t.Fatalf("triangle %v %v %v is not counter-clockwise in grid coordinates", p, q, r)
+		}
+		area += float64(cross) / 2
 	}
 	n := g.Size - 1
 	if area != float64(n*n) {

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,8 +73,9 @@ func newFixture(t *testing.T) *fixture {
 		map[string]string{"surface/tileset.json": "{}", "sea/tileset.json": "{}"})
 	commitPack(t, data, pack.Key{Product: pack.Vegetation, BL: "be", Snapshot: "2026-07-20"},
 		pack.Manifest{LicenseID: "dl-de-zero-2.0", CRS: "EPSG:25833", Vegetation: &pack.VegetationInfo{TileSizeM: 1000,
-			Themes: []pack.Theme{{Name: "cdsm", Kind: "raster_cog", Path: "cdsm/"}, {Name: "trees", Kind: "3dtiles", Path: "trees/tileset.json"}}}},
-		map[string]string{"cdsm/a.tif": "x", "trees/tileset.json": "{}"})
+			Themes: []pack.Theme{{Name: "cdsm", Kind: "raster_cog", Path: "cdsm/"}, {Name: "tdsm", Kind: "raster_cog", Path: "tdsm/"},
+				{Name: "trees", Kind: "3dtiles", Path: "trees/tileset.json"}, {Name: "plantcover", Kind: "3dtiles", Path: "plantcover/tileset.json"}}}},
+		map[string]string{"cdsm/a.tif": "x", "tdsm/a.tif": "x", "trees/tileset.json": "{}", "plantcover/tileset.json": "{}"})
 	// A half-written copy of a newer terrain snapshot: never published.
 	half := filepath.Join(data, "terrain", "be", "2026-08-01")
 	os.MkdirAll(half, 0o755)
@@ -185,6 +187,23 @@ func TestDiscovery(t *testing.T) {
 		{"/v1/vegetation/datasets", 1, func(t *testing.T, ds []map[string]any) {
 			if ds[0]["attribution"] != nil || ds[0]["tile_size_m"] != float64(1000) {
 				t.Errorf("vegetation = %v", ds[0])
+			}
+			// SPEC 2.10: four themes {name, kind, url}; COG themes point to
+			// the directory base, 3D Tiles themes to tileset.json.
+			want := []map[string]any{
+				{"name": "cdsm", "kind": "raster_cog", "url": "http://api.test/tiles/veg/be/2026-07-20/cdsm/"},
+				{"name": "tdsm", "kind": "raster_cog", "url": "http://api.test/tiles/veg/be/2026-07-20/tdsm/"},
+				{"name": "trees", "kind": "3dtiles", "url": "http://api.test/tiles/veg/be/2026-07-20/trees/tileset.json"},
+				{"name": "plantcover", "kind": "3dtiles", "url": "http://api.test/tiles/veg/be/2026-07-20/plantcover/tileset.json"},
+			}
+			themes, _ := ds[0]["themes"].([]any)
+			if len(themes) != len(want) {
+				t.Fatalf("themes = %v", themes)
+			}
+			for i, th := range themes {
+				if fmt.Sprint(th) != fmt.Sprint(want[i]) {
+					t.Errorf("theme %d = %v, want %v", i, th, want[i])
+				}
 			}
 		}},
 	} {
