@@ -33,8 +33,18 @@ func (s *Server) discoveryRoutes() []route {
 			func(v *catalog.View) any { return s.terrainMeshDatasets(v) }),
 		list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta", false,
 			func(v *catalog.View) any { return s.osmCoverDatasets(v) }),
-		list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta", false,
-			func(v *catalog.View) any { return s.vegetationDatasets(v) }),
+		func() route {
+			rt := list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta", false,
+				func(v *catalog.View) any { return s.vegetationDatasets(v) })
+			rt.desc = "Each dataset has four themes: `cdsm` and `tdsm` (raster_cog; `url` is the base of the COG directory, the sampling source " +
+				"of /v1/vegetation/canopy on a grid of `tile_size_m`), `trees` (3dtiles: one glb per tile, a trunk-and-crown model drawn per " +
+				"detected tree with EXT_mesh_gpu_instancing) and `plantcover` (3dtiles: Draco b3dm, an RTIN mesh of ground plus canopy). " +
+				"Snapshot dependence: from snapshot 2026-07-20 for be, he and ni the plantcover carries per-vertex COLOR_0 (R = crown height " +
+				"above ground over 0 to 50 m, G and B = class colour: shrub 2-5 m, low 5-15 m, tall from 15 m) and has no curtain triangles; " +
+				"older snapshots have neither. Where an official bridge mask was imported, decks buffered by 1.0 m are removed from the " +
+				"rasters (canopy answers 404 there); be has no official source. Heights of the 3D Tiles are DHHN2016 placed as ellipsoidal heights."
+			return rt
+		}(),
 		func() route {
 			rt := list("getAttribution", "/v1/attribution", "Licence and attribution of every published product", "AttributionList", "stable", true,
 				func(v *catalog.View) any { return s.attribution(v) })
