@@ -1,8 +1,11 @@
 package server
 
 import (
+	"io/fs"
 	"net/http"
+	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,7 +42,40 @@ func (s *Server) tilesetRoutes() []route {
 			responses: []response{{status: 302, desc: "Found: Location is the tileset.json URL"},
 				{status: 404, desc: "Unknown or malformed tileset id", schema: "Problem"}},
 			handle: s.handleTilesetJSON},
+		{method: "GET", path: "/v1/tilesets/{tileset_id}/{path...}", opID: "getTilesetFile", tag: "Tilesets", stability: "beta", since: "0.1.0",
+			exempt:  true,
+			summary: "Redirect to a file of the tileset on the tile host",
+			desc: "Viewers such as CesiumJS resolve the relative content URIs of a tileset.json against the URL they requested, not " +
+				"the one a redirect led to; so a tileset opened through /v1/tilesets/{tileset_id}/tileset.json asks for its tiles here. " +
+				"Answers 302 Found to the same path under `{tiles_url}/buildings/<bl>/<snapshot>/`; 404 for an unknown tileset or a path " +
+				"with empty, dot or hidden segments. Like the tile host, not counted against the keyless limit.",
+			params: []param{idParam, {name: "path", in: "path", typ: "string", required: true, desc: "file path relative to tileset.json"}},
+			responses: []response{{status: 302, desc: "Found: Location is the file on the tile host"},
+				{status: 404, desc: "Unknown tileset or invalid path", schema: "Problem"}},
+			handle: s.handleTilesetFile},
 	}
+}
+
+func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request) error {
+	rel := r.PathValue("path")
+	if !fs.ValidPath(rel) || strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") {
+		return notFound("No tileset file %s.", clip(rel))
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "" || strings.HasPrefix(seg, ".") {
+			return notFound("No tileset file %s.", clip(rel))
+		}
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	m, err := s.findTileset(r, v)
+	if err != nil {
+		return err
+	}
+	base := path.Dir(m.Tileset.TilesetPath)
+	w.Header().Set("Cache-Control", discoveryCache)
+	http.Redirect(w, r, s.tileURL(m, path.Join(base, rel)), http.StatusFound)
+	return nil
 }
 
 // tilesetRecord is SPEC 2.2.
