@@ -5,7 +5,9 @@ scripts/load.sh (issue 4: svc must answer over 100 times its rate).
 It is what a careful Python service does with Debian's python3-gdal: the
 tile index is read once, GDAL datasets stay open (one set per thread, since
 GDAL handles are not thread-safe), the point is projected with OSR and one
-pixel is read. Usage: python_elevation.py PACK_DIR PORT
+pixel is read. With OPEN_PER_REQUEST=1 in the environment it opens the tile
+for every request instead, as many simple services do.
+Usage: python_elevation.py PACK_DIR PORT
 """
 import json
 import os
@@ -21,6 +23,7 @@ pack = sys.argv[1]
 index = json.load(open(os.path.join(pack, "index.json")))
 tiles = index["layers"]["dgm"]
 local = threading.local()
+per_request = os.environ.get("OPEN_PER_REQUEST") == "1"
 
 
 def handles():
@@ -61,6 +64,8 @@ class Handler(BaseHTTPRequestHandler):
             b = t["bbox"]
             if b[0] <= x < b[2] and b[1] <= y < b[3]:
                 d = ds[t["name"]]
+                if per_request:
+                    d = gdal.Open(os.path.join(pack, t["path"]))
                 gt = d.GetGeoTransform()
                 col, row = int((x - gt[0]) / gt[1]), int((y - gt[3]) / gt[5])
                 band = d.GetRasterBand(1)
