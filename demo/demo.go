@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -70,7 +71,7 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("demo: %s: %w", site.BL, err)
 		}
 		m, err := importer.LoD2(ctx, importer.Common{DataDir: o.DataDir, BL: site.BL, Snapshot: site.Snapshot,
-			LicenseID: site.LicenseID, SourceURL: "file://" + srcDir}, []string{srcDir})
+			LicenseID: site.LicenseID, SourceURL: fileURL(srcDir)}, []string{srcDir})
 		if err != nil {
 			return fmt.Errorf("demo: %s: %w", site.BL, err)
 		}
@@ -180,4 +181,12 @@ func buildingID(s Site, prefix string, seq int, rng *rand.Rand) string {
 		return u.String()
 	}
 	return fmt.Sprintf("%s%s%08d", prefix, "DM", seq)
+}
+
+// fileURL is the file:// URL of a local path, absolute as RFC 8089 wants.
+func fileURL(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 }

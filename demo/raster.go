@@ -222,13 +222,13 @@ func importRasters(ctx context.Context, o Options, s Site) error {
 	if rasterFormatOf(s) == formatCOG {
 		mode = importer.ModeMirror
 	}
-	c := importer.Common{DataDir: o.DataDir, BL: s.BL, Snapshot: s.Snapshot, LicenseID: s.LicenseID, SourceURL: "file://" + dgm}
+	c := importer.Common{DataDir: o.DataDir, BL: s.BL, Snapshot: s.Snapshot, LicenseID: s.LicenseID, SourceURL: fileURL(dgm)}
 	m, err := importer.DGM(ctx, c, importer.DGMOptions{Mode: mode}, []string{dgm})
 	if err != nil {
 		return err
 	}
 	o.Log("dgm  %-3s %d tiles (%s, %s)", s.BL, m.Terrain.TileCount, m.Terrain.Source, m.CRS)
-	c.SourceURL = "file://" + cdsm
+	c.SourceURL = fileURL(cdsm)
 	vo := importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}, Workers: 1}
 	if s.BL == BridgeBL {
 		if vo.BridgeMask, err = writeBridgeMask(dir, s); err != nil {
