@@ -14,7 +14,7 @@ import (
 const discoveryCache = "public, max-age=300"
 
 func (s *Server) discoveryRoutes() []route {
-	list := func(op, path, summary, schema, stability string, count bool, h func(*catalog.View) any) route {
+	list := func(op, path, summary, schema, stability string, h func(*catalog.View) any) route {
 		return route{
 			method: "GET", path: path, opID: op, summary: summary, tag: "Discovery",
 			stability: stability, since: "0.1.0", exempt: path == "/v1/datasets",
@@ -25,16 +25,16 @@ func (s *Server) discoveryRoutes() []route {
 		}
 	}
 	return []route{
-		list("listDatasets", "/v1/datasets", "List the LoD2 building datasets (one per federal state)", "LoD2DatasetList", "stable", true,
+		list("listDatasets", "/v1/datasets", "List the LoD2 building datasets (one per federal state)", "LoD2DatasetList", "stable",
 			func(v *catalog.View) any { return s.lod2Datasets(v) }),
-		list("listTerrainDatasets", "/v1/terrain/datasets", "List the DGM1 terrain datasets", "TerrainDatasetList", "stable", true,
+		list("listTerrainDatasets", "/v1/terrain/datasets", "List the DGM1 terrain datasets", "TerrainDatasetList", "stable",
 			func(v *catalog.View) any { return s.terrainDatasets(v) }),
-		list("listTerrainMeshDatasets", "/v1/terrain-mesh/datasets", "List the terrain mesh 3D Tiles datasets", "TerrainMeshDatasetList", "beta", false,
+		list("listTerrainMeshDatasets", "/v1/terrain-mesh/datasets", "List the terrain mesh 3D Tiles datasets", "TerrainMeshDatasetList", "beta",
 			func(v *catalog.View) any { return s.terrainMeshDatasets(v) }),
-		list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta", false,
+		list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta",
 			func(v *catalog.View) any { return s.osmCoverDatasets(v) }),
 		func() route {
-			rt := list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta", false,
+			rt := list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta",
 				func(v *catalog.View) any { return s.vegetationDatasets(v) })
 			rt.desc = "Each dataset has four themes: `cdsm` and `tdsm` (raster_cog; `url` is the base of the COG directory, the sampling source " +
 				"of /v1/vegetation/canopy on a grid of `tile_size_m`), `trees` (3dtiles: one glb per tile, a trunk-and-crown model drawn per " +
@@ -46,7 +46,7 @@ func (s *Server) discoveryRoutes() []route {
 			return rt
 		}(),
 		func() route {
-			rt := list("getAttribution", "/v1/attribution", "Licence and attribution of every published product", "AttributionList", "stable", true,
+			rt := list("getAttribution", "/v1/attribution", "Licence and attribution of every published product", "AttributionList", "stable",
 				func(v *catalog.View) any { return s.attribution(v) })
 			rt.exempt = true
 			rt.desc = "One entry per published product and federal state: the source authority, the licence with its URL, " +

@@ -72,39 +72,42 @@ func (m *metrics) observe(route string, status int, d time.Duration) {
 
 // write renders the Prometheus text exposition format 0.0.4.
 func (m *metrics) write(w io.Writer, publishedBL map[pack.Product]int, totalBL int) {
-	m.mu.RLock()
-	keys := make([]seriesKey, 0, len(m.counts))
-	for k := range m.counts {
-		keys = append(keys, k)
+	type count struct {
+		k seriesKey
+		v int64
 	}
-	routes := make([]string, 0, len(m.hists))
-	for r := range m.hists {
-		routes = append(routes, r)
+	type hist struct {
+		route string
+		h     *histogram
+	}
+	m.mu.RLock()
+	counts := make([]count, 0, len(m.counts))
+	for k, c := range m.counts {
+		counts = append(counts, count{k, c.Load()})
+	}
+	hists := make([]hist, 0, len(m.hists))
+	for r, h := range m.hists {
+		hists = append(hists, hist{r, h})
 	}
 	m.mu.RUnlock()
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].route != keys[j].route {
-			return keys[i].route < keys[j].route
+	sort.Slice(counts, func(i, j int) bool {
+		if counts[i].k.route != counts[j].k.route {
+			return counts[i].k.route < counts[j].k.route
 		}
-		return keys[i].status < keys[j].status
+		return counts[i].k.status < counts[j].k.status
 	})
-	sort.Strings(routes)
+	sort.Slice(hists, func(i, j int) bool { return hists[i].route < hists[j].route })
 
 	fmt.Fprintln(w, "# HELP svc_http_requests_total HTTP requests by route pattern and status code.")
 	fmt.Fprintln(w, "# TYPE svc_http_requests_total counter")
-	for _, k := range keys {
-		m.mu.RLock()
-		v := m.counts[k].Load()
-		m.mu.RUnlock()
-		fmt.Fprintf(w, "svc_http_requests_total{route=%s,status=\"%d\"} %d\n", strconv.Quote(k.route), k.status, v)
+	for _, c := range counts {
+		fmt.Fprintf(w, "svc_http_requests_total{route=%s,status=\"%d\"} %d\n", strconv.Quote(c.k.route), c.k.status, c.v)
 	}
 	fmt.Fprintln(w, "# HELP svc_http_request_duration_seconds Request latency by route pattern.")
 	fmt.Fprintln(w, "# TYPE svc_http_request_duration_seconds histogram")
-	for _, r := range routes {
-		m.mu.RLock()
-		h := m.hists[r]
-		m.mu.RUnlock()
-		q := strconv.Quote(r)
+	for _, e := range hists {
+		h := e.h
+		q := strconv.Quote(e.route)
 		var cum int64
 		for i, ub := range latencyBuckets {
 			cum += h.buckets[i].Load()
