@@ -206,4 +206,11 @@ Decisions where the interface specification is silent:
 - Revoke is DELETE /v1/admin/api-keys/{api_key_id}; the per-key usage report is GET
   /v1/admin/api-keys/{api_key_id}/usage. Usage periods are calendar months (UTC) with month, start, end, call_count
   and error_count (status >= 400); counters are written in batches every second and reports flush them first.
+- Pro and business keys have no built-in limits: their monthly_call_quota (if set) is shown in X-Svc-Quota-Limit
+  and, like every keyed limit, is soft (counted and shown, never refused).
+- Data records other than keys have no states a client sees: a dataset is either published (its import
+  finished) or absent.
+- The service sends no events, webhooks or notifications.
+- Heights of all 3D Tiles and GLB exports are DHHN2016 values as the sources have them; in 3D Tiles they are
+  placed as ellipsoidal heights (no geoid applied), consistently for buildings, terrain and vegetation.
 - Problem types: %s.`, strings.Join(problemSlugs(), ", ")))
