@@ -37,7 +37,8 @@ func (s *Server) discoveryRoutes() []route {
 			rt := list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta",
 				func(v *catalog.View) any { return s.vegetationDatasets(v) })
 			rt.desc = "Each dataset has four themes: `cdsm` and `tdsm` (raster_cog; `url` is the base of the COG directory, the sampling source " +
-				"of /v1/vegetation/canopy on a grid of `tile_size_m`), `trees` (3dtiles: one glb per tile, a trunk-and-crown model drawn per " +
+				"of /v1/vegetation/canopy on a grid of `tile_size_m`; the COG files and their extents are listed in `index.json` beside " +
+				"the theme directories, since the tile host lists no directories), `trees` (3dtiles: one glb per tile, a trunk-and-crown model drawn per " +
 				"detected tree with EXT_mesh_gpu_instancing) and `plantcover` (3dtiles: Draco b3dm, an RTIN mesh of ground plus canopy). " +
 				"Snapshot dependence: from snapshot 2026-07-20 for be, he and ni the plantcover carries per-vertex COLOR_0 (R = crown height " +
 				"above ground over 0 to 50 m, G and B = class colour: shrub 2-5 m, low 5-15 m, tall from 15 m) and has no curtain triangles; " +
