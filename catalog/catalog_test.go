@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/svc-geodata/svc/pack"
 )
@@ -42,8 +43,11 @@ func TestReloadPublishesNewestFinished(t *testing.T) {
 	os.WriteFile(filepath.Join(half, "data.bin"), []byte("partial"), 0o644)
 	// An import in progress is invisible and not a problem.
 	os.MkdirAll(filepath.Join(data, "terrain", "be", ".tmp-2026-05-01-abc"), 0o755)
-	// Stray entries are reported.
+	// Stray entries are reported, and so is an import a crash left behind.
 	os.MkdirAll(filepath.Join(data, "terrain", "xx"), 0o755)
+	old := filepath.Join(data, "terrain", "be", ".tmp-2026-04-01-dead")
+	os.MkdirAll(old, 0o755)
+	os.Chtimes(old, time.Now().Add(-48*time.Hour), time.Now().Add(-48*time.Hour))
 
 	c := New(Options{Dir: data})
 	v, err := c.Reload(context.Background())
@@ -57,7 +61,7 @@ func TestReloadPublishesNewestFinished(t *testing.T) {
 	if got := ps[1].Manifest.Snapshot; got != "2026-02-01" {
 		t.Errorf("he snapshot = %s, want the newest finished 2026-02-01", got)
 	}
-	if len(v.Problems) != 2 {
+	if len(v.Problems) != 3 {
 		t.Fatalf("problems = %+v", v.Problems)
 	}
 	if !strings.Contains(v.Problems[0].Path+v.Problems[1].Path, "terrain/he/2026-03-01") {

@@ -15,6 +15,10 @@ import (
 	"github.com/svc-geodata/svc/pack"
 )
 
+// abandonedAfter is how long an import's temporary directory may sit
+// untouched before a scan reports it: no import writes nothing for a day.
+const abandonedAfter = 24 * time.Hour
+
 // Reload scans the data directory and makes the result the current view.
 // Packs whose manifest did not change since the last scan keep their open
 // handle. It returns the new view; its Problems list every skipped pack.
@@ -81,6 +85,10 @@ func (c *Catalog) scanBL(ctx context.Context, old, v *View, prod pack.Product, b
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") { // imports in progress, or left by a crash
+			if info, err := e.Info(); err == nil && e.IsDir() && time.Since(info.ModTime()) > abandonedAfter {
+				v.Problems = problemList(v.Problems).add(string(prod)+"/"+blCode+"/"+name,
+					"abandoned import directory (untouched for %s); never published, safe to delete", time.Since(info.ModTime()).Round(time.Hour))
+			}
 			continue
 		}
 		if !e.IsDir() || !pack.ValidSnapshot(name) {
