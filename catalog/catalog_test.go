@@ -64,8 +64,15 @@ func TestReloadPublishesNewestFinished(t *testing.T) {
 	if len(v.Problems) != 3 {
 		t.Fatalf("problems = %+v", v.Problems)
 	}
-	if !strings.Contains(v.Problems[0].Path+v.Problems[1].Path, "terrain/he/2026-03-01") {
-		t.Errorf("half-written pack not reported: %+v", v.Problems)
+	var all string
+	for _, p := range v.Problems {
+		all += p.Path + ": " + p.Reason + "\n"
+	}
+	if !strings.Contains(all, "terrain/he/2026-03-01") {
+		t.Errorf("half-written pack not reported: %s", all)
+	}
+	if !strings.Contains(all, ".tmp-2026-04-01-dead: abandoned import") || strings.Contains(all, ".tmp-2026-05-01") {
+		t.Errorf("abandoned / running imports reported wrongly: %s", all)
 	}
 	if v.BLCount("") != 2 || v.BLCount(pack.LoD2) != 0 {
 		t.Errorf("BLCount = %d, %d", v.BLCount(""), v.BLCount(pack.LoD2))
