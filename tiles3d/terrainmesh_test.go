@@ -146,56 +146,16 @@ func validate(t *testing.T, glbBytes []byte) {
 	}
 }
 
-// decodeDraco decodes the glTF's Draco buffer with the npm draco3d decoder
+// decodeDraco decodes the tile's Draco buffer with the npm draco3d decoder
 // (the one Cesium ships) and returns positions and triangle indexes.
 func decodeDraco(t *testing.T, glbBytes []byte) ([]float64, []int) {
 	t.Helper()
-	node := testtool.Require(t, "node", "apt-get install nodejs; npm ci")
-	le := binary.LittleEndian
-	jl := le.Uint32(glbBytes[12:])
-	var doc struct {
-		BufferViews []struct{ ByteOffset, ByteLength int }
-		Meshes      []struct {
-			Primitives []struct {
-				Extensions map[string]struct {
-					BufferView int
-					Attributes map[string]int
-				}
-			}
-		}
-	}
-	if err := json.Unmarshal(glbBytes[20:20+jl], &doc); err != nil {
-		t.Fatal(err)
-	}
-	ext, ok := doc.Meshes[0].Primitives[0].Extensions["KHR_draco_mesh_compression"]
+	atts, idx := decodeAll(t, glbBytes)
+	pos, ok := atts["POSITION"]
 	if !ok {
-		t.Fatal("terrain tile is not Draco-compressed")
+		t.Fatal("no POSITION attribute decoded")
 	}
-	bin := glbBytes[20+jl+8:]
-	bv := doc.BufferViews[ext.BufferView]
-	drc := filepath.Join(t.TempDir(), "tile.drc")
-	os.WriteFile(drc, bin[bv.ByteOffset:bv.ByteOffset+bv.ByteLength], 0o644)
-	out, err := exec.Command(node, "../glb/draco/testdata/decode.js", drc).Output()
-	if err != nil {
-		t.Fatalf("draco3d: %v", err)
-	}
-	var mesh struct {
-		Indices    []int
-		Attributes []struct {
-			ID     int
-			Values []float64
-		}
-	}
-	if err := json.Unmarshal(out, &mesh); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range mesh.Attributes {
-		if a.ID == ext.Attributes["POSITION"] {
-			return a.Values, mesh.Indices
-		}
-	}
-	t.Fatal("no POSITION attribute decoded")
-	return nil, nil
+	return pos, idx
 }
 
 // checkError evaluates the decoded mesh at every lattice point the mesh
