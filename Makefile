@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: build run demo test vet bench load fuzz interop-tools clean
+.PHONY: build run demo test vet race bench load fuzz interop-tools clean
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
@@ -28,6 +28,10 @@ test: build vet
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet $(PKGS)
+
+## race: every test under the race detector (slow: about 5 minutes on 2 cores)
+race:
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## bench: Go benchmarks (compare runs with benchstat)
 bench:
