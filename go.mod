@@ -1,29 +1,32 @@
 module github.com/svc-geodata/svc
 
-go 1.26.8
+go 1.26.3
+
+require (
+	github.com/google/uuid v1.6.0
+	github.com/klauspost/compress v1.18.0
+	github.com/qmuntal/gltf v0.28.0
+	github.com/spf13/cobra v1.9.1
+	github.com/spf13/pflag v1.0.6
+	github.com/twpayne/go-geom v1.7.0
+	github.com/vbauerster/mpb/v8 v8.10.2
+	golang.org/x/image v0.30.0
+	golang.org/x/sync v0.23.0
+	golang.org/x/sys v0.48.0
+	modernc.org/sqlite v1.60.1
+)
 
 require (
 	github.com/VividCortex/ewma v1.2.0 // indirect
 	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.18.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/ncruces/go-strftime v1.0.0 // indirect
-	github.com/qmuntal/gltf v0.28.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/spf13/cobra v1.9.1 // indirect
-	github.com/spf13/pflag v1.0.6 // indirect
-	github.com/twpayne/go-geom v1.7.0 // indirect
-	github.com/vbauerster/mpb/v8 v8.10.2 // indirect
-	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.60.1 // indirect
 )
