@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,14 +63,10 @@ building_id as metadata, ECEF root transform) of the newest published LoD2 snaps
 // setting *progress; elsewhere it stays silent. It returns a function that
 // ends the display.
 func buildProgress(w io.Writer, progress *func(done, total int64), unit string) func() {
-	f, ok := w.(*os.File)
-	if !ok {
+	p := newProgress(w)
+	if p == nil {
 		return func() {}
 	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
-	}
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar
 	*progress = func(done, total int64) {
 		if bar == nil {

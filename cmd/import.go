@@ -71,14 +71,10 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
 // progressBar shows bytes, files and items on a terminal; elsewhere it
 // stays silent. It returns a function that ends the display.
 func progressBar(w io.Writer, o *importer.Common, unit string) func() {
-	f, ok := w.(*os.File)
-	if !ok {
+	p := newProgress(w)
+	if p == nil {
 		return func() {}
 	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
-	}
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar
 	var last importer.Progress
 	o.Progress = func(pr importer.Progress) {
@@ -98,4 +94,17 @@ func progressBar(w io.Writer, o *importer.Common, unit string) func() {
 		}
 		p.Wait()
 	}
+}
+
+// newProgress returns a progress display on w when w is a terminal, else
+// nil: piped and logged output stays free of bar redraws.
+func newProgress(w io.Writer) *mpb.Progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
 }
