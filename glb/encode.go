@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/qmuntal/gltf"
@@ -23,20 +24,123 @@ var matColors = [numMats][4]float64{{0.85, 0.83, 0.80, 1}, {0.62, 0.25, 0.18, 1}
 
 var matNames = [numMats]string{"wall", "roof", "ground"}
 
-// doc is a glTF document under construction with its binary chunk.
+// doc is a glTF document under construction with its binary chunk. In
+// lazy mode the chunk is not built: buffer views only reference the
+// builder's arrays (segs), which writeSegments converts while streaming, so
+// a large export is never held in memory a second time.
 type doc struct {
 	*gltf.Document
-	bin []byte
+	bin  []byte
+	lazy bool
+	segs []segment
+	n    int // chunk length so far in lazy mode
+}
+
+// segment is one buffer view's bytes in lazy mode, after pad zero bytes:
+// raw bytes, float32 values, or indexes written as uint16 or uint32.
+type segment struct {
+	pad      int
+	raw      []byte
+	f32      []float32
+	idx      []uint32
+	idxShort bool
+}
+
+func (d *doc) binLen() int {
+	if d.lazy {
+		return d.n
+	}
+	return len(d.bin)
+}
+
+// place adds a buffer view of size bytes aligned to align, filled from s.
+func (d *doc) place(size, align int, target gltf.Target, s segment) int {
+	pad := (align - d.binLen()%align) % align
+	off := d.binLen() + pad
+	d.BufferViews = append(d.BufferViews, &gltf.BufferView{Buffer: 0, ByteOffset: off, ByteLength: size, Target: target})
+	if d.lazy {
+		s.pad = pad
+		d.segs = append(d.segs, s)
+		d.n = off + size
+	} else {
+		d.bin = append(d.bin, make([]byte, pad)...)
+		d.bin = s.appendTo(d.bin)
+	}
+	return len(d.BufferViews) - 1
 }
 
 // view appends data as a buffer view aligned to align bytes.
 func (d *doc) view(data []byte, target gltf.Target, align int) int {
-	for len(d.bin)%align != 0 {
-		d.bin = append(d.bin, 0)
+	return d.place(len(data), align, target, segment{raw: data})
+}
+
+// viewF32 appends float32 values as a 4-byte aligned buffer view.
+func (d *doc) viewF32(v []float32, target gltf.Target) int {
+	return d.place(4*len(v), 4, target, segment{f32: v})
+}
+
+// viewIndex appends triangle indexes as uint16 when the vertices allow,
+// else uint32, and returns the view and the component type.
+func (d *doc) viewIndex(idx []uint32, vertices int) (int, gltf.ComponentType) {
+	if vertices <= math.MaxUint16 {
+		return d.place(2*len(idx), 4, gltf.TargetElementArrayBuffer, segment{idx: idx, idxShort: true}), gltf.ComponentUshort
 	}
-	d.BufferViews = append(d.BufferViews, &gltf.BufferView{Buffer: 0, ByteOffset: len(d.bin), ByteLength: len(data), Target: target})
-	d.bin = append(d.bin, data...)
-	return len(d.BufferViews) - 1
+	return d.place(4*len(idx), 4, gltf.TargetElementArrayBuffer, segment{idx: idx}), gltf.ComponentUint
+}
+
+// appendTo appends the segment's bytes (without its padding) to dst.
+func (s segment) appendTo(dst []byte) []byte {
+	switch {
+	case s.f32 != nil:
+		for _, f := range s.f32 {
+			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(f))
+		}
+	case s.idx != nil && s.idxShort:
+		for _, v := range s.idx {
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(v))
+		}
+	case s.idx != nil:
+		for _, v := range s.idx {
+			dst = binary.LittleEndian.AppendUint32(dst, v)
+		}
+	default:
+		dst = append(dst, s.raw...)
+	}
+	return dst
+}
+
+// writeSegments streams the lazy chunk through a small buffer.
+func (d *doc) writeSegments(w io.Writer) error {
+	const chunk = 64 << 10
+	buf := make([]byte, 0, chunk+8)
+	flush := func() error {
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	for _, s := range d.segs {
+		buf = append(buf, make([]byte, s.pad)...)
+		n := max(len(s.f32), len(s.idx), len(s.raw))
+		for i := 0; i < n; i += chunk / 4 {
+			j := min(n, i+chunk/4)
+			part := segment{idxShort: s.idxShort}
+			switch {
+			case s.f32 != nil:
+				part.f32 = s.f32[i:j]
+			case s.idx != nil:
+				part.idx = s.idx[i:j]
+			default:
+				part.raw = s.raw[i:j]
+			}
+			buf = part.appendTo(buf)
+			if len(buf) >= chunk {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
 }
 
 func (d *doc) accessor(a *gltf.Accessor) int {
@@ -50,22 +154,6 @@ func f32Bytes(v []float32) []byte {
 		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
 	}
 	return out
-}
-
-// indexBytes returns the indices as uint16 when they fit, else uint32.
-func indexBytes(idx []uint32, vertices int) ([]byte, gltf.ComponentType) {
-	if vertices <= math.MaxUint16 {
-		out := make([]byte, 2*len(idx))
-		for i, v := range idx {
-			binary.LittleEndian.PutUint16(out[2*i:], uint16(v))
-		}
-		return out, gltf.ComponentUshort
-	}
-	out := make([]byte, 4*len(idx))
-	for i, v := range idx {
-		binary.LittleEndian.PutUint32(out[4*i:], v)
-	}
-	return out, gltf.ComponentUint
 }
 
 func minMax(pos []float32) (lo, hi []float64) {
@@ -89,9 +177,9 @@ func (b *Builder) GLB() ([]byte, error) { return b.encode(false) }
 // still works then.
 func (b *Builder) DracoGLB() ([]byte, error) { return b.encode(true) }
 
-func (b *Builder) encode(compress bool) ([]byte, error) {
+func (b *Builder) document(compress, lazy bool) (*doc, error) {
 	b.finish()
-	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb"}, Scene: gltf.Index(0)}}
+	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb"}, Scene: gltf.Index(0)}, lazy: lazy}
 	nMat := 1
 	if b.o.ColorizeRoofs {
 		nMat = numMats
@@ -135,11 +223,25 @@ func (b *Builder) encode(compress bool) ([]byte, error) {
 	if b.o.Features && len(b.ids) > 0 {
 		b.metadata(d)
 	}
+	if d.lazy {
+		if d.n > 0 {
+			d.Buffers = []*gltf.Buffer{{ByteLength: d.n}}
+		}
+		return d, nil
+	}
 	for len(d.bin)%4 != 0 {
 		d.bin = append(d.bin, 0)
 	}
 	if len(d.bin) > 0 {
 		d.Buffers = []*gltf.Buffer{{ByteLength: len(d.bin), Data: d.bin}}
+	}
+	return d, nil
+}
+
+func (b *Builder) encode(compress bool) ([]byte, error) {
+	d, err := b.document(compress, false)
+	if err != nil {
+		return nil, err
 	}
 	var out bytes.Buffer
 	out.Grow(len(d.bin) + 4096)
@@ -147,6 +249,49 @@ func (b *Builder) encode(compress bool) ([]byte, error) {
 		return nil, fmt.Errorf("glb: encode: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// glbFrame returns the uncompressed GLB without its binary chunk's data:
+// the header, the JSON chunk and the BIN chunk header, as gltf's encoder
+// writes them for a buffer of the chunk's length, and the length of the
+// chunk's data plus its padding.
+func (b *Builder) glbFrame() (*doc, []byte, int, error) {
+	d, err := b.document(false, true)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var out bytes.Buffer
+	if err := gltf.NewEncoder(&out).Encode(d.Document); err != nil {
+		return nil, nil, 0, fmt.Errorf("glb: encode: %w", err)
+	}
+	// With no Data the encoder writes only the chunk's zero padding after
+	// the BIN header; cut it off, the data and padding follow when streaming.
+	pad := (4 - d.n%4) % 4
+	return d, out.Bytes()[:out.Len()-pad], d.n + pad, nil
+}
+
+// GLBSize returns the length in bytes of GLB() without building it.
+func (b *Builder) GLBSize() (int64, error) {
+	_, head, tail, err := b.glbFrame()
+	return int64(len(head) + tail), err
+}
+
+// WriteGLB streams the uncompressed GLB to w, byte for byte what GLB
+// returns, converting the builder's arrays in small pieces instead of
+// holding the whole file in memory.
+func (b *Builder) WriteGLB(w io.Writer) error {
+	d, head, tail, err := b.glbFrame()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if err := d.writeSegments(w); err != nil {
+		return err
+	}
+	_, err = w.Write(make([]byte, tail-d.n))
+	return err
 }
 
 // primitive writes the accessors of p, plain or Draco-compressed.
@@ -183,11 +328,11 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 		}
 		prim.Extensions = gltf.Extensions{extDraco: map[string]any{"bufferView": bv, "attributes": ids}}
 	} else {
-		posAcc.BufferView = gltf.Index(d.view(f32Bytes(p.pos), gltf.TargetArrayBuffer, 4))
-		nrmAcc.BufferView = gltf.Index(d.view(f32Bytes(p.nrm), gltf.TargetArrayBuffer, 4))
-		ib, ct := indexBytes(p.idx, nv)
+		posAcc.BufferView = gltf.Index(d.viewF32(p.pos, gltf.TargetArrayBuffer))
+		nrmAcc.BufferView = gltf.Index(d.viewF32(p.nrm, gltf.TargetArrayBuffer))
+		iv, ct := d.viewIndex(p.idx, nv)
 		idxAcc.ComponentType = ct
-		idxAcc.BufferView = gltf.Index(d.view(ib, gltf.TargetElementArrayBuffer, 4))
+		idxAcc.BufferView = gltf.Index(iv)
 	}
 	prim.Attributes = gltf.PrimitiveAttributes{gltf.POSITION: d.accessor(posAcc), gltf.NORMAL: d.accessor(nrmAcc)}
 	if p.col != nil {
@@ -196,7 +341,7 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 	prim.Indices = gltf.Index(d.accessor(idxAcc))
 	if features {
 		fa := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorScalar, Count: nv,
-			BufferView: gltf.Index(d.view(f32Bytes(p.fid), gltf.TargetArrayBuffer, 4))}
+			BufferView: gltf.Index(d.viewF32(p.fid, gltf.TargetArrayBuffer))}
 		prim.Attributes["_FEATURE_ID_0"] = d.accessor(fa)
 		prim.Extensions = gltf.Extensions{extFeatures: map[string]any{"featureIds": []any{
 			map[string]any{"featureCount": featureCount, "attribute": 0, "propertyTable": 0}}}}

@@ -65,20 +65,22 @@ func reproject(flat []float64, from, to geo.Zone) {
 	}
 }
 
-// writeGLB encodes the GLB (Draco when asked, falling back to the plain
-// GLB with the fallback headers of SPEC 4.4) and writes it.
+// writeGLB sends the GLB: Draco-compressed when asked (the compressed file
+// is small and built in memory; on an encoder error the plain GLB follows
+// with the fallback headers of SPEC 4.4), else streamed from the builder's
+// arrays so that a large admin export is never held in memory twice.
 func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Builder) error {
-	raw, err := b.GLB()
+	rawSize, err := b.GLBSize()
 	if err != nil {
 		return err
 	}
-	body, applied := raw, "none"
+	var packed []byte
 	h := w.Header()
 	if g.compression == "draco" {
-		packed, err := b.DracoGLB()
+		p, err := b.DracoGLB()
 		switch {
 		case err == nil:
-			body, applied = packed, "draco"
+			packed = p
 		case errors.Is(err, glb.ErrDraco):
 			msg := err.Error()
 			if len(msg) > 160 {
@@ -89,14 +91,23 @@ func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Build
 			return err
 		}
 	}
+	applied, length := "none", rawSize
+	if packed != nil {
+		applied, length = "draco", int64(len(packed))
+	}
 	h.Set("Content-Type", glbContentType)
 	h.Set("X-Svc-Buildings", strconv.Itoa(b.Buildings()))
 	h.Set("X-Svc-Compression", applied)
-	h.Set("X-Svc-Raw-Size", strconv.Itoa(len(raw)))
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Svc-Raw-Size", strconv.FormatInt(rawSize, 10))
+	h.Set("Content-Length", strconv.FormatInt(length, 10))
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+	if r.Method == http.MethodHead {
+		return nil
 	}
+	if packed != nil {
+		_, _ = w.Write(packed)
+		return nil
+	}
+	_ = b.WriteGLB(w) // headers are out: a failed write is the client's hang-up
 	return nil
 }
