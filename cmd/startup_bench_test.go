@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/svc-geodata/svc/internal/fixture"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,7 @@ func writeBoxPack(b *testing.B, data string, st bl.State, n int, seed uint64) {
 	for i := range n {
 		x, y := 400000+rng.Float64()*4000, 5600000+rng.Float64()*4000
 		if err := lw.Add(context.Background(), store.BuildingInput{GMLID: fmt.Sprintf("%s%08d", st.IDPrefix, i), Valid: true,
-			Surfaces: box(x, y, 10, 8, 50, 9)}); err != nil {
+			Surfaces: fixture.Box(x, y, 10, 8, 50, 9)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,19 +60,4 @@ func writeBoxPack(b *testing.B, data string, st bl.State, n int, seed uint64) {
 		BuildingCount: stats.Buildings, SurfaceCount: stats.Surfaces}}); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// box is a flat-roofed box building with its south-west corner at (x, y).
-func box(x, y, w, d, z0, h float64) []store.SurfaceInput {
-	c := [][2]float64{{x, y}, {x + w, y}, {x + w, y + d}, {x, y + d}}
-	out := []store.SurfaceInput{{Class: store.ClassGround, Polygons: [][]store.Ring{{{
-		{x, y + d, z0}, {x + w, y + d, z0}, {x + w, y, z0}, {x, y, z0}}}}}}
-	roof := store.Ring{}
-	for i := range 4 {
-		a, b := c[i], c[(i+1)%4]
-		out = append(out, store.SurfaceInput{Class: store.ClassWall, Polygons: [][]store.Ring{{{
-			{a[0], a[1], z0}, {b[0], b[1], z0}, {b[0], b[1], z0 + h}, {a[0], a[1], z0 + h}}}}})
-		roof = append(roof, [3]float64{a[0], a[1], z0 + h})
-	}
-	return append(out, store.SurfaceInput{Class: store.ClassRoof, Polygons: [][]store.Ring{{roof}}})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	synth "github.com/svc-geodata/svc/internal/fixture"
 	"math/rand/v2"
 	"net/http/httptest"
 	"path/filepath"
@@ -40,7 +41,7 @@ func glbFixture(t *testing.T) *fixture {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for i := range 400 {
 		x, y := glbE0+rng.Float64()*600, glbN0+rng.Float64()*600
-		if err := lw.Add(ctx, store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: boxSurfaces(x, y, 10, 8, 100, 10)}); err != nil {
+		if err := lw.Add(ctx, store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: synth.Box(x, y, 10, 8, 100, 10)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,23 +68,6 @@ func glbFixture(t *testing.T) *fixture {
 	f := &fixture{data: data, cat: cat, ts: httptest.NewServer(srv)}
 	t.Cleanup(f.ts.Close)
 	return f
-}
-
-func boxSurfaces(x, y, w, d, z0, h float64) []store.SurfaceInput {
-	c := [][2]float64{{x, y}, {x + w, y}, {x + w, y + d}, {x, y + d}}
-	ground := store.Ring{}
-	for i := 3; i >= 0; i-- {
-		ground = append(ground, [3]float64{c[i][0], c[i][1], z0})
-	}
-	out := []store.SurfaceInput{{Class: store.ClassGround, Polygons: [][]store.Ring{{ground}}}}
-	roof := store.Ring{}
-	for i := range 4 {
-		a, b := c[i], c[(i+1)%4]
-		out = append(out, store.SurfaceInput{Class: store.ClassWall, Polygons: [][]store.Ring{{{
-			{a[0], a[1], z0}, {b[0], b[1], z0}, {b[0], b[1], z0 + h}, {a[0], a[1], z0 + h}}}}})
-		roof = append(roof, [3]float64{a[0], a[1], z0 + h})
-	}
-	return append(out, store.SurfaceInput{Class: store.ClassRoof, Polygons: [][]store.Ring{{roof}}})
 }
 
 // townBBox is a WGS84 bbox of about 0.3 km2 inside the town.

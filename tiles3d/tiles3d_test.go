@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/svc-geodata/svc/internal/fixture"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -20,24 +21,6 @@ import (
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
-
-// prism is a box building with its south-west corner at (x, y).
-func prism(x, y, w, d, z0, h float64) []store.SurfaceInput {
-	c := [][2]float64{{x, y}, {x + w, y}, {x + w, y + d}, {x, y + d}}
-	ground := store.Ring{}
-	for i := 3; i >= 0; i-- {
-		ground = append(ground, [3]float64{c[i][0], c[i][1], z0})
-	}
-	out := []store.SurfaceInput{{Class: store.ClassGround, Polygons: [][]store.Ring{{ground}}}}
-	roof := store.Ring{}
-	for i := range 4 {
-		a, b := c[i], c[(i+1)%4]
-		out = append(out, store.SurfaceInput{Class: store.ClassWall, Polygons: [][]store.Ring{{{
-			{a[0], a[1], z0}, {b[0], b[1], z0}, {b[0], b[1], z0 + h}, {a[0], a[1], z0 + h}}}}})
-		roof = append(roof, [3]float64{a[0], a[1], z0 + h})
-	}
-	return append(out, store.SurfaceInput{Class: store.ClassRoof, Polygons: [][]store.Ring{{roof}}})
-}
 
 // lod2Pack commits a LoD2 pack of n box buildings over size x size metres
 // from (e0, n0) in EPSG:25832 and returns the first building's corner.
@@ -59,7 +42,7 @@ func lod2Pack(t testing.TB, data, bl string, e0, n0, size float64, n int) {
 		if i == 0 {
 			x, y = e0, n0
 		}
-		if err := lw.Add(ctx, store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: prism(x, y, 8, 6, 100, 10)}); err != nil {
+		if err := lw.Add(ctx, store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: fixture.Box(x, y, 8, 6, 100, 10)}); err != nil {
 			t.Fatal(err)
 		}
 	}
