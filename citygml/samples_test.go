@@ -23,10 +23,7 @@ const (
 // samplePath returns the sample's path, skipping when it is absent.
 func samplePath(t testing.TB, p string) string {
 	t.Helper()
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("sample %s not available: %v", p, err)
-	}
-	return p
+	return testtool.Shared(t, strings.TrimPrefix(p, "../../shared/"))
 }
 
 // tally summarises a document.

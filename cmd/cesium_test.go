@@ -60,13 +60,8 @@ type cesiumTileset struct {
 // from a second origin, so svc's CORS headers are exercised too.
 func TestTilesetsLoadInCesium(t *testing.T) {
 	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
-	cesiumDir := filepath.Join("..", "node_modules", "cesium", "Build", "Cesium")
-	if _, err := os.Stat(filepath.Join(cesiumDir, "Cesium.js")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node_modules/cesium missing: run npm ci")
-		}
-		t.Skip("node_modules/cesium missing: run npm ci")
-	}
+	testtool.Node(t, "cesium")
+	cesiumDir := filepath.Join(testtool.NodeModules(t), "cesium", "Build", "Cesium")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the demo alone is 15 s, minutes under -race
 	defer cancel()
 

@@ -251,7 +251,7 @@ func TestOptionsErrors(t *testing.T) {
 // TestValidator runs the Khronos glTF validator on GLBs of every option
 // family, plain and Draco, and requires zero errors.
 func TestValidator(t *testing.T) {
-	node := testtool.Require(t, "node", "apt-get install nodejs; npm install gltf-validator")
+	node := testtool.Node(t, "gltf-validator")
 	bs := town(50, e0, n0, 300)
 	cases := map[string]Options{
 		"merged":   {MergeBuildings: true, IncludeGround: true},

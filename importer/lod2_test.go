@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
@@ -19,9 +20,7 @@ const (
 
 func requireSample(t testing.TB, p string) {
 	t.Helper()
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("sample %s not available: %v", p, err)
-	}
+	testtool.Shared(t, strings.TrimPrefix(p, "../../shared/"))
 }
 
 func TestImportRealSamples(t *testing.T) {

@@ -183,7 +183,7 @@ func checkColors(t *testing.T, pos, col []float64) {
 // attributes by glTF name and the triangle indexes.
 func decodeAll(t *testing.T, glbBytes []byte) (map[string][]float64, []int) {
 	t.Helper()
-	node := testtool.Require(t, "node", "apt-get install nodejs; npm ci")
+	node := testtool.Node(t, "draco3d")
 	var doc struct {
 		BufferViews []struct{ ByteOffset, ByteLength int }
 		Meshes      []struct {

@@ -34,13 +34,7 @@ type decAttr struct {
 // decodeNode decodes drc with npm draco3d through testdata/decode.js.
 func decodeNode(t *testing.T, drc string) (decoded, error) {
 	t.Helper()
-	node := testtool.Require(t, "node", "apt-get install nodejs")
-	if _, err := os.Stat(filepath.Join("..", "..", "node_modules", "draco3d")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("npm draco3d missing (CI=true requires it): npm ci")
-		}
-		t.Skip("npm draco3d missing, skipping: npm ci")
-	}
+	node := testtool.Node(t, "draco3d")
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(t.Context(), node, filepath.Join("testdata", "decode.js"), drc)
 	cmd.Stderr = &stderr

@@ -1,17 +1,33 @@
 // Package testtool lets interop tests find the independent tools (GDAL, PROJ,
-// spatialite, gltf-validator, draco_decoder) they cross-check against.
+// spatialite, gltf-validator, draco_decoder, the 3D Tiles validator) they
+// cross-check against, and the shared sample files next to the repository.
 //
-// Locally a missing tool skips the test with a message naming the package to
-// install; under CI (CI=true) a missing tool fails the test, so a green CI run
-// always means the cross-check ran.
+// Locally a missing tool skips the test with a message naming what to
+// install; under CI (CI=true) a missing tool fails the test, so a green CI
+// run always means the cross-check ran. The same holds for ../shared: a fresh
+// clone without it skips the real-sample tests, CI (which has it) runs them.
 package testtool
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
+
+// CI reports whether the tests run under CI (CI=true), where every interop
+// tool must be present.
+func CI() bool { return os.Getenv("CI") == "true" }
+
+// missing skips the test locally and fails it under CI.
+func missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if CI() {
+		t.Fatalf("CI=true requires it: "+format, args...)
+	}
+	t.Skipf("skipping: "+format, args...)
+}
 
 // Require returns the absolute path of the executable name, looked up in PATH
 // and then in the project's node_modules/.bin. hint names what provides it
@@ -21,21 +37,81 @@ func Require(t testing.TB, name, hint string) string {
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	if root, ok := moduleRoot(); ok {
+	if root, ok := ModuleRoot(); ok {
 		p := filepath.Join(root, "node_modules", ".bin", name)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("interop tool %q not found (CI=true requires it): %s", name, hint)
-	}
-	t.Skipf("interop tool %q not found, skipping: %s", name, hint)
+	missing(t, "interop tool %q not found: %s", name, hint)
 	return ""
 }
 
-// moduleRoot walks up from the working directory to the directory holding go.mod.
-func moduleRoot() (string, bool) {
+// Node returns the path of node after checking that every npm package in
+// modules is installed in the project's node_modules (npm ci). A machine with
+// node but without the modules skips (locally) instead of failing with the
+// module loader's error.
+func Node(t testing.TB, modules ...string) string {
+	t.Helper()
+	node := Require(t, "node", "apt-get install nodejs npm; npm ci")
+	root, ok := ModuleRoot()
+	if !ok {
+		missing(t, "module root not found from the working directory")
+	}
+	var absent []string
+	for _, m := range modules {
+		if _, err := os.Stat(filepath.Join(root, "node_modules", m, "package.json")); err != nil {
+			absent = append(absent, m)
+		}
+	}
+	if len(absent) > 0 {
+		missing(t, "npm packages %s not installed: run `npm ci` (or `make interop-tools`) in %s", strings.Join(absent, ", "), root)
+	}
+	return node
+}
+
+// NodeModules returns the project's node_modules directory (for scripts that
+// resolve packages by path).
+func NodeModules(t testing.TB) string {
+	t.Helper()
+	root, ok := ModuleRoot()
+	if !ok {
+		t.Fatal("module root not found from the working directory")
+	}
+	return filepath.Join(root, "node_modules")
+}
+
+// Shared returns the absolute path of rel inside the shared folder next to
+// the repository (../shared: samples, tools), skipping locally when it is not
+// there (a clone on its own) and failing under CI.
+func Shared(t testing.TB, rel string) string {
+	t.Helper()
+	root, ok := ModuleRoot()
+	if !ok {
+		missing(t, "module root not found from the working directory")
+	}
+	p := filepath.Join(filepath.Dir(root), "shared", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "%s not available (the shared samples and tools live in ../shared next to the repository): %v", rel, err)
+	}
+	return p
+}
+
+// TilesValidator returns the `validate` script of the official CesiumGS 3D
+// Tiles validator shipped in ../shared/tools/3d-tiles-validator, after
+// checking that its npm dependencies are installed (its `install` script).
+func TilesValidator(t testing.TB) string {
+	t.Helper()
+	Require(t, "node", "apt-get install nodejs npm")
+	dir := Shared(t, "tools/3d-tiles-validator")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".installed")); err != nil {
+		missing(t, "3d-tiles-validator dependencies not installed: run %s", filepath.Join(dir, "install"))
+	}
+	return filepath.Join(dir, "validate")
+}
+
+// ModuleRoot walks up from the working directory to the directory holding go.mod.
+func ModuleRoot() (string, bool) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", false
