@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: build run demo test vet race bench load fuzz interop-tools clean
+.PHONY: build run demo test vet race bench bench-peers load fuzz interop-tools clean
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
@@ -36,6 +36,10 @@ race:
 ## bench: Go benchmarks (compare runs with benchstat)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 $(PKGS)
+
+## bench-peers: svc next to pg_featureserv+PostGIS, gdallocationinfo and a hello-world server (about 4 minutes; bench/results/)
+bench-peers:
+	scripts/bench-peers/run.sh
 
 ## load: start the server on the demo pack and measure each route with wrk
 load: build
