@@ -3,11 +3,51 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/svc-geodata/svc/internal/pgtest"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+var dbSeq atomic.Int64
+
+// backends runs f as a subtest against every Store implementation: the
+// conformance suite both backends must pass. PostgreSQL runs on a throw-away
+// cluster (skipped locally without the postgresql package, required in CI).
+func backends(t *testing.T, f func(t *testing.T, s Store)) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		s, _ := openTest(t)
+		f(t, s)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		f(t, openPG(t))
+	})
+}
+
+func openPG(t *testing.T) *Postgres {
+	t.Helper()
+	c := pgtest.Shared(t)
+	url := c.CreateDB(t, fmt.Sprintf("state_%d", dbSeq.Add(1)))
+	s, err := OpenPostgres(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
 
 func openTest(t testing.TB) (*SQLite, string) {
 	t.Helper()
@@ -62,7 +102,10 @@ func TestMigrationsReopen(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	t.Parallel()
-	s, _ := openTest(t)
+	backends(t, testKeys)
+}
+
+func testKeys(t *testing.T, s Store) {
 	ctx := context.Background()
 	v0, _ := s.KeysVersion(ctx)
 	for _, tc := range []struct {
@@ -110,7 +153,10 @@ func TestKeys(t *testing.T) {
 
 func TestMintLimitConcurrent(t *testing.T) {
 	t.Parallel()
-	s, _ := openTest(t)
+	backends(t, testMintLimitConcurrent)
+}
+
+func testMintLimitConcurrent(t *testing.T, s Store) {
 	ctx := context.Background()
 	const limit, tries = 3, 20
 	var wg sync.WaitGroup
@@ -156,7 +202,10 @@ func TestMintLimitConcurrent(t *testing.T) {
 
 func TestFlushAndUsage(t *testing.T) {
 	t.Parallel()
-	s, _ := openTest(t)
+	backends(t, testFlushAndUsage)
+}
+
+func testFlushAndUsage(t *testing.T, s Store) {
 	ctx := context.Background()
 	if err := s.CreateKey(ctx, testKey("k", 1)); err != nil {
 		t.Fatal(err)

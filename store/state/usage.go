@@ -18,17 +18,7 @@ func (s *SQLite) Flush(ctx context.Context, b Batch) error {
 	if b.Empty() {
 		return nil
 	}
-	days, eps, bls := map[dayKey]pair{}, map[endpointKey]pair{}, map[blKey]int64{}
-	for _, u := range b.Usage {
-		month := u.Day[:min(7, len(u.Day))]
-		p := days[dayKey{u.Subject, u.Day}]
-		days[dayKey{u.Subject, u.Day}] = pair{p.calls + u.Calls, p.errors + u.Errors}
-		e := eps[endpointKey{u.Subject, month, u.Pattern}]
-		eps[endpointKey{u.Subject, month, u.Pattern}] = pair{e.calls + u.Calls, e.errors + u.Errors}
-		if u.BL != "" {
-			bls[blKey{u.Subject, month, u.BL}] += u.Calls
-		}
-	}
+	days, eps, bls := sumUsage(b.Usage)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		up := upserter{ctx: ctx, tx: tx}
 		for _, c := range b.Keyless {
