@@ -77,6 +77,10 @@ type Service struct {
 	keyless *keyless
 	usage   *usage
 	keys    *keyCache
+	// shared is set when the store is shared by replicas (exact keyless
+	// counting there); clock then follows the store's clock.
+	shared SharedCounter
+	clock  clockOffset
 
 	flushMu   sync.Mutex
 	pending   state.Batch // a batch whose flush failed, retried next time
@@ -104,6 +108,14 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s := &Service{opts: opts, store: opts.Store, now: opts.Now,
 		keyless: newKeyless(opts.KeylessLimit, opts.MaxClients), usage: newUsage(), keys: newKeyCache()}
+	if sc, ok := opts.Store.(SharedCounter); ok {
+		s.shared = sc
+		local := opts.Now
+		if err := s.clock.refresh(ctx, sc, local); err != nil {
+			return nil, fmt.Errorf("access: store clock: %w", err)
+		}
+		s.now = func() time.Time { return s.clock.now(local) }
+	}
 	day := dayOf(s.now())
 	err := s.store.KeylessDay(ctx, dayString(day), func(c uint64, calls int64) {
 		s.keyless.restore(day, Client(c), calls)
@@ -142,6 +154,9 @@ func (s *Service) Run(ctx context.Context) {
 		err := s.Flush(ctx)
 		if err == nil {
 			err = s.keys.refresh(ctx, s.store)
+		}
+		if err == nil && s.shared != nil {
+			err = s.clock.refresh(ctx, s.shared, s.opts.Now)
 		}
 		if err != nil && s.opts.OnError != nil && ctx.Err() == nil {
 			s.opts.OnError(err)

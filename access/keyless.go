@@ -36,12 +36,19 @@ type Decision struct {
 	Allowed    bool
 	Limit      int
 	Remaining  int           // requests left today after this one
-	RetryAfter time.Duration // until 00:00 UTC; set when !Allowed
+	RetryAfter time.Duration // until 00:00 UTC when refused; a few seconds when Unavailable
+	// Unavailable: a shared store (several replicas) could not be asked, so
+	// the request can be neither counted nor refused by budget; answer 503.
+	Unavailable bool
+	Err         error // why Unavailable
 }
 
 // Keyless counts one keyless request of c against today's budget and
 // decides it. Requests past the limit are refused and not counted further.
 func (s *Service) Keyless(c Client) Decision {
+	if s.shared != nil {
+		return s.sharedKeyless(c)
+	}
 	now := s.now()
 	n := s.keyless.hit(dayOf(now), c)
 	d := Decision{Allowed: n <= s.keyless.limit, Limit: int(s.keyless.limit), Remaining: int(s.keyless.limit) - int(n)}
@@ -52,7 +59,9 @@ func (s *Service) Keyless(c Client) Decision {
 }
 
 // KeylessRemaining returns c's remaining keyless requests today without
-// counting a request.
+// counting a request. With a shared store it is what this replica saw at
+// c's last request through it (the other replicas' requests since are not
+// included).
 func (s *Service) KeylessRemaining(c Client) int {
 	return max(0, int(s.keyless.limit)-int(s.keyless.peek(dayOf(s.now()), c)))
 }

@@ -84,6 +84,15 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 			return
 		}
 		d := acc.Keyless(c)
+		if d.Unavailable {
+			// A shared state store (several replicas) is down: the budget can
+			// be neither checked nor counted, so nothing is served.
+			s.fail(sw, r, &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable",
+				detail: "The usage counters are temporarily unavailable; retry shortly.",
+				ext:    map[string]any{"retry_after": int64(d.RetryAfter.Seconds())}, cause: d.Err})
+			acc.Record(state.Anonymous, pattern, info(r.Context()).bl, sw.code())
+			return
+		}
 		sw.Header().Set("X-Keyless-Remaining", strconv.Itoa(d.Remaining))
 		if d.Allowed {
 			next.ServeHTTP(sw, r)

@@ -37,6 +37,8 @@ func backends(t *testing.T, f func(t *testing.T, s Store)) {
 	})
 }
 
+func pgtestShared(t *testing.T) *pgtest.Cluster { return pgtest.Shared(t) }
+
 func openPG(t *testing.T) *Postgres {
 	t.Helper()
 	c := pgtest.Shared(t)
