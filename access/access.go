@@ -140,15 +140,31 @@ func positive(v, def int) int {
 func (s *Service) KeylessLimit() int { return s.opts.KeylessLimit }
 
 // Run flushes the counters every FlushInterval and drops cached key records
-// when another process changed keys, until ctx ends. Failures go to
-// Options.OnError; their counts are retried at the next tick.
+// when another process changed keys, until ctx ends. With a shared store
+// (several replicas) the keys version is polled every SharedKeysInterval, so
+// a key revoked on one replica is refused by all within that time. Failures
+// go to Options.OnError; their counts are retried at the next tick.
 func (s *Service) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.FlushInterval)
 	defer t.Stop()
+	var keysTick <-chan time.Time
+	if s.shared != nil {
+		kt := time.NewTicker(SharedKeysInterval)
+		defer kt.Stop()
+		keysTick = kt.C
+	}
+	report := func(err error) {
+		if err != nil && s.opts.OnError != nil && ctx.Err() == nil {
+			s.opts.OnError(err)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-keysTick:
+			report(s.keys.refresh(ctx, s.store))
+			continue
 		case <-t.C:
 		}
 		err := s.Flush(ctx)
@@ -158,11 +174,13 @@ func (s *Service) Run(ctx context.Context) {
 		if err == nil && s.shared != nil {
 			err = s.clock.refresh(ctx, s.shared, s.opts.Now)
 		}
-		if err != nil && s.opts.OnError != nil && ctx.Err() == nil {
-			s.opts.OnError(err)
-		}
+		report(err)
 	}
 }
+
+// SharedKeysInterval is how often replicas sharing a store look for key
+// changes (a revocation elsewhere takes effect within it).
+const SharedKeysInterval = 250 * time.Millisecond
 
 // maxPending caps the rows kept for retry while the store fails, so an
 // outage cannot grow memory without bound; beyond it counts are dropped.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -19,7 +18,7 @@ import (
 const sideDB = "svc.db"
 
 func newKeys() *cobra.Command {
-	var data string
+	var data, url string
 	c := &cobra.Command{
 		Use:   "keys",
 		Short: "Create, list and revoke API keys in the side database of a data directory",
@@ -27,7 +26,8 @@ func newKeys() *cobra.Command {
 directory: a revocation takes effect there within about a second.`,
 	}
 	c.PersistentFlags().StringVar(&data, "data", "./data", "data directory holding the side database svc.db")
-	c.AddCommand(newKeysCreate(&data), newKeysList(&data), newKeysRevoke(&data))
+	c.PersistentFlags().StringVar(&url, "state", "", stateFlagHelp)
+	c.AddCommand(newKeysCreate(&data, &url), newKeysList(&data, &url), newKeysRevoke(&data, &url))
 	for _, sub := range c.Commands() {
 		addEnvHelp(sub)
 	}
@@ -35,8 +35,8 @@ directory: a revocation takes effect there within about a second.`,
 }
 
 // withAccess opens the side database of data for one command.
-func withAccess(ctx context.Context, data string, f func(*access.Service) error) error {
-	st, err := state.Open(ctx, filepath.Join(data, sideDB))
+func withAccess(ctx context.Context, data, url string, f func(*access.Service) error) error {
+	st, err := openState(ctx, data, url)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func withAccess(ctx context.Context, data string, f func(*access.Service) error)
 	return f(acc)
 }
 
-func newKeysCreate(data *string) *cobra.Command {
+func newKeysCreate(data, url *string) *cobra.Command {
 	var customer, tier, email, notes string
 	var quota int64
 	c := &cobra.Command{
@@ -66,7 +66,7 @@ func newKeysCreate(data *string) *cobra.Command {
 			if notes != "" {
 				req.Notes = &notes
 			}
-			return withAccess(c.Context(), *data, func(acc *access.Service) error {
+			return withAccess(c.Context(), *data, *url, func(acc *access.Service) error {
 				k, err := acc.CreateKey(c.Context(), req)
 				if err != nil {
 					return err
@@ -89,13 +89,13 @@ func newKeysCreate(data *string) *cobra.Command {
 	return c
 }
 
-func newKeysList(data *string) *cobra.Command {
+func newKeysList(data, url *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List all keys (never a plaintext)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return withAccess(c.Context(), *data, func(acc *access.Service) error {
+			return withAccess(c.Context(), *data, *url, func(acc *access.Service) error {
 				ks, err := acc.ListKeys(c.Context())
 				if err != nil {
 					return err
@@ -144,13 +144,13 @@ func timeText(t *time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-func newKeysRevoke(data *string) *cobra.Command {
+func newKeysRevoke(data, url *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke API_KEY_ID",
 		Short: "Revoke a key (idempotent)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withAccess(c.Context(), *data, func(acc *access.Service) error {
+			return withAccess(c.Context(), *data, *url, func(acc *access.Service) error {
 				k, err := acc.RevokeKey(c.Context(), args[0])
 				if err != nil {
 					return err

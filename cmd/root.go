@@ -50,7 +50,7 @@ line wins over the environment.`,
 			return applyEnv(c)
 		},
 	}
-	root.AddCommand(newServe(), newVersion(), newDemo(), newImport(), newKeys(), newBuild())
+	root.AddCommand(newServe(), newVersion(), newDemo(), newImport(), newKeys(), newBuild(), newState(), newMigrate())
 	return root
 }
 

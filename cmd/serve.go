@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +32,7 @@ type serveOptions struct {
 	keylessLimit, trialMintsPerIP                         int
 	trialMinting                                          bool
 	rasterCacheMB                                         int
+	stateURL                                              string
 }
 
 func newServe() *cobra.Command {
@@ -60,6 +60,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.IntVar(&o.trialMintsPerIP, "trial-mints-per-ip", access.DefaultMintsPerClient, "trial keys one IP may mint per 24 h")
 	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
+	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	addEnvHelp(c)
@@ -208,10 +209,10 @@ func logView(log *slog.Logger, v *catalog.View) {
 	}
 }
 
-// openAccess opens the side database <data>/svc.db and the access service
-// on it.
-func openAccess(ctx context.Context, o serveOptions, log *slog.Logger) (*state.SQLite, *access.Service, error) {
-	st, err := state.Open(ctx, filepath.Join(o.data, sideDB))
+// openAccess opens the state backend (--state, or the side database
+// <data>/svc.db) and the access service on it.
+func openAccess(ctx context.Context, o serveOptions, log *slog.Logger) (state.Store, *access.Service, error) {
+	st, err := openState(ctx, o.data, o.stateURL)
 	if err != nil {
 		return nil, nil, err
 	}
