@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-geodata/svc/internal/nginxtest"
 	"github.com/svc-geodata/svc/internal/pgtest"
 	"github.com/svc-geodata/svc/internal/testtool"
 )
@@ -71,47 +72,11 @@ func startReplica(t *testing.T, bin, data, url string) *replica {
 
 func startNginx(t *testing.T, upstreams []*replica) string {
 	t.Helper()
-	nginx := testtool.Require(t, "nginx", "apt-get install nginx")
-	dir := t.TempDir()
-	addr := freeAddr(t)
-	var ups strings.Builder
+	var addrs []string
 	for _, r := range upstreams {
-		fmt.Fprintf(&ups, "    server %s max_fails=0;\n", strings.TrimPrefix(r.base, "http://"))
+		addrs = append(addrs, strings.TrimPrefix(r.base, "http://"))
 	}
-	conf := fmt.Sprintf(`worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path %[1]s/body; proxy_temp_path %[1]s/proxy; fastcgi_temp_path %[1]s/fcgi;
-  uwsgi_temp_path %[1]s/uwsgi; scgi_temp_path %[1]s/scgi;
-  upstream svc {
-%[2]s    keepalive 64;
-  }
-  server {
-    listen %[3]s;
-    location / {
-      proxy_pass http://svc;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header X-Forwarded-For $remote_addr;
-      proxy_next_upstream error timeout;
-    }
-  }
-}
-`, dir, ups.String(), addr)
-	confPath := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(confPath, []byte(conf), 0o644)
-	cmd := exec.Command(nginx, "-c", confPath, "-p", dir, "-g", "daemon off;")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGQUIT); cmd.Wait() })
-	base := "http://" + addr
-	waitUp(t, base+"/healthz")
-	return base
+	return nginxtest.Balancer(t, addrs).URL
 }
 
 // clientFrom is an HTTP client whose connections come from the loopback
