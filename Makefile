@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: build run demo test vet race bench bench-peers cluster-test load fuzz interop-tools clean
+.PHONY: build run demo test vet race bench bench-peers cluster-test soak load fuzz interop-tools clean
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
@@ -44,6 +44,10 @@ bench-peers:
 ## cluster-test: three replicas on a shared PostgreSQL behind nginx, all on loopback (also part of make test)
 cluster-test:
 	$(GO) test -count=1 -run '^TestCluster$$' -v ./cmd
+
+## soak: RSS after ~10k and after ~1M mixed requests on the demo pack (memory must stay flat)
+soak: build
+	scripts/soak/run.sh
 
 ## load: start the server on the demo pack and measure each route with wrk
 load: build
