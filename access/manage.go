@@ -79,6 +79,8 @@ func (s *Service) MintTrial(ctx context.Context, req MintRequest) (Created, erro
 	exp := now.Add(TrialLifetime)
 	k.CustomerName, k.Tier, k.ExpiresAt = "trial", TierTrial, &exp
 	c := s.newKey(k, now)
+	// The trail names the client by its opaque number, never its address.
+	ctx = state.WithActor(ctx, fmt.Sprintf("client:%016x", uint64(req.Client)))
 	err := s.store.MintTrial(ctx, c.Key, state.Mint{Client: uint64(req.Client), Limit: s.opts.MintsPerClient, Window: s.opts.MintWindow, At: now})
 	if err != nil {
 		return Created{}, fmt.Errorf("access: %w", err)
@@ -170,6 +172,16 @@ func (s *Service) RevokeKey(ctx context.Context, id string) (state.Key, error) {
 	}
 	s.keys.drop(k.Hash)
 	return k, nil
+}
+
+// Audit returns up to limit events of the key audit trail after sequence
+// number after, oldest first.
+func (s *Service) Audit(ctx context.Context, after int64, limit int) ([]state.AuditEvent, error) {
+	ev, err := s.store.Audit(ctx, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("access: %w", err)
+	}
+	return ev, nil
 }
 
 // TrialStatus is the status record of a trial key (SPEC 2.14).

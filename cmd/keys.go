@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -27,15 +26,18 @@ directory: a revocation takes effect there within about a second.`,
 	}
 	c.PersistentFlags().StringVar(&data, "data", "./data", "data directory holding the side database svc.db")
 	c.PersistentFlags().StringVar(&url, "state", "", stateFlagHelp)
-	c.AddCommand(newKeysCreate(&data, &url), newKeysList(&data, &url), newKeysRevoke(&data, &url))
+	c.AddCommand(newKeysCreate(&data, &url), newKeysList(&data, &url), newKeysRevoke(&data, &url), newKeysAudit(&data, &url))
 	for _, sub := range c.Commands() {
 		addEnvHelp(sub)
 	}
 	return c
 }
 
-// withAccess opens the side database of data for one command.
-func withAccess(ctx context.Context, data, url string, f func(*access.Service) error) error {
+// withAccess opens the side database of data for one command. Key changes
+// made through c's context appear as "cli" in the audit trail.
+func withAccess(c *cobra.Command, data, url string, f func(*access.Service) error) error {
+	c.SetContext(state.WithActor(c.Context(), "cli"))
+	ctx := c.Context()
 	st, err := openState(ctx, data, url)
 	if err != nil {
 		return err
@@ -66,7 +68,7 @@ func newKeysCreate(data, url *string) *cobra.Command {
 			if notes != "" {
 				req.Notes = &notes
 			}
-			return withAccess(c.Context(), *data, *url, func(acc *access.Service) error {
+			return withAccess(c, *data, *url, func(acc *access.Service) error {
 				k, err := acc.CreateKey(c.Context(), req)
 				if err != nil {
 					return err
@@ -95,7 +97,7 @@ func newKeysList(data, url *string) *cobra.Command {
 		Short: "List all keys (never a plaintext)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return withAccess(c.Context(), *data, *url, func(acc *access.Service) error {
+			return withAccess(c, *data, *url, func(acc *access.Service) error {
 				ks, err := acc.ListKeys(c.Context())
 				if err != nil {
 					return err
@@ -150,13 +152,41 @@ func newKeysRevoke(data, url *string) *cobra.Command {
 		Short: "Revoke a key (idempotent)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withAccess(c.Context(), *data, *url, func(acc *access.Service) error {
+			return withAccess(c, *data, *url, func(acc *access.Service) error {
 				k, err := acc.RevokeKey(c.Context(), args[0])
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "revoked %s (%s, %s) at %s\n", k.ID, k.Prefix, k.CustomerName, k.RevokedAt.Format(time.RFC3339))
 				return nil
+			})
+		},
+	}
+}
+
+func newKeysAudit(data, url *string) *cobra.Command {
+	var after int64
+	return &cobra.Command{
+		Use:   "audit [--after SEQ]",
+		Short: "Print the audit trail of key changes (create, mint, revoke), oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return withAccess(c, *data, *url, func(acc *access.Service) error {
+				tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SEQ\tAT\tACTION\tAPI_KEY_ID\tACTOR\tDETAIL")
+				for {
+					ev, err := acc.Audit(c.Context(), after, state.MaxAuditPage)
+					if err != nil {
+						return err
+					}
+					for _, e := range ev {
+						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.Seq, e.At.Format(time.RFC3339), e.Action, e.KeyID, e.Actor, e.Detail)
+						after = e.Seq
+					}
+					if len(ev) < state.MaxAuditPage {
+						return tw.Flush()
+					}
+				}
 			})
 		},
 	}

@@ -60,6 +60,14 @@ func TestKeysCLI(t *testing.T) {
 	if !strings.Contains(out, "revoked") {
 		t.Errorf("list after revoke:\n%s", out)
 	}
+	// One create and one effective revoke, both by the CLI (the second
+	// revoke changed nothing and is not in the trail).
+	out, err = runCLI(t, "keys", "audit", "--data", data)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 3 || !strings.Contains(lines[1], "key.create") || !strings.Contains(lines[2], "key.revoke") ||
+		!strings.Contains(lines[1], id[1]) || !strings.HasSuffix(strings.TrimSpace(lines[2]), " cli") || !strings.Contains(lines[1], `customer="ACME GmbH"`) {
+		t.Errorf("audit: %v\n%s", err, out)
+	}
 	db, _ := os.ReadFile(filepath.Join(data, sideDB))
 	if bytes.Contains(db, []byte(key[1])) {
 		t.Error("plaintext key stored in the database")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -486,6 +487,50 @@ func TestAdminKeys(t *testing.T) {
 		if bytes.Contains(b, []byte(plain)) || bytes.Contains(b, []byte(plain[access.PrefixLen:])) {
 			t.Errorf("plaintext key found in %s", where)
 		}
+	}
+}
+
+// TestAuditTrail: admin changes name their request, a trial mint its
+// client (never the address), pages follow next_after, bad paging is a problem.
+func TestAuditTrail(t *testing.T) {
+	t.Parallel()
+	f := newAccFixture(t, accOpts{})
+	resp, c := f.admin(t, "POST", "/v1/admin/api-keys", `{"customer_name":"ACME","tier":"pro"}`)
+	if resp.StatusCode != 201 {
+		t.Fatalf("create %d", resp.StatusCode)
+	}
+	createReq := resp.Header.Get("X-Request-Id")
+	f.mint(t, `{"source":"fair"}`, map[string]string{"X-Forwarded-For": "198.51.100.7"})
+	f.admin(t, "DELETE", "/v1/admin/api-keys/"+c["api_key_id"].(string), "")
+	resp, a := f.admin(t, "GET", "/v1/admin/audit", "")
+	ev, _ := a["events"].([]any)
+	if resp.StatusCode != 200 || a["count"] != float64(3) || len(ev) != 3 || a["next_after"] != nil {
+		t.Fatalf("audit %d %v", resp.StatusCode, a)
+	}
+	e0, e1, e2 := ev[0].(map[string]any), ev[1].(map[string]any), ev[2].(map[string]any)
+	if e0["action"] != "key.create" || e0["actor"] != "admin-api request "+createReq || e0["api_key_id"] != c["api_key_id"] ||
+		e0["at"] != "2026-05-14T12:00:00Z" {
+		t.Errorf("create event = %v", e0)
+	}
+	if e1["action"] != "key.mint" || !strings.HasPrefix(e1["actor"].(string), "client:") || strings.Contains(e1["actor"].(string), "198.51") ||
+		!strings.Contains(e1["detail"].(string), `source="fair"`) {
+		t.Errorf("mint event = %v", e1)
+	}
+	if e2["action"] != "key.revoke" || !strings.HasPrefix(e2["actor"].(string), "admin-api request ") {
+		t.Errorf("revoke event = %v", e2)
+	}
+	_, p1 := f.admin(t, "GET", "/v1/admin/audit?limit=2", "")
+	_, p2 := f.admin(t, "GET", "/v1/admin/audit?limit=2&after="+fmt.Sprint(p1["next_after"]), "")
+	if p1["count"] != float64(2) || p1["next_after"] != e1["seq"] || p2["count"] != float64(1) || p2["next_after"] != nil {
+		t.Errorf("pages: %v then %v", p1, p2)
+	}
+	for q, want := range map[string]int{"?limit=0": 422, "?limit=1001": 422, "?after=-1": 422, "?after=x": 400} {
+		if resp, _ := f.admin(t, "GET", "/v1/admin/audit"+q, ""); resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", q, resp.StatusCode, want)
+		}
+	}
+	if resp, _ := f.send(t, "GET", "/v1/admin/audit", "", nil); resp.StatusCode != 401 {
+		t.Errorf("without token: %d", resp.StatusCode)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store/state"
 )
 
 // adminAuth is the credential of every /v1/admin route: the server's admin
@@ -56,7 +57,12 @@ func (s *Server) admin(h handlerFunc) handlerFunc {
 			e.header = http.Header{"Www-Authenticate": {`Bearer realm="svc-admin"`}}
 			return e
 		}
-		return h(w, r)
+		// Key changes made by this request name it in the audit trail.
+		actor := "admin-api"
+		if id := w.Header().Get("X-Request-Id"); id != "" {
+			actor += " request " + id
+		}
+		return h(w, r.WithContext(state.WithActor(r.Context(), actor)))
 	}
 }
 

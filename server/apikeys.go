@@ -55,6 +55,18 @@ func (s *Server) apiKeyRoutes() []route {
 			params:    []param{keyID, window},
 			responses: with(response{status: 200, desc: "Usage report", schema: "ApiKeyUsageReport"}, resp400, resp404, resp422),
 			handle:    s.admin(s.handleKeyUsage)},
+		{method: "GET", path: "/v1/admin/audit", opID: "getAuditTrail", tag: "Admin", stability: "beta", since: "0.2.0", exempt: true,
+			summary: "Audit trail of key changes",
+			desc: "Every key creation (`key.create`), trial mint (`key.mint`) and effective revocation (`key.revoke`), oldest first, written " +
+				"in the same transaction as the change itself (shared by all replicas on a PostgreSQL state store). `actor` is " +
+				"`admin-api request <X-Request-Id>`, `cli` (the `svc keys` command) or `client:<hex>` for a trial mint (an opaque number " +
+				"derived from the address, never the address). Page with `after` = the last `seq` seen; `next_after` is absent on the last page. " +
+				adminAuthDoc,
+			params: []param{
+				{name: "after", in: "query", typ: "integer", def: 0, min: f64(0), desc: "Return events with a larger seq"},
+				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(state.MaxAuditPage), desc: "Events per page"}},
+			responses: with(response{status: 200, desc: "One page of the trail", schema: "AuditTrail"}, resp400, resp422),
+			handle:    s.admin(s.handleAudit)},
 		{method: "GET", path: "/v1/admin/usage/anonymous", opID: "getAnonymousUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
 			summary: "Usage of keyless traffic",
 			desc: "Keyless calls per calendar month (UTC) over the window, oldest first; `current_month_calls` is the last period. " +
@@ -276,4 +288,48 @@ func accessSchemas() obj {
 				"email": strf("email", "contact address; optional, unverified, never written to")}},
 		"ApiKeyUsageReport": object("Usage of one API key", nil, props),
 	}
+}
+
+// queryInt parses an optional integer query parameter within [lo, hi].
+func queryInt(r *http.Request, name string, def, lo, hi int64) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, badRequest("Parameter %s must be an integer, not %q.", name, v)
+	}
+	if n < lo || n > hi {
+		return 0, invalid("Parameter %s must be %d to %d.", name, lo, hi)
+	}
+	return n, nil
+}
+
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needAccess(); err != nil {
+		return err
+	}
+	after, err := queryInt(r, "after", 0, 0, 1<<62)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 100, 1, state.MaxAuditPage)
+	if err != nil {
+		return err
+	}
+	ev, err := s.deps.Access.Audit(r.Context(), after, int(limit))
+	if err != nil {
+		return err
+	}
+	items := make([]map[string]any, 0, len(ev))
+	for _, e := range ev {
+		items = append(items, map[string]any{"seq": e.Seq, "at": rfc3339(e.At), "action": e.Action, "api_key_id": e.KeyID,
+			"actor": e.Actor, "detail": e.Detail})
+	}
+	out := map[string]any{"events": items, "count": len(items)}
+	if len(ev) == int(limit) {
+		out["next_after"] = ev[len(ev)-1].Seq
+	}
+	return writeJSON(w, r, http.StatusOK, "no-store", out)
 }

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/svc-geodata/svc/store/state"
+
 // Schema builders: small helpers so the component schemas below read like the
 // tables of SPEC section 2.
 
@@ -177,7 +179,14 @@ func components(cfg Config) obj {
 			"updated_at": strf("date-time", ""), "contact_email": nullable("string", ""), "last_used_at": nullablef("string", "date-time", ""),
 			"monthly_call_quota": nullable("integer", ""), "notes": nullable("string", ""), "revoked_at": nullablef("string", "date-time", ""),
 			"payment_customer_id": nullable("string", "")}),
-		"ApiKeyListResponse":    object("", nil, obj{"api_keys": array(ref("ApiKeyListItem"), ""), "count": integer("")}),
+		"ApiKeyListResponse": object("", nil, obj{"api_keys": array(ref("ApiKeyListItem"), ""), "count": integer("")}),
+		"AuditEvent": object("One key change", []string{"seq", "at", "action", "api_key_id", "actor", "detail"}, obj{
+			"seq": integer("Position in the trail; grows with every event"), "at": strf("date-time", "When the change took effect"),
+			"action": enum("", state.AuditKeyCreate, state.AuditKeyMint, state.AuditKeyRevoke), "api_key_id": str(""),
+			"actor": str("Who asked: admin-api request <id>, cli, or client:<hex>"), "detail": str("Customer, tier and campaign of the key")}),
+		"AuditTrail": object("One page of the audit trail", []string{"events", "count"}, obj{
+			"events": array(ref("AuditEvent"), ""), "count": integer(""),
+			"next_after": integer("Pass as `after` for the next page; absent on the last page")}),
 		"ApiKeyRevokedResponse": object("", nil, obj{"api_key_id": str(""), "customer_name": str(""), "key_prefix": str(""), "tier": str(""), "revoked_at": strf("date-time", "")}),
 		"HealthProbe": object("One probe of the health report", []string{"name", "status", "latency_ms"}, obj{
 			"name": str("what was probed"), "status": enum("", "ok", "fail"), "detail": str("failure reason"), "latency_ms": number("")}),

@@ -45,6 +45,7 @@ var dumpTables = []struct {
 	{"usage_endpoint", "subject, month, pattern, calls, errors", "s s s i i"},
 	{"usage_bl", "subject, month, bl, calls", "s s s i"},
 	{"keyless_sketch", "month, registers", "s b"},
+	{"audit_log", auditColumns, "i i s s s s"},
 }
 
 // rowsOf abstracts database/sql and pgx row iteration.
@@ -235,6 +236,10 @@ func (s *Postgres) Import(ctx context.Context, d Dump) error {
 					return fmt.Errorf("%s row %d: %w", t.name, i+1, err)
 				}
 			}
+		}
+		// Rows imported with their own seq leave the sequence behind them.
+		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('audit_log', 'seq'), COALESCE(MAX(seq), 0) + 1, false) FROM audit_log`); err != nil {
+			return err
 		}
 		_, err := tx.Exec(ctx, `UPDATE meta SET value = value + $1 + 1 WHERE name = 'keys_version'`, d.Meta["keys_version"])
 		return err

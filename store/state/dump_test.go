@@ -107,6 +107,16 @@ func TestMoveBetweenBackends(t *testing.T) {
 			t.Errorf("%T: keyless = %v", s, got)
 		}
 	}
+	// The audit trail moved whole and goes on after the imported events.
+	for _, s := range []porter{pg, back} {
+		if err := s.CreateKey(ctx, testKey("after", 9)); err != nil {
+			t.Fatal(err)
+		}
+		ev, err := s.Audit(ctx, 0, 0)
+		if err != nil || len(ev) != 4 || ev[3].Action != AuditKeyCreate || ev[3].KeyID != "after" || ev[3].Seq <= ev[2].Seq {
+			t.Errorf("%T: audit after the move = %+v, %v", s, ev, err)
+		}
+	}
 	if err := pg.Import(ctx, d0); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("import into a filled store: %v", err)
 	}

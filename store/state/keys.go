@@ -33,7 +33,13 @@ func bumpKeysVersion(ctx context.Context, tx *sql.Tx) error {
 
 // CreateKey implements Store.
 func (s *SQLite) CreateKey(ctx context.Context, k Key) error {
-	if err := s.tx(ctx, func(tx *sql.Tx) error { return insertKey(ctx, tx, k) }); err != nil {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := insertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		return auditSQLite(ctx, tx, k.CreatedAt, AuditKeyCreate, k.ID, keyDetail(k))
+	})
+	if err != nil {
 		return fmt.Errorf("state: create key: %w", err)
 	}
 	return nil
@@ -62,7 +68,10 @@ func (s *SQLite) MintTrial(ctx context.Context, k Key, m Mint) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO trial_mints (client, minted_at) VALUES (?, ?)`, int64(m.Client), ms(m.At)); err != nil {
 			return err
 		}
-		return insertKey(ctx, tx, k)
+		if err := insertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		return auditSQLite(ctx, tx, k.CreatedAt, AuditKeyMint, k.ID, keyDetail(k))
 	})
 	if err != nil {
 		return fmt.Errorf("state: mint trial key: %w", err)
@@ -160,6 +169,9 @@ func (s *SQLite) RevokeKey(ctx context.Context, id string, at time.Time) (Key, e
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
 			if err := bumpKeysVersion(ctx, tx); err != nil {
+				return err
+			}
+			if err := auditSQLite(ctx, tx, at, AuditKeyRevoke, id, ""); err != nil {
 				return err
 			}
 		}

@@ -52,6 +52,9 @@ CREATE TABLE usage_bl (
 	subject TEXT NOT NULL, month TEXT NOT NULL, bl TEXT NOT NULL, calls BIGINT NOT NULL,
 	PRIMARY KEY (subject, month, bl));
 CREATE TABLE keyless_sketch (month TEXT PRIMARY KEY, registers BYTEA NOT NULL);`,
+	`CREATE TABLE audit_log (
+	seq BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, action TEXT NOT NULL,
+	key_id TEXT NOT NULL, actor TEXT NOT NULL, detail TEXT NOT NULL);`,
 }
 
 // Advisory lock ids (first key of the two-key form) of this package.

@@ -28,7 +28,13 @@ func pgInsertKey(ctx context.Context, tx pgx.Tx, k Key) error {
 
 // CreateKey implements Store.
 func (s *Postgres) CreateKey(ctx context.Context, k Key) error {
-	if err := s.tx(ctx, func(tx pgx.Tx) error { return pgInsertKey(ctx, tx, k) }); err != nil {
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		if err := pgInsertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		return auditPG(ctx, tx, k.CreatedAt, AuditKeyCreate, k.ID, keyDetail(k))
+	})
+	if err != nil {
 		return fmt.Errorf("state: create key: %w", err)
 	}
 	return nil
@@ -60,7 +66,10 @@ func (s *Postgres) MintTrial(ctx context.Context, k Key, m Mint) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO trial_mints (client, minted_at) VALUES ($1, $2)`, int64(m.Client), ms(m.At)); err != nil {
 			return err
 		}
-		return pgInsertKey(ctx, tx, k)
+		if err := pgInsertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		return auditPG(ctx, tx, k.CreatedAt, AuditKeyMint, k.ID, keyDetail(k))
 	})
 	if err != nil {
 		return fmt.Errorf("state: mint trial key: %w", err)
@@ -126,6 +135,9 @@ func (s *Postgres) RevokeKey(ctx context.Context, id string, at time.Time) (Key,
 		}
 		if tag.RowsAffected() > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE meta SET value = value + 1 WHERE name = 'keys_version'`); err != nil {
+				return err
+			}
+			if err := auditPG(ctx, tx, at, AuditKeyRevoke, id, ""); err != nil {
 				return err
 			}
 		}

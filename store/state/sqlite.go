@@ -50,6 +50,9 @@ CREATE TABLE usage_bl (
 	subject TEXT NOT NULL, month TEXT NOT NULL, bl TEXT NOT NULL, calls INTEGER NOT NULL,
 	PRIMARY KEY (subject, month, bl)) WITHOUT ROWID;
 CREATE TABLE keyless_sketch (month TEXT PRIMARY KEY, registers BLOB NOT NULL);`,
+	`CREATE TABLE audit_log (
+	seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, action TEXT NOT NULL,
+	key_id TEXT NOT NULL, actor TEXT NOT NULL, detail TEXT NOT NULL);`,
 }
 
 // SQLite is the Store on an SQLite file in WAL mode. Writes go through one

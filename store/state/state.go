@@ -173,6 +173,9 @@ type Store interface {
 	// RevokeKey marks key id revoked at at and returns it; revoking a revoked
 	// key keeps the first revocation time. ErrNotFound for an unknown id.
 	RevokeKey(ctx context.Context, id string, at time.Time) (Key, error)
+	// Audit returns up to limit events of the audit trail with Seq > after,
+	// oldest first (limit <= 0 or over MaxAuditPage: MaxAuditPage).
+	Audit(ctx context.Context, after int64, limit int) ([]AuditEvent, error)
 	// KeysVersion changes whenever any process creates, mints or revokes a
 	// key, so caches of key records know when to drop their entries.
 	KeysVersion(ctx context.Context) (int64, error)

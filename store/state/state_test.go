@@ -267,3 +267,69 @@ func testFlushAndUsage(t *testing.T, s Store) {
 		t.Errorf("Ping: %v", err)
 	}
 }
+
+func TestAudit(t *testing.T) {
+	t.Parallel()
+	backends(t, testAudit)
+}
+
+// testAudit: every key change leaves exactly one event, written with the
+// change (a refused change leaves none), in order, with its actor.
+func testAudit(t *testing.T, s Store) {
+	ctx := context.Background()
+	admin, cli := WithActor(ctx, "admin-api"), WithActor(ctx, "cli")
+	k := testKey("a", 1)
+	k.Tier = "pro"
+	if err := s.CreateKey(admin, k); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateKey(admin, testKey("a", 2)); !errors.Is(err, ErrExists) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	m := Mint{Client: 0xabc, Limit: 1, Window: time.Hour, At: t0}
+	tk := testKey("t", 3)
+	tk.Source = "fair"
+	if err := s.MintTrial(WithActor(ctx, "client:0000000000000abc"), tk, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MintTrial(ctx, testKey("t2", 4), m); !errors.Is(err, ErrMintLimit) {
+		t.Fatalf("over the mint limit: %v", err)
+	}
+	if _, err := s.RevokeKey(cli, "a", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RevokeKey(cli, "a", t0.Add(2*time.Hour)); err != nil { // no change, no event
+		t.Fatal(err)
+	}
+	ev, err := s.Audit(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ action, key, actor, detail string }{
+		{AuditKeyCreate, "a", "admin-api", `customer="c" tier="pro"`},
+		{AuditKeyMint, "t", "client:0000000000000abc", `customer="c" tier="pro" source="fair"`},
+		{AuditKeyRevoke, "a", "cli", ""},
+	}
+	if len(ev) != len(want) {
+		t.Fatalf("%d events, want %d: %+v", len(ev), len(want), ev)
+	}
+	for i, w := range want {
+		e := ev[i]
+		if e.Action != w.action || e.KeyID != w.key || e.Actor != w.actor || e.Detail != w.detail {
+			t.Errorf("event %d = %+v, want %+v", i, e, w)
+		}
+		if i > 0 && e.Seq <= ev[i-1].Seq {
+			t.Errorf("seq not increasing: %d after %d", e.Seq, ev[i-1].Seq)
+		}
+	}
+	if !ev[2].At.Equal(t0.Add(time.Hour)) {
+		t.Errorf("revoke at %v", ev[2].At)
+	}
+	page, err := s.Audit(ctx, ev[0].Seq, 1)
+	if err != nil || len(page) != 1 || page[0].Seq != ev[1].Seq {
+		t.Errorf("page after %d: %+v, %v", ev[0].Seq, page, err)
+	}
+	if rest, _ := s.Audit(ctx, ev[2].Seq, 10); len(rest) != 0 {
+		t.Errorf("after the last: %+v", rest)
+	}
+}
