@@ -200,6 +200,25 @@ func TestCluster(t *testing.T) {
 			}
 		}
 		t.Logf("revocation refused by all replicas after %v", time.Since(revoked).Round(time.Millisecond))
+		// The mint on replica 1 and the revocation on replica 1 are one
+		// trail, read from replica 3.
+		code, body, _ = do(t, http.DefaultClient, "GET", c.replicas[2].base+"/v1/admin/audit", admin, "")
+		var trail struct {
+			Events []struct {
+				Action string `json:"action"`
+				KeyID  string `json:"api_key_id"`
+			} `json:"events"`
+		}
+		json.Unmarshal(body, &trail)
+		var got []string
+		for _, e := range trail.Events {
+			if e.KeyID == id {
+				got = append(got, e.Action)
+			}
+		}
+		if code != 200 || strings.Join(got, ",") != "key.mint,key.revoke" {
+			t.Errorf("audit trail on replica 3: %d %v (%s)", code, got, body)
+		}
 	})
 
 	key := createKey(t, c.replicas[2].base, admin)
