@@ -101,6 +101,31 @@ done
 "${psql[@]}" -d bench -c 'ANALYZE surfaces' >/dev/null
 surfaces=$("${psql[@]}" -d bench -At -c 'SELECT count(*) FROM surfaces')
 
+# Real LoD2 data (the NRW and Berlin sample tiles of ../shared/samples/real, 1 km2 each) in a second
+# svc and a second PostGIS table; skipped with a message when the samples are not next to the repo.
+real=$root/../shared/samples/real
+real_port=$((BASEPORT + 4))
+real_bbox=
+if [ -f "$real/LoD2_32_280_5659_1_NW.gml" ] && [ -f "$real/3910_5817.gml" ]; then
+  echo "== real LoD2 samples (NRW, Berlin)" >&2
+  ./svc import lod2 --data "$work/real" --bl nrw --snapshot 2026-01-01 --license dl-de-zero-2.0 "$real/LoD2_32_280_5659_1_NW.gml" >/dev/null
+  ./svc import lod2 --data "$work/real" --bl be --snapshot 2026-01-01 --license dl-de-zero-2.0 "$real/3910_5817.gml" >/dev/null
+  SVC_KEYLESS_LIMIT=1000000000 ./svc serve --data "$work/real" --addr "127.0.0.1:$real_port" --log-level error &
+  pids+=($!)
+  mode=(-lco GEOMETRY_NAME=geom -lco SPATIAL_INDEX=GIST -lco FID=id)
+  for f in "$work"/real/lod2/*/*/lod2.sqlite; do
+    ogr2ogr -f PostgreSQL "PG:host=127.0.0.1 port=$pg_port user=postgres dbname=bench" "$f" surfaces \
+      -nln real_surfaces -t_srs EPSG:4326 -nlt MULTIPOLYGONZ "${mode[@]}"
+    mode=(-append)
+  done
+  "${psql[@]}" -d bench -c 'ANALYZE real_surfaces' >/dev/null
+  # The NRW tile (UTM32 280000-281000 E, 5659000-5660000 N) as a WGS84 box.
+  real_bbox=$(printf '280000 5659000\n281000 5660000\n' | gdaltransform -s_srs EPSG:25832 -t_srs EPSG:4326 -output_xy |
+    awk 'NR==1{w=$1;s=$2} NR==2{printf "%.6f,%.6f,%.6f,%.6f", w, s, $1, $2}')
+else
+  echo "== real LoD2 samples not found at $real (clone the repository next to ../shared): real-data workload skipped" >&2
+fi
+
 PGFS_SERVER_HTTPHOST=127.0.0.1 PGFS_SERVER_HTTPPORT=$pgfs_port PGFS_DATABASE_DBPOOLMAXCONNS=16 \
   PGFS_PAGING_LIMITMAX=10000 DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/bench" \
   "$pgfs" >"$work/pgfs.log" 2>&1 &
@@ -117,10 +142,18 @@ n_svc=$(curl -sf "$svc/v1/buildings?bbox=$bbox&limit=100" | grep -o '"type":"Fea
 n_pg=$(curl -sf "$pgfsurl/collections/public.surfaces/items.json?bbox=$bbox&limit=100" | grep -o '"type":"Feature"' | wc -l)
 [ "$n_svc" = 100 ] && [ "$n_pg" = 100 ] || { echo "bench-peers: bbox pages differ: svc $n_svc, pg_featureserv $n_pg features" >&2; exit 1; }
 
+if [ -n "$real_bbox" ]; then
+  wait_http "http://127.0.0.1:$real_port/healthz"
+  n_svc=$(curl -sf "http://127.0.0.1:$real_port/v1/buildings?bbox=$real_bbox&limit=100" | grep -o '"type":"Feature"' | wc -l)
+  n_pg=$(curl -sf "$pgfsurl/collections/public.real_surfaces/items.json?bbox=$real_bbox&limit=100" | grep -o '"type":"Feature"' | wc -l)
+  [ "$n_svc" = 100 ] && [ "$n_pg" = 100 ] || { echo "bench-peers: real bbox pages differ: svc $n_svc, pg_featureserv $n_pg features" >&2; exit 1; }
+fi
+
 rows=()
 measure() { # url -> "req/s p50 p99"
   local out
   out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$1")
+  [ -n "${BENCH_DEBUG:-}" ] && echo "$out" >&2
   if echo "$out" | grep -q 'Non-2xx'; then echo "bench-peers: non-2xx answers from $1" >&2; echo "$out" >&2; exit 1; fi
   echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '$1=="50%" {print $2}') $(echo "$out" | awk '$1=="99%" {print $2}')"
 }
@@ -134,6 +167,10 @@ pair() { # workload peer peer_url svc_url
 pair "/healthz" "Go net/http hello" "$hello/" "$svc/healthz"
 pair "bbox search 1 km2, limit 100" "pg_featureserv $PGFS_VERSION + PostGIS" \
   "$pgfsurl/collections/public.surfaces/items.json?bbox=$bbox&limit=100" "$svc/v1/buildings?bbox=$bbox&limit=100"
+if [ -n "$real_bbox" ]; then
+  pair "bbox search real LoD2 (NRW tile), limit 100" "pg_featureserv $PGFS_VERSION + PostGIS" \
+    "$pgfsurl/collections/public.real_surfaces/items.json?bbox=$real_bbox&limit=100" "http://127.0.0.1:$real_port/v1/buildings?bbox=$real_bbox&limit=100"
+fi
 if [ "$MODE" = full ]; then
   pair "/v1/datasets" "Go net/http hello" "$hello/" "$svc/v1/datasets"
   pair "/v1/attribution" "Go net/http hello" "$hello/" "$svc/v1/attribution"
@@ -161,7 +198,7 @@ machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | x
 {
   echo "# svc next to its peers ($MODE mode, $stamp)"
   echo
-  echo "Machine: $machine. wrk -t$THREADS -c$CONNS -d$DURATION per workload, loopback; demo pack, $surfaces LoD2 surfaces in PostGIS."
+  echo "Machine: $machine. wrk -t$THREADS -c$CONNS -d$DURATION per workload, loopback; demo pack, $surfaces LoD2 surfaces in PostGIS; real data: the NRW and Berlin LoD2 sample tiles ($([ -n "$real_bbox" ] && echo loaded || echo not found, skipped))."
   echo
   echo "| workload | peer | peer req/s | svc req/s | ratio | peer p50 | peer p99 | svc p50 | svc p99 |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
