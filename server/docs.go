@@ -71,6 +71,9 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 		byName[dt.Name] = dt
 	}
 	for _, rt := range s.routes {
+		if rt.hidden {
+			continue
+		}
 		op := docOp{Method: rt.method, Path: rt.path, OpID: rt.opID, Summary: rt.summary, Desc: rt.desc,
 			Stability: rt.stability, Since: rt.since, Counted: !rt.exempt && strings.HasPrefix(rt.path, "/v1/"),
 			Responses: s.withCommonResponses(rt)}

@@ -19,6 +19,9 @@ type obj = map[string]any
 func (s *Server) buildOpenAPI() ([]byte, error) {
 	paths := obj{}
 	for _, rt := range s.routes {
+		if rt.hidden {
+			continue
+		}
 		item, _ := paths[rt.path].(obj)
 		if item == nil {
 			item = obj{}

@@ -26,8 +26,8 @@ type route struct {
 	// exempt routes do not count against the keyless daily limit (SPEC 8).
 	exempt bool
 	handle handlerFunc
-	// raw routes (the tile host, the docs page) write their own responses
-	// and are not listed as JSON operations.
+	// hidden routes (the viewer's files, the redirect at /) are served but
+	// not operations of the API: the OpenAPI document and /docs omit them.
 	hidden bool
 }
 

@@ -106,6 +106,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.infraRoutes()...)
+	rs = append(rs, s.viewerRoutes()...)
 	rs = append(rs, s.discoveryRoutes()...)
 	rs = append(rs, s.buildingRoutes()...)
 	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)

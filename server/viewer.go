@@ -1,0 +1,42 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/svc-geodata/svc/viewer"
+)
+
+// viewerRoutes serve the built-in map and globe (package viewer). The page
+// lives at /viewer/ so that its files and the API resolve relative to it;
+// / and /viewer redirect there with a relative Location, which keeps working
+// behind a reverse proxy that adds a path prefix.
+func (s *Server) viewerRoutes() []route {
+	files := viewer.Handler("/viewer/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, notFound("The viewer has no file %q.", r.URL.Path))
+	}))
+	redirect := func(to string) handlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Location", to)
+			w.Header().Set("Cache-Control", "no-cache")
+			w.WriteHeader(http.StatusFound)
+			return nil
+		}
+	}
+	return []route{
+		{method: "GET", path: "/viewer", opID: "getViewer", tag: "Service", since: "0.2.0", exempt: true,
+			summary: "Built-in viewer: map and 3D globe of the published data (HTML; redirects to /viewer/)",
+			desc: "A MapLibre GL JS map (hillshade tiles when served, dataset extents, building footprints; click for building details " +
+				"with roof facets, elevation and canopy; a profile tool) and a CesiumJS globe (quantized-mesh terrain when served, " +
+				"building, terrain-mesh, vegetation and OSM cover 3D Tiles, picking, GLB download of the view). Every file is embedded " +
+				"in the binary and every request goes to this server: it works without network. `/` redirects here too. " +
+				"The viewer's own requests count against the keyless limit like any other client's.",
+			responses: []response{{status: 302, desc: "Redirect to /viewer/ (relative Location)"}},
+			handle:    redirect("viewer/")},
+		{method: "GET", path: "/{$}", hidden: true, exempt: true, handle: redirect("viewer/")},
+		{method: "GET", path: "/viewer/{path...}", hidden: true, exempt: true,
+			handle: func(w http.ResponseWriter, r *http.Request) error {
+				files.ServeHTTP(w, r)
+				return nil
+			}},
+	}
+}

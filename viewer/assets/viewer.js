@@ -1,0 +1,378 @@
+// svc viewer: MapLibre GL JS for the map, CesiumJS (loaded on first use) for
+// the globe. Every request goes to this server's own API, relative to the page,
+// so the viewer works offline and behind a reverse proxy with a path prefix.
+'use strict';
+(function () {
+  const api = (p) => new URL('../' + p, location.href).href;
+  const germany = [5.5, 47.2, 15.5, 55.1];
+  const $ = (id) => document.getElementById(id);
+  // State the browser tests read; nothing else depends on it.
+  const sv = window.svcViewer = { ready: false, errors: [], building: null, point: null, profile: null,
+    tilesets: { requested: 0, loaded: 0, failed: 0 }, globeReady: false, picked: null };
+
+  const status = (t) => { $('status').textContent = t; };
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  const fmt = (v, d = 2) => (v === null || v === undefined) ? '–' : Number(v).toFixed(d);
+
+  async function getJSON(path, opts) {
+    const r = await fetch(api(path), opts);
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      const e = new Error(body.detail || r.statusText);
+      e.status = r.status;
+      throw e;
+    }
+    return body;
+  }
+
+  // ---- attribution: every product shown is credited on screen ----
+  let attribution = [];
+  async function loadAttribution() {
+    try {
+      const a = await getJSON('v1/attribution');
+      attribution = [...new Set((a.attribution || []).map((e) => e.attribution).filter(Boolean))];
+    } catch (e) { attribution = []; }
+    $('attribution').textContent = attribution.length ? 'Data: ' + attribution.join(' · ') : '';
+  }
+
+  // ---- the map ----
+  const map = new maplibregl.Map({
+    container: 'map',
+    style: { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#eae6da' } }] },
+    bounds: [[germany[0], germany[1]], [germany[2], germany[3]]],
+    attributionControl: false,
+    maxPitch: 0,
+  });
+  sv.map = map;
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  map.addControl(new maplibregl.ScaleControl(), 'bottom-left');
+  map.on('error', (e) => { sv.errors.push(String(e.error && e.error.message || e)); });
+
+  async function addHillshade() {
+    try {
+      const r = await fetch(api('v1/terrain/hillshade.json'));
+      if (!r.ok) return false;
+      map.addSource('hillshade', { type: 'raster', url: api('v1/terrain/hillshade.json'), tileSize: 256 });
+      map.addLayer({ id: 'hillshade', type: 'raster', source: 'hillshade', paint: { 'raster-opacity': 0.9 } });
+      return true;
+    } catch (e) { return false; }
+  }
+
+  async function addExtents() {
+    const t = await getJSON('v1/tilesets?bbox=' + germany.join(','));
+    const features = (t.tilesets || []).map((ts) => ({ type: 'Feature', geometry: ts.bounding_volume,
+      properties: { bl: ts.bundesland_code, snapshot: ts.snapshot_date, buildings: ts.building_count } }));
+    map.addSource('extents', { type: 'geojson', data: { type: 'FeatureCollection', features } });
+    map.addLayer({ id: 'extents-fill', type: 'fill', source: 'extents', maxzoom: 14, paint: { 'fill-color': '#3b7dd8', 'fill-opacity': 0.25 } });
+    map.addLayer({ id: 'extents-line', type: 'line', source: 'extents', paint: { 'line-color': '#2457a0', 'line-width': 2 } });
+    sv.tilesetList = t.tilesets || [];
+    return features;
+  }
+
+  const empty = { type: 'FeatureCollection', features: [] };
+  function addBuildingLayers() {
+    map.addSource('buildings', { type: 'geojson', data: empty });
+    map.addLayer({ id: 'buildings-fill', type: 'fill', source: 'buildings', minzoom: 14, paint: { 'fill-color': '#c2703d', 'fill-opacity': 0.75 } });
+    map.addLayer({ id: 'buildings-line', type: 'line', source: 'buildings', minzoom: 14, paint: { 'line-color': '#6b3a1c', 'line-width': 0.8 } });
+    map.addSource('roof', { type: 'geojson', data: empty });
+    map.addLayer({ id: 'roof-fill', type: 'fill', source: 'roof', paint: { 'fill-color': ['get', 'colour'], 'fill-opacity': 0.9 } });
+    map.addLayer({ id: 'roof-line', type: 'line', source: 'roof', paint: { 'line-color': '#222', 'line-width': 1 } });
+    map.addSource('profile', { type: 'geojson', data: empty });
+    map.addLayer({ id: 'profile-line', type: 'line', source: 'profile', paint: { 'line-color': '#d62828', 'line-width': 3 } });
+    map.addLayer({ id: 'profile-points', type: 'circle', source: 'profile', paint: { 'circle-color': '#d62828', 'circle-radius': 5 } });
+  }
+
+  // Buildings of the view: ground surfaces as footprints, paged by the cursor.
+  let loadCtl = null;
+  const maxPages = 5;
+  async function loadBuildings() {
+    if (!map.getSource('buildings')) return; // moved before the layers exist
+    if (map.getZoom() < 14) {
+      map.getSource('buildings').setData(empty);
+      status('Zoom in to see buildings.');
+      return;
+    }
+    if (loadCtl) loadCtl.abort();
+    const ctl = loadCtl = new AbortController();
+    const b = map.getBounds();
+    const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v) => v.toFixed(6)).join(',');
+    const features = [];
+    let cursor = null, pages = 0, more = false;
+    try {
+      do {
+        const q = 'v1/buildings?bbox=' + bbox + '&limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
+        const page = await getJSON(q, { signal: ctl.signal });
+        for (const f of page.features || []) {
+          if (f.properties.surface_class === 710) features.push(f);
+        }
+        cursor = page.svc && page.svc.next;
+        pages++;
+        more = !!cursor && pages >= maxPages;
+      } while (cursor && pages < maxPages);
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      status('Buildings: ' + e.message);
+      return;
+    }
+    map.getSource('buildings').setData({ type: 'FeatureCollection', features });
+    sv.buildingCount = features.length;
+    status(features.length + ' buildings in view' + (more ? ' (first ' + maxPages * 1000 + ' surfaces; zoom in for all)' : '') + '.');
+  }
+
+  // ---- the side panel ----
+  function panel(html) { $('panel').innerHTML = html; }
+
+  const azimuthColour = (az) => 'hsl(' + Math.round(az) + ',70%,55%)';
+  async function showBuilding(gmlid) {
+    status('Building ' + gmlid + '…');
+    let detail, roof;
+    try {
+      [detail, roof] = await Promise.all([getJSON('v1/buildings/' + encodeURIComponent(gmlid)),
+        getJSON('v1/buildings/' + encodeURIComponent(gmlid) + '/roof').catch(() => ({ features: [] }))]);
+    } catch (e) {
+      panel('<p>' + esc(e.message) + '</p>');
+      return;
+    }
+    const facets = roof.features || [];
+    const area = facets.reduce((s, f) => s + f.properties.area_m2, 0);
+    sv.building = { gmlid: detail.gmlid, roofArea: Math.round(area * 100) / 100, facets: facets.length };
+    map.getSource('roof').setData({ type: 'FeatureCollection', features: facets.map((f) =>
+      ({ type: 'Feature', geometry: f.geometry, properties: { colour: azimuthColour(f.properties.azimuth_deg) } })) });
+    const rows = facets.map((f, i) => '<tr><td><span style="color:' + azimuthColour(f.properties.azimuth_deg) + '">■</span> ' + (i + 1) +
+      '</td><td>' + fmt(f.properties.tilt_deg, 1) + '°</td><td>' + fmt(f.properties.azimuth_deg, 1) + '°</td><td>' + fmt(f.properties.area_m2) + '</td></tr>').join('');
+    panel('<h2 id="building-gmlid">' + esc(detail.gmlid) + '</h2><dl>' +
+      '<dt>State</dt><dd>' + esc(detail.bundesland_code) + '</dd><dt>Level</dt><dd>' + esc(detail.lod || '') + '</dd>' +
+      '<dt>Roof area</dt><dd id="building-roof-area">' + fmt(area) + ' m²</dd><dt>Facets</dt><dd>' + facets.length + '</dd></dl>' +
+      (facets.length ? '<table><caption>Roof facets</caption><thead><tr><th>#</th><th>Tilt</th><th>Azimuth</th><th>Area m²</th></tr></thead><tbody>' +
+        rows + '</tbody></table>' : '<p>No roof facets.</p>'));
+    status('Building ' + detail.gmlid + '.');
+  }
+
+  async function showPoint(lng, lat) {
+    const q = 'lat=' + lat.toFixed(7) + '&lon=' + lng.toFixed(7);
+    const [elev, canopy] = await Promise.all([
+      getJSON('v1/terrain/elevation?' + q).catch((e) => ({ error: e.message })),
+      getJSON('v1/vegetation/canopy?' + q).catch((e) => ({ error: e.message }))]);
+    sv.point = { lat, lon: lng, elevation: elev.elevation_m === undefined ? null : elev.elevation_m,
+      canopy: canopy.canopy_height_m === undefined ? null : canopy.canopy_height_m };
+    panel('<h2>' + lat.toFixed(6) + ', ' + lng.toFixed(6) + '</h2><dl>' +
+      '<dt>Elevation</dt><dd id="point-elevation">' + (elev.error ? esc(elev.error) : fmt(elev.elevation_m) + ' m (DHHN2016)') + '</dd>' +
+      '<dt>Canopy</dt><dd id="point-canopy">' + (canopy.error ? esc(canopy.error) : fmt(canopy.canopy_height_m) + ' m') + '</dd></dl>');
+  }
+
+  // ---- profile: two clicks, then the chart ----
+  let profilePts = null;
+  function setProfileMode(on) {
+    profilePts = on ? [] : null;
+    $('btn-profile').setAttribute('aria-pressed', on ? 'true' : 'false');
+    map.getCanvas().style.cursor = on ? 'crosshair' : '';
+    if (on) status('Profile: click the start and the end point.');
+  }
+  async function profileClick(lng, lat) {
+    profilePts.push([lng, lat]);
+    const line = { type: 'Feature', geometry: { type: 'LineString', coordinates: profilePts }, properties: {} };
+    const pts = profilePts.map((c) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: c }, properties: {} }));
+    map.getSource('profile').setData({ type: 'FeatureCollection', features: profilePts.length > 1 ? [line, ...pts] : pts });
+    if (profilePts.length < 2) return;
+    const coords = profilePts.map((c) => c[0].toFixed(7) + ',' + c[1].toFixed(7)).join(';');
+    setProfileMode(false);
+    try {
+      const p = await getJSON('v1/terrain/profile?samples=200&coords=' + coords);
+      const samples = (p.features || []).map((f) => [f.properties.distance_m, f.properties.elevation_m]);
+      sv.profile = { samples: samples.length };
+      panel('<h2>Terrain profile</h2>' + chart(samples) + (p.properties && p.properties.partial ? '<p>Part of the line has no terrain data.</p>' : ''));
+      status('Profile: ' + samples.length + ' samples.');
+    } catch (e) {
+      panel('<h2>Terrain profile</h2><p>' + esc(e.message) + '</p>');
+    }
+  }
+  function chart(samples) {
+    const ok = samples.filter((s) => s[1] !== null);
+    if (!ok.length) return '<p>No elevation along the line.</p>';
+    const w = 320, h = 160, pad = 30;
+    const dMax = Math.max(...samples.map((s) => s[0])) || 1;
+    let zMin = Math.min(...ok.map((s) => s[1])), zMax = Math.max(...ok.map((s) => s[1]));
+    if (zMax - zMin < 1) { zMin -= 0.5; zMax += 0.5; }
+    const x = (d) => pad + (w - pad - 5) * d / dMax, y = (z) => h - pad + (pad + 5 - h) * (z - zMin) / (zMax - zMin);
+    let path = '', pen = 'M';
+    for (const [d, z] of samples) {
+      if (z === null) { pen = 'M'; continue; }
+      path += pen + x(d).toFixed(1) + ' ' + y(z).toFixed(1) + ' ';
+      pen = 'L';
+    }
+    return '<svg viewBox="0 0 ' + w + ' ' + h + '" role="img" aria-label="Elevation from ' + fmt(zMin, 1) + ' to ' + fmt(zMax, 1) +
+      ' m over ' + fmt(dMax, 0) + ' m"><path d="' + path + '" fill="none" stroke="#d62828" stroke-width="2"/>' +
+      '<text x="2" y="12" font-size="10">' + fmt(zMax, 1) + ' m</text><text x="2" y="' + (h - pad) + '" font-size="10">' + fmt(zMin, 1) +
+      ' m</text><text x="' + (w - 60) + '" y="' + (h - 8) + '" font-size="10">' + fmt(dMax, 0) + ' m</text></svg>';
+  }
+
+  map.on('click', (e) => {
+    if (profilePts) { profileClick(e.lngLat.lng, e.lngLat.lat); return; }
+    const hit = map.queryRenderedFeatures(e.point, { layers: ['buildings-fill'] });
+    if (hit.length) showBuilding(hit[0].properties.gmlid);
+    else showPoint(e.lngLat.lng, e.lngLat.lat);
+  });
+  map.on('mousemove', (e) => {
+    if (profilePts) return;
+    const hit = map.getLayer('buildings-fill') && map.queryRenderedFeatures(e.point, { layers: ['buildings-fill'] });
+    map.getCanvas().style.cursor = hit && hit.length ? 'pointer' : '';
+  });
+  map.on('moveend', loadBuildings);
+
+  map.on('load', async () => {
+    await loadAttribution();
+    const hill = await addHillshade();
+    let extents = [];
+    try { extents = await addExtents(); } catch (e) { status('Datasets: ' + e.message); }
+    addBuildingLayers();
+    map.addControl(new maplibregl.AttributionControl({ compact: false, customAttribution: attribution }), 'bottom-right');
+    // Start on the first dataset, close enough to see its buildings.
+    if (extents.length && !location.hash) {
+      const c = extents[0].geometry.coordinates[0];
+      const xs = c.map((p) => p[0]), ys = c.map((p) => p[1]);
+      map.jumpTo({ center: [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2], zoom: 15.5 });
+    }
+    await loadBuildings();
+    sv.hillshade = hill;
+    sv.ready = true;
+  });
+
+  // ---- the globe (CesiumJS, loaded on first use) ----
+  let globe = null;
+  function loadScript(src) {
+    return new Promise((ok, fail) => {
+      const s = document.createElement('script');
+      s.src = src; s.onload = ok; s.onerror = () => fail(new Error('cannot load ' + src));
+      document.head.appendChild(s);
+    });
+  }
+  async function openGlobe() {
+    if (globe) return globe;
+    status('Loading the 3D view…');
+    window.CESIUM_BASE_URL = new URL('vendor/cesium/', location.href).href;
+    const css = document.createElement('link');
+    css.rel = 'stylesheet'; css.href = 'vendor/cesium/Widgets/widgets.css';
+    document.head.appendChild(css);
+    await loadScript('vendor/cesium/Cesium.js');
+    const C = window.Cesium;
+    C.Ion.defaultAccessToken = ''; // never ask Cesium ion for anything
+    const imagery = C.ImageryLayer.fromProviderAsync(C.TileMapServiceImageryProvider.fromUrl(C.buildModuleUrl('Assets/Textures/NaturalEarthII')));
+    const viewer = new C.Viewer('globe', {
+      baseLayer: imagery, baseLayerPicker: false, geocoder: false, homeButton: false, sceneModePicker: false,
+      navigationHelpButton: false, animation: false, timeline: false, fullscreenButton: false, infoBox: false,
+      selectionIndicator: false, terrainProvider: new C.EllipsoidTerrainProvider(),
+    });
+    globe = sv.globe = viewer;
+    for (const a of attribution) viewer.creditDisplay.addStaticCredit(new C.Credit(esc(a), true));
+    // Terrain: quantized-mesh from this server when it serves it, else the
+    // terrain-mesh tilesets on the plain ellipsoid.
+    let qm = false;
+    try {
+      const r = await fetch(api('v1/terrain/quantized-mesh/layer.json'));
+      if (r.ok) {
+        viewer.terrainProvider = await C.CesiumTerrainProvider.fromUrl(api('v1/terrain/quantized-mesh/'), { requestVertexNormals: true });
+        qm = true;
+      }
+    } catch (e) { sv.errors.push('terrain: ' + e.message); }
+    sv.quantizedMesh = qm;
+    const urls = [];
+    for (const t of sv.tilesetList || []) urls.push({ url: t.tileset_url, kind: 'buildings', bl: t.bundesland_code });
+    if (!qm) {
+      const tm = await getJSON('v1/terrain-mesh/datasets').catch(() => ({ datasets: [] }));
+      for (const d of tm.datasets || []) urls.push({ url: d.tileset_url, kind: 'terrain', bl: d.bundesland_code });
+    }
+    for (const list of ['v1/vegetation/datasets', 'v1/osm-cover/datasets']) {
+      const v = await getJSON(list).catch(() => ({ datasets: [] }));
+      for (const d of v.datasets || []) {
+        for (const th of d.themes || []) {
+          if (th.url && /tileset\.json$/.test(th.url)) urls.push({ url: th.url, kind: th.name, bl: d.bundesland_code });
+        }
+      }
+    }
+    const tilesets = [];
+    sv.tilesets.requested = urls.length;
+    await Promise.all(urls.map(async (u) => {
+      try {
+        const ts = await C.Cesium3DTileset.fromUrl(u.url, { showCreditsOnScreen: true });
+        ts.svcKind = u.kind;
+        viewer.scene.primitives.add(ts);
+        tilesets.push(ts);
+        sv.tilesets.loaded++;
+        ts.tileFailed.addEventListener((e) => { sv.tilesets.failed++; sv.errors.push('tile ' + e.url + ': ' + e.message); });
+      } catch (e) {
+        sv.tilesets.failed++;
+        sv.errors.push('tileset ' + u.url + ': ' + e.message);
+      }
+    }));
+    sv.globeTilesets = tilesets;
+    // Look at the buildings under the map's centre, else at the first ones.
+    const c = map.getCenter();
+    const target = tilesets.find((t) => t.svcKind === 'buildings' && C.Cartographic.fromCartesian(t.boundingSphere.center) &&
+      Math.abs(C.Math.toDegrees(C.Cartographic.fromCartesian(t.boundingSphere.center).longitude) - c.lng) < 0.05) ||
+      tilesets.find((t) => t.svcKind === 'buildings');
+    if (target) {
+      const bs = target.boundingSphere;
+      viewer.camera.viewBoundingSphere(bs, new C.HeadingPitchRange(0, -0.6, bs.radius * 1.6));
+      viewer.camera.lookAtTransform(C.Matrix4.IDENTITY);
+    }
+    const handler = new C.ScreenSpaceEventHandler(viewer.scene.canvas);
+    handler.setInputAction((e) => {
+      const f = viewer.scene.pick(e.position);
+      if (!(f instanceof C.Cesium3DTileFeature)) return;
+      const props = {};
+      for (const id of f.getPropertyIds()) props[id] = f.getProperty(id);
+      sv.picked = props;
+      if (props.gmlid) showBuilding(props.gmlid);
+      else panel('<h2>Feature</h2><dl>' + Object.entries(props).map(([k, v]) => '<dt>' + esc(k) + '</dt><dd>' + esc(v) + '</dd>').join('') + '</dl>');
+    }, C.ScreenSpaceEventType.LEFT_CLICK);
+    sv.globeReady = true;
+    status('3D: ' + tilesets.length + ' tilesets' + (qm ? ', quantized-mesh terrain' : '') + '.');
+    return viewer;
+  }
+
+  // Keyboard for the globe (the map has its own): arrows move, +/- zoom.
+  $('globe').addEventListener('keydown', (e) => {
+    if (!globe) return;
+    const cam = globe.camera, h = globe.scene.globe.ellipsoid.cartesianToCartographic(cam.position).height;
+    const step = Math.max(h * 0.05, 5);
+    const act = { ArrowUp: () => cam.moveForward(step), ArrowDown: () => cam.moveBackward(step), ArrowLeft: () => cam.moveLeft(step),
+      ArrowRight: () => cam.moveRight(step), '+': () => cam.zoomIn(step * 2), '-': () => cam.zoomOut(step * 2) }[e.key];
+    if (act) { act(); e.preventDefault(); }
+  });
+
+  function selectTab(which) {
+    const globeOn = which === 'globe';
+    $('tab-map').setAttribute('aria-selected', String(!globeOn));
+    $('tab-globe').setAttribute('aria-selected', String(globeOn));
+    $('map').hidden = globeOn;
+    $('globe').hidden = !globeOn;
+    $('btn-profile').disabled = globeOn;
+    if (globeOn) openGlobe().catch((e) => { sv.errors.push(String(e)); status('3D: ' + e.message); });
+    else map.resize();
+  }
+  $('tab-map').addEventListener('click', () => selectTab('map'));
+  $('tab-globe').addEventListener('click', () => selectTab('globe'));
+  $('btn-profile').addEventListener('click', () => setProfileMode(!profilePts));
+
+  // GLB of the view: the visible box, cut to 1 km² around its centre (the
+  // public limit of /v1/buildings/3d.glb).
+  $('btn-glb').addEventListener('click', () => {
+    let w, s, e, n;
+    if (globe && !$('globe').hidden) {
+      const r = globe.camera.computeViewRectangle();
+      if (!r) { status('GLB: look at the ground first.'); return; }
+      [w, s, e, n] = [r.west, r.south, r.east, r.north].map(window.Cesium.Math.toDegrees);
+    } else {
+      const b = map.getBounds();
+      [w, s, e, n] = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()];
+    }
+    const cx = (w + e) / 2, cy = (s + n) / 2;
+    const halfLat = 0.5 / 111.32, halfLon = 0.5 / (111.32 * Math.cos(cy * Math.PI / 180)); // 1 km x 1 km
+    w = Math.max(w, cx - halfLon); e = Math.min(e, cx + halfLon); s = Math.max(s, cy - halfLat); n = Math.min(n, cy + halfLat);
+    const a = document.createElement('a');
+    a.href = api('v1/buildings/3d.glb?bbox=' + [w, s, e, n].map((v) => v.toFixed(6)).join(','));
+    a.download = 'buildings.glb';
+    sv.glbURL = a.href;
+    document.body.appendChild(a); a.click(); a.remove();
+  });
+})();
