@@ -57,7 +57,7 @@ func TestViewerInBrowser(t *testing.T) {
 	defer cancelBrowser()
 
 	var mu sync.Mutex
-	var consoleErrors, external []string
+	var consoleErrors, external, missing []string
 	origin, _ := url.Parse(base)
 	chromedp.ListenTarget(bctx, func(ev any) {
 		mu.Lock()
@@ -73,6 +73,12 @@ func TestViewerInBrowser(t *testing.T) {
 			}
 		case *runtime.EventExceptionThrown:
 			consoleErrors = append(consoleErrors, e.ExceptionDetails.Error())
+		case *network.EventResponseReceived:
+			// The page's own files must all exist (a library asking for a
+			// file the vendoring left out shows here).
+			if u, err := url.Parse(e.Response.URL); err == nil && e.Response.Status >= 400 && strings.HasPrefix(u.Path, "/viewer/") {
+				missing = append(missing, fmt.Sprintf("%d %s", e.Response.Status, u.Path))
+			}
 		case *network.EventRequestWillBeSent:
 			u, err := url.Parse(e.Request.URL)
 			if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != origin.Host {
@@ -272,6 +278,9 @@ func TestViewerInBrowser(t *testing.T) {
 	defer mu.Unlock()
 	if len(consoleErrors) > 0 {
 		t.Errorf("console errors: %q", consoleErrors)
+	}
+	if len(missing) > 0 {
+		t.Errorf("viewer files missing: %q", missing)
 	}
 	if len(external) > 0 {
 		t.Errorf("requests outside the server: %q", external)

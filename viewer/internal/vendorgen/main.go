@@ -34,11 +34,12 @@ var pkgs = []pkg{
 	// Cesium's built bundle: the library, its web workers, the wasm decoders
 	// (Draco for the terrain-mesh b3dm), the widget styles and the assets it
 	// loads at run time (Natural Earth II imagery for an offline globe, sky box,
-	// water normals, approximate terrain heights). Left out: pin icons, lens
-	// flare textures and the IAU2006 tables, which the viewer never asks for.
+	// water normals, approximate terrain heights, the IAU2006 tables of the
+	// celestial frame). Left out: pin icons and lens flare textures, which the
+	// viewer never asks for.
 	{name: "cesium", dir: "cesium", from: "Build/Cesium",
 		include: []string{"Cesium.js", "Workers", "ThirdParty", "Widgets", "Assets"},
-		skip:    []string{".map", "google-earth-dbroot-parser.js", "Textures/maki", "Textures/LensFlare", "IAU2006_XYS"}},
+		skip:    []string{".map", "google-earth-dbroot-parser.js", "Textures/maki", "Textures/LensFlare"}},
 }
 
 func main() {
