@@ -127,3 +127,13 @@ func ModuleRoot() (string, bool) {
 		dir = parent
 	}
 }
+
+// File returns path when that file exists (a data file an interop test
+// reads, such as a PROJ grid); hint names what provides it.
+func File(t testing.TB, path, hint string) string {
+	t.Helper()
+	if st, err := os.Stat(path); err != nil || st.IsDir() {
+		missing(t, "file %s not found: %s", path, hint)
+	}
+	return path
+}
