@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/spf13/pflag"
+	"github.com/svc-geodata/svc/geoid"
 	"io"
 	"time"
 
@@ -25,16 +27,23 @@ own, published atomically like imports. A running server picks them up on SIGHUP
 
 func newBuildTileset() *cobra.Command {
 	var o tiles3d.Options
+	var geoidPath string
 	c := &cobra.Command{
 		Use:   "tileset --data DIR --bl BL",
 		Short: "Build the 3D Tiles 1.1 tileset of a BL's LoD2 buildings",
 		Long: `tileset writes a 3D Tiles 1.1 tileset (glb content, quadtree, a feature id per building with gmlid and
 building_id as metadata, ECEF root transform) of the newest published LoD2 snapshot of the BL into
-<data>/buildings/<bl>/<snapshot>/, with a new tileset id. Heights stay DHHN2016 as the source has them.`,
+<data>/buildings/<bl>/<snapshot>/, with a new tileset id. Vertices are placed at GRS80 ellipsoidal heights:
+the source's DHHN2016 height plus the undulation of the height model (--geoid; default the embedded
+EGM96 grid), so the buildings sit right on any 3D globe.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.BL == "" {
 				return fmt.Errorf("--bl is required")
+			}
+			var err error
+			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
+				return err
 			}
 			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "buildings")
 			start := time.Now()
@@ -54,6 +63,7 @@ building_id as metadata, ECEF root transform) of the newest published LoD2 snaps
 	f.StringVar(&o.DataDir, "data", "./data", "data directory")
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.IntVar(&o.MaxPerTile, "max-per-tile", 1000, "split quadtree cells holding more buildings")
+	geoidFlag(f, &geoidPath)
 	f.IntVar(&o.Workers, "workers", 2, "tiles built concurrently")
 	addEnvHelp(c)
 	return c
@@ -85,6 +95,7 @@ func buildProgress(w io.Writer, progress *func(done, total int64), unit string) 
 
 func newBuildTerrainMesh() *cobra.Command {
 	var o tiles3d.TerrainMeshOptions
+	var geoidPath string
 	c := &cobra.Command{
 		Use:   "terrain-mesh --data DIR --bl BL [--tolerance 0.5]",
 		Short: "Build the terrain mesh 3D Tiles of a BL's DGM (RTIN, Draco-compressed b3dm)",
@@ -92,11 +103,16 @@ func newBuildTerrainMesh() *cobra.Command {
 lattice at least as fine as its pixels, triangulates it as a right-triangulated irregular network (RTIN) whose
 vertical error against the samples is at most --tolerance metres, and writes one b3dm tile with a
 Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json into
-<data>/terrain-mesh/<bl>/<snapshot>/ (published as /v1/terrain-mesh/datasets).`,
+<data>/terrain-mesh/<bl>/<snapshot>/ (published as /v1/terrain-mesh/datasets). Heights are ellipsoidal
+(DHHN2016 plus the undulation of --geoid, default the embedded EGM96 grid).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.BL == "" {
 				return fmt.Errorf("--bl is required")
+			}
+			var err error
+			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
+				return err
 			}
 			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "tiles")
 			start := time.Now()
@@ -115,7 +131,27 @@ Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json int
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.Float64Var(&o.ToleranceM, "tolerance", 0.5, "maximum vertical error of the mesh in metres")
 	f.IntVar(&o.GridSize, "grid", 0, "samples per tile edge, 2^k+1 (default: spacing at most the DGM pixel size)")
+	geoidFlag(f, &geoidPath)
 	f.IntVar(&o.Workers, "workers", 2, "tiles meshed concurrently")
 	addEnvHelp(c)
 	return c
+}
+
+// geoidFlag adds --geoid (env SVC_GEOID) to a build or import command.
+func geoidFlag(f *pflag.FlagSet, path *string) {
+	f.StringVar(path, "geoid", "", "geoid or quasigeoid grid for the ellipsoidal heights of 3D content: a PROJ .gtx file or a "+
+		"GeoTIFF in degrees, e.g. the German quasigeoid de_bkg_gcg2016.tif (default: the embedded EGM96 grid)")
+}
+
+// loadGeoid reads the --geoid grid; "" is the embedded default (nil). A
+// grid that cannot be read is an error, never a silent fall-back.
+func loadGeoid(path string) (*geoid.Model, error) {
+	if path == "" {
+		return nil, nil
+	}
+	m, err := geoid.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--geoid %s: %w", path, err)
+	}
+	return m, nil
 }

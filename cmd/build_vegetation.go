@@ -11,6 +11,7 @@ import (
 
 func newBuildVegetation() *cobra.Command {
 	var o tiles3d.BuildVegetationOptions
+	var geoidPath string
 	c := &cobra.Command{
 		Use:   "vegetation --data DIR --bl BL [--tolerance 0.5]",
 		Short: "Rebuild the trees and plantcover 3D Tiles of a BL's newest vegetation pack",
@@ -27,6 +28,10 @@ itself; run this after importing the DGM later or to change the tolerance.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.BL == "" {
 				return fmt.Errorf("--bl is required")
+			}
+			var err error
+			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
+				return err
 			}
 			start := time.Now()
 			m, err := tiles3d.BuildVegetation(c.Context(), o)
@@ -45,6 +50,7 @@ itself; run this after importing the DGM later or to change the tolerance.`,
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.Float64Var(&o.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
 	f.IntVar(&o.Workers, "workers", 2, "tiles built concurrently")
+	geoidFlag(f, &geoidPath)
 	addEnvHelp(c)
 	return c
 }

@@ -48,7 +48,7 @@ range requests. --crs defaults to the BL's CRS (EPSG:25833 for be bb mv sn, else
 func newImportVegetation() *cobra.Command {
 	var o importer.Common
 	var vo importer.VegetationOptions
-	var mode string
+	var mode, geoidPath string
 	c := &cobra.Command{
 		Use:   "vegetation --bl BL --snapshot YYYY-MM-DD --license ID --cdsm PATH... [--tdsm PATH...] [--bridge-mask FILE]",
 		Short: "Import canopy height (CDSM) and crown base (TDSM) rasters into a BL vegetation pack",
@@ -66,6 +66,10 @@ CDSM and TDSM pixels within 1.0 m of a deck become NoData (SPEC 4.6; needs --mod
 4.6 expects a mask for he and ni from snapshot 2026-07-20; be has no official source.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if vo.HeightModel, err = loadGeoid(geoidPath); err != nil {
+				return err
+			}
 			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
 			start := time.Now()
 			vo.Mode = importer.Mode(mode)
@@ -90,6 +94,7 @@ CDSM and TDSM pixels within 1.0 m of a deck become NoData (SPEC 4.6; needs --mod
 	c.Flags().StringVar(&mode, "mode", "convert", "convert or mirror")
 	c.Flags().StringVar(&vo.BridgeMask, "bridge-mask", "", "GeoJSON of bridge-deck polygons whose pixels (1.0 m buffer) become NoData")
 	c.Flags().Float64Var(&vo.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
+	geoidFlag(c.Flags(), &geoidPath)
 	addEnvHelp(c)
 	return c
 }

@@ -179,7 +179,7 @@ func (b *Builder) DracoGLB() ([]byte, error) { return b.encode(true) }
 
 func (b *Builder) document(compress, lazy bool) (*doc, error) {
 	b.finish()
-	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb"}, Scene: gltf.Index(0)}, lazy: lazy}
+	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb", Copyright: b.o.Copyright}, Scene: gltf.Index(0)}, lazy: lazy}
 	nMat := 1
 	if b.o.ColorizeRoofs {
 		nMat = numMats

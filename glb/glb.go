@@ -107,4 +107,7 @@ type Options struct {
 	// YUp writes (X, Z, -Y) after the rotation: the glTF convention 3D
 	// Tiles content expects.
 	YUp bool
+	// Copyright is written as asset.copyright: the attribution the data's
+	// licence requires wherever it is shown (CesiumJS shows it as a credit).
+	Copyright string
 }

@@ -50,7 +50,7 @@ var (
 // viewer without it would draw one tree. Errors wrap ErrGeometry (no
 // trees, a non-finite or non-positive size) or ErrTooLarge (more than
 // MaxInstances).
-func TreesGLB(trees []Tree) ([]byte, error) {
+func TreesGLB(trees []Tree, copyright string) ([]byte, error) {
 	if len(trees) == 0 {
 		return nil, fmt.Errorf("%w: no trees", ErrGeometry)
 	}
@@ -71,7 +71,7 @@ func TreesGLB(trees []Tree) ([]byte, error) {
 		tr = append(tr, t.Pos[:]...)
 		sc = append(sc, t.CrownRadiusM, t.HeightM, t.CrownRadiusM)
 	}
-	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb"}, Scene: gltf.Index(0)}}
+	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb", Copyright: copyright}, Scene: gltf.Index(0)}}
 	mesh := &gltf.Mesh{Name: "tree"}
 	for i, part := range []struct {
 		name  string

@@ -10,6 +10,8 @@ import (
 // MeshInput is one triangle mesh for EncodeMesh.
 type MeshInput struct {
 	Name string
+	// Copyright is written as asset.copyright (the data's attribution).
+	Copyright string
 	// Pos and Nrm hold x, y, z per vertex in glTF's Y-up frame; Idx three
 	// vertex indexes per triangle, counter-clockwise seen from the front.
 	Pos, Nrm []float32
@@ -35,7 +37,7 @@ func EncodeMesh(in MeshInput) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d positions, %d normals, %d colours, %d indexes", ErrGeometry,
 			len(in.Pos), len(in.Nrm), len(in.Colors), len(in.Idx))
 	}
-	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb"}, Scene: gltf.Index(0)}}
+	d := &doc{Document: &gltf.Document{Asset: gltf.Asset{Version: "2.0", Generator: "svc glb", Copyright: in.Copyright}, Scene: gltf.Index(0)}}
 	color := in.BaseColor
 	d.Materials = []*gltf.Material{{Name: in.Name, PBRMetallicRoughness: &gltf.PBRMetallicRoughness{
 		BaseColorFactor: &color, MetallicFactor: gltf.Float(0), RoughnessFactor: gltf.Float(1)}}}

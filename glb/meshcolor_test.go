@@ -90,7 +90,7 @@ func TestEncodeMeshColors(t *testing.T) {
 // TestTreesGLB validates an instanced tree tile and rejects bad trees.
 func TestTreesGLB(t *testing.T) {
 	trees := []Tree{{Pos: [3]float32{0, 100, 0}, HeightM: 20, CrownRadiusM: 4}, {Pos: [3]float32{10, 101, -5}, HeightM: 8, CrownRadiusM: 2}}
-	data, err := TreesGLB(trees)
+	data, err := TreesGLB(trees, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestTreesGLB(t *testing.T) {
 		{"negative crown", []Tree{{HeightM: 5, CrownRadiusM: -1}}, ErrGeometry},
 		{"too many", make([]Tree, MaxInstances+1), ErrTooLarge},
 	} {
-		if _, err := TreesGLB(tc.trees); !errors.Is(err, tc.want) {
+		if _, err := TreesGLB(tc.trees, ""); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}

@@ -2,24 +2,17 @@ package glb
 
 import "encoding/binary"
 
-// MeshGLB encodes one triangle mesh as a GLB with one node, one primitive
-// and one material of the given base colour (linear RGBA). pos and nrm hold
-// x, y, z per vertex in glTF's Y-up frame; idx three vertex indexes per
-// triangle, counter-clockwise seen from the front. With compress the
-// primitive is stored with KHR_draco_mesh_compression (positions quantized
-// to 18 bits); errors of the encoder wrap ErrDraco.
-func MeshGLB(name string, pos, nrm []float32, idx []uint32, color [4]float64, compress bool) ([]byte, error) {
-	return EncodeMesh(MeshInput{Name: name, Pos: pos, Nrm: nrm, Idx: idx, BaseColor: color, Draco: compress})
-}
-
 // B3DM wraps a GLB in a Batched 3D Model tile (3D Tiles 1.0 "b3dm") with an
 // empty batch: a 28-byte header, a feature table JSON holding
-// {"BATCH_LENGTH":0} padded to 8 bytes, and the GLB.
+// {"BATCH_LENGTH":0} padded with spaces so the GLB starts at a multiple of
+// 8 bytes, and the GLB, itself padded to a multiple of 8 bytes (Pad8), so
+// the tile's byteLength is one too, as the b3dm alignment rules require.
 func B3DM(glbBytes []byte) []byte {
 	ft := []byte(`{"BATCH_LENGTH":0}`)
 	for (28+len(ft))%8 != 0 {
 		ft = append(ft, ' ')
 	}
+	glbBytes = Pad8(glbBytes)
 	total := 28 + len(ft) + len(glbBytes)
 	out := make([]byte, 28, total)
 	copy(out, "b3dm")
@@ -29,4 +22,41 @@ func B3DM(glbBytes []byte) []byte {
 	// feature table binary, batch table JSON and binary are empty
 	out = append(out, ft...)
 	return append(out, glbBytes...)
+}
+
+// Pad8 returns a GLB whose length is a multiple of 8: glTF pads chunks to 4
+// bytes only, so a GLB of 8k+4 bytes gets 4 more bytes in its last chunk
+// (spaces for JSON, zeros for BIN, the padding each chunk type uses), with
+// the chunk and file lengths updated. A GLB already aligned, or bytes that
+// are not a well-formed GLB, come back unchanged.
+func Pad8(g []byte) []byte {
+	if len(g)%8 == 0 || len(g) < 20 || string(g[:4]) != "glTF" || int(binary.LittleEndian.Uint32(g[8:])) != len(g) {
+		return g
+	}
+	last := -1
+	for off := 12; off+8 <= len(g); {
+		n := int(binary.LittleEndian.Uint32(g[off:]))
+		if n < 0 || off+8+n > len(g) {
+			return g
+		}
+		last, off = off, off+8+n
+		if off == len(g) {
+			break
+		}
+	}
+	if last < 0 {
+		return g
+	}
+	fill := byte(0)
+	if string(g[last+4:last+8]) == "JSON" {
+		fill = ' '
+	}
+	out := make([]byte, len(g)+4)
+	copy(out, g)
+	for i := len(g); i < len(out); i++ {
+		out[i] = fill
+	}
+	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
+	binary.LittleEndian.PutUint32(out[last:], binary.LittleEndian.Uint32(g[last:])+4)
+	return out
 }

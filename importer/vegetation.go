@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"fmt"
+	"github.com/svc-geodata/svc/geoid"
 	"path/filepath"
 	"strconv"
 
@@ -24,6 +25,9 @@ type VegetationOptions struct {
 	// from snapshot 2026-07-20 (be has no official source). The manifest
 	// records whether a mask was applied.
 	BridgeMask string
+	// HeightModel lifts the 3D themes to ellipsoidal heights (default: the
+	// embedded EGM96 subset).
+	HeightModel *geoid.Model
 	// ToleranceM is the plantcover RTIN tolerance (default 0.5 m).
 	ToleranceM float64
 	// Workers builds that many 3D Tiles tiles concurrently (default 2).
@@ -78,13 +82,15 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 	if err := terrain.WriteIndex(filepath.Join(w.Dir(), terrain.IndexName), ix); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
+	m := c.manifest(ri.st)
 	res, err := tiles3d.WriteVegetation(ctx, w.Dir(), tiles3d.VegetationOptions{DataDir: c.DataDir, BL: c.BL,
-		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: o.Workers})
+		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: o.Workers,
+		HeightModel: o.HeightModel, Attribution: m.AttributionText(), BBoxWGS84: terrain.EnvelopeWGS84(ri.zone, cdsm)})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	info.Themes = append(info.Themes, res.Themes...)
-	m := c.manifest(ri.st)
+	m.HeightModel = res.HeightModel
 	m.CRS = "EPSG:" + strconv.Itoa(ri.epsg)
 	m.BBoxWGS84 = terrain.EnvelopeWGS84(ri.zone, cdsm)
 	m.Vegetation = info

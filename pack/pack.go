@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/svc-geodata/svc/bl"
 )
 
 // Product names a kind of data pack; its value is also the first path
@@ -96,6 +98,10 @@ type Manifest struct {
 	Attribution      string     `json:"attribution,omitempty"` // display string
 	CRS              string     `json:"crs,omitempty"`         // e.g. EPSG:25832
 	BBoxWGS84        []float64  `json:"bbox_wgs84,omitempty"`  // minLon,minLat,maxLon,maxLat
+	// HeightModel names the geoid model whose undulation lifted the 3D
+	// content to ellipsoidal heights (3D products); "" for packs built
+	// before height models, whose heights are DHHN2016 written as ellipsoidal.
+	HeightModel string `json:"height_model,omitempty"`
 	ImportStartedAt  time.Time  `json:"import_started_at"`
 	ImportFinishedAt *time.Time `json:"import_finished_at"`
 	Files            []File     `json:"files"`
@@ -180,3 +186,30 @@ func (k Key) String() string { return fmt.Sprintf("%s/%s/%s", k.Product, k.BL, k
 
 // Key returns the identity the manifest claims.
 func (m Manifest) Key() Key { return Key{m.Product, m.BL, m.Snapshot} }
+
+// AttributionText is the pack's attribution display string: its own when
+// the import set one, else "© <source> (<licence>)" from the BL's authority
+// and the licence label.
+func (m Manifest) AttributionText() string {
+	if m.Attribution != "" {
+		return m.Attribution
+	}
+	src := m.Source()
+	label := m.LicenseID
+	if l, ok := bl.LookupLicense(m.LicenseID); ok {
+		label = l.Label
+	}
+	return fmt.Sprintf("© %s (%s)", src, label)
+}
+
+// Source is the name of the authority the data comes from: the manifest's,
+// else the BL's surveying authority, else the BL code.
+func (m Manifest) Source() string {
+	if m.SourceName != "" {
+		return m.SourceName
+	}
+	if st, ok := bl.Lookup(m.BL); ok {
+		return st.SourceName
+	}
+	return m.BL
+}

@@ -84,24 +84,10 @@ func licenseInfo(id string) bl.License {
 	return bl.License{ID: id, Label: id}
 }
 
-// attributionText is the display string of a pack: its own when the import
-// set one, else "© <source> (<licence>)".
-func attributionText(m pack.Manifest) string {
-	if m.Attribution != "" {
-		return m.Attribution
-	}
-	return fmt.Sprintf("© %s (%s)", sourceName(m), licenseInfo(m.LicenseID).Label)
-}
+// attributionText is the display string of a pack (pack.Manifest.AttributionText).
+func attributionText(m pack.Manifest) string { return m.AttributionText() }
 
-func sourceName(m pack.Manifest) string {
-	if m.SourceName != "" {
-		return m.SourceName
-	}
-	if st, ok := bl.Lookup(m.BL); ok {
-		return st.SourceName
-	}
-	return m.BL
-}
+func sourceName(m pack.Manifest) string { return m.Source() }
 
 func finished(m pack.Manifest) string {
 	if m.ImportFinishedAt == nil {
@@ -187,6 +173,16 @@ type terrainMeshDataset struct {
 	License        string  `json:"license"`
 	Attribution    string  `json:"attribution"`
 	BuiltAt        string  `json:"built_at"`
+	HeightModel    *string `json:"height_model"`
+}
+
+// heightModel is a 3D pack's height model for the listings; null for packs
+// built before height models existed (DHHN2016 written as ellipsoidal).
+func heightModel(m pack.Manifest) *string {
+	if m.HeightModel == "" {
+		return nil
+	}
+	return &m.HeightModel
 }
 
 func (s *Server) terrainMeshDatasets(v *catalog.View) any {
@@ -199,7 +195,7 @@ func (s *Server) terrainMeshDatasets(v *catalog.View) any {
 		out = append(out, terrainMeshDataset{BundeslandCode: m.BL, SnapshotDate: m.Snapshot,
 			TilesetURL: s.tileURL(m, t.TilesetPath), TileCount: t.TileCount, RTINToleranceM: t.RTINToleranceM,
 			TilingScheme: t.TilingScheme, License: m.LicenseID, Attribution: attributionText(m),
-			BuiltAt: t.BuiltAt.UTC().Format(time.RFC3339)})
+			BuiltAt: t.BuiltAt.UTC().Format(time.RFC3339), HeightModel: heightModel(m)})
 	}
 	return map[string]any{"datasets": out}
 }
@@ -218,6 +214,7 @@ type osmCoverDataset struct {
 	License        string       `json:"license"`
 	Attribution    string       `json:"attribution"`
 	BuiltAt        string       `json:"built_at"`
+	HeightModel    *string      `json:"height_model"`
 }
 
 func (s *Server) osmCoverDatasets(v *catalog.View) any {
@@ -229,7 +226,7 @@ func (s *Server) osmCoverDatasets(v *catalog.View) any {
 		}
 		d := osmCoverDataset{BundeslandCode: m.BL, SnapshotDate: m.Snapshot, BBox: m.BBoxWGS84,
 			License: m.LicenseID, Attribution: attributionText(m), BuiltAt: c.BuiltAt.UTC().Format(time.RFC3339),
-			Themes: []coverTheme{}}
+			Themes: []coverTheme{}, HeightModel: heightModel(m)}
 		for _, t := range c.Themes {
 			d.Themes = append(d.Themes, coverTheme{t.Name, s.tileURL(m, t.Path), t.TileCount})
 		}
@@ -252,6 +249,7 @@ type vegetationDataset struct {
 	License        string     `json:"license"`
 	Attribution    *string    `json:"attribution"`
 	Themes         []vegTheme `json:"themes"`
+	HeightModel    *string    `json:"height_model"`
 }
 
 func (s *Server) vegetationDatasets(v *catalog.View) any {
@@ -262,7 +260,7 @@ func (s *Server) vegetationDatasets(v *catalog.View) any {
 			continue
 		}
 		d := vegetationDataset{BundeslandCode: m.BL, Snapshot: m.Snapshot, CRS: m.CRS, TileSizeM: vi.TileSizeM,
-			License: m.LicenseID, Attribution: vegAttribution(m), Themes: []vegTheme{}}
+			License: m.LicenseID, Attribution: vegAttribution(m), Themes: []vegTheme{}, HeightModel: heightModel(m)}
 		for _, t := range vi.Themes {
 			d.Themes = append(d.Themes, vegTheme{t.Name, t.Kind, s.tileURL(m, t.Path)})
 		}

@@ -28,7 +28,7 @@ const (
 	glbCache           = "public, max-age=300"
 	glbAdminTokenHint  = "Server-to-server callers holding the server's admin token may send it in the request header X-Svc-Admin-Token to raise the limits to 250 km2 and 1,000,000 buildings."
 	glbContentType     = "model/gltf-binary"
-	glbETagVersionSalt = "glb/1"
+	glbETagVersionSalt = "glb/2" // 2: asset.copyright
 )
 
 // glbHeaders are the response headers of SPEC 4.4 (components.headers).
@@ -48,6 +48,9 @@ func (s *Server) glbRoute() route {
 			"reprojected), with `target_frame=mercator` Web Mercator (EPSG:3857) metres relative to the anchor and heights scaled by 1/cos(lat) " +
 			"(MapLibre: translate to MercatorCoordinate.fromLngLat(anchor), scale by (s, -s, s) with s = 1/(2*pi*6378137)). glTF viewers are Y-up: " +
 			"send rotate_x=-90. The rotation is R = Rx(rotate_x) * Rz(rotate_z) applied to positions and normals. " +
+			"Heights stay DHHN2016 normal heights (with `z_base=absolute` the Z values are the source's; no geoid is applied, unlike the " +
+			"3D Tiles, which are ellipsoidal): the GLB is a local model, not placed on a globe. `asset.copyright` holds the attribution " +
+			"of every BL whose buildings are in it. " +
 			"Limits: 1 km2 and 20,000 buildings (413 beyond), 250 km2 and 1,000,000 with the admin token in X-Svc-Admin-Token. " +
 			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
 			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
@@ -188,6 +191,7 @@ func (s *Server) adminToken(r *http.Request) bool {
 // glbSource is a published LoD2 pack meeting the bbox.
 type glbSource struct {
 	bl, snapshot string
+	attribution  string // the BL's licence attribution, written into the GLB
 	st           lod2Store
 	ids          []int64
 }
@@ -255,7 +259,7 @@ func glbSources(v *catalog.View, bbox geo.BBox) []glbSource {
 	for _, p := range v.Packs(pack.LoD2) {
 		st, ok := p.Handle.(lod2Store)
 		if ok && bbox.Intersects(st.BBox()) {
-			out = append(out, glbSource{bl: p.Manifest.BL, snapshot: p.Manifest.Snapshot, st: st})
+			out = append(out, glbSource{bl: p.Manifest.BL, snapshot: p.Manifest.Snapshot, attribution: attributionText(p.Manifest), st: st})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].bl < out[j].bl })

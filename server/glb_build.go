@@ -3,7 +3,9 @@ package server
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/glb"
@@ -24,6 +26,7 @@ func (s *Server) buildGLB(r *http.Request, g glbRequest, srcs []glbSource) (*glb
 	if g.frame == "mercator" {
 		o.Frame = glb.FrameMercator
 	}
+	o.Copyright = glbCopyright(srcs)
 	b, err := glb.NewBuilder(o)
 	if err != nil {
 		return nil, invalid("Parameters: %v", err)
@@ -110,4 +113,16 @@ func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Build
 	}
 	_ = b.WriteGLB(w) // headers are out: a failed write is the client's hang-up
 	return nil
+}
+
+// glbCopyright joins the attributions of the BL whose buildings are in the
+// GLB (asset.copyright), in BL order, each once.
+func glbCopyright(srcs []glbSource) string {
+	var parts []string
+	for _, s := range srcs {
+		if len(s.ids) > 0 && s.attribution != "" && !slices.Contains(parts, s.attribution) {
+			parts = append(parts, s.attribution)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

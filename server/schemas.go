@@ -2,6 +2,14 @@ package server
 
 import "github.com/svc-geodata/svc/store/state"
 
+// heightModelDoc documents the height_model member of the 3D listings.
+const heightModelDoc = "Height model of the 3D content (beyond the spec): vertices are at GRS80 ellipsoidal heights h = H + N, " +
+	"H the DHHN2016 normal height of the source and N the undulation of this geoid/quasigeoid grid, so the content sits right on " +
+	"CesiumJS and other globes. Default `EGM96 (egm96_15.gtx, PROJ; Germany subset)` (embedded; a global model, decimetres up to " +
+	"about a metre from the official German quasigeoid, see docs/height-model.md); an operator can build with the official GCG2016 (`--geoid de_bkg_gcg2016.tif`). The same value is in " +
+	"each tileset.json under `asset.extras.height_model`. null: built before height models, heights are DHHN2016 written as ellipsoidal " +
+	"(35-50 m too low on a globe): rebuild with `svc build`."
+
 // Schema builders: small helpers so the component schemas below read like the
 // tables of SPEC section 2.
 
@@ -92,25 +100,27 @@ func components(cfg Config) obj {
 			"bundesland_code": str(""), "snapshot_date": strf("date", ""), "tileset_url": strf("uri", "{tiles_url}/terrain-mesh/<bl>/<snapshot>/tileset.json"),
 			"tile_count": integer(""), "rtin_tolerance_m": number("maximum error of the RTIN approximation"),
 			"tiling_scheme": enum("", "single-level-quadtree", "multi-level-quadtree"), "license": str(""), "attribution": str(""),
-			"built_at": strf("date-time", "")}),
+			"built_at": strf("date-time", ""), "height_model": nullable("string", heightModelDoc)}),
 		"TerrainMeshDatasetList": listOf("TerrainMeshDataset", "datasets", false),
 		"OsmCoverTheme": object("", nil, obj{"name": enum("", "surface", "transport", "canopy", "sea"),
 			"tileset_url": strf("uri", ""), "tile_count": integer("")}),
 		"OsmCoverDataset": object("OSM cover dataset (SPEC 2.9)", nil, obj{
 			"bundesland_code": str(""), "snapshot_date": strf("date", ""), "themes": array(ref("OsmCoverTheme"), "3 themes inland, 4 on the coast"),
-			"bbox": bbox4, "license": str("odbl-1.0"), "attribution": str(""), "built_at": strf("date-time", "")}),
+			"bbox": bbox4, "license": str("odbl-1.0"), "attribution": str(""), "built_at": strf("date-time", ""), "height_model": nullable("string", heightModelDoc)}),
 		"OsmCoverDatasetList": listOf("OsmCoverDataset", "datasets", false),
 		"VegetationTheme": object("", nil, obj{"name": enum("", "cdsm", "tdsm", "trees", "plantcover"),
 			"kind": enum("", "raster_cog", "3dtiles"), "url": strf("uri", "COG directory base or tileset.json")}),
 		"VegetationDataset": object("Vegetation dataset (SPEC 2.10). Clients must check `snapshot` before consuming plantcover colours.", nil, obj{
 			"bundesland_code": str(""), "snapshot": strf("date", ""), "crs": str(""), "tile_size_m": number("COG sampling grid tile size"),
-			"license": str(""), "attribution": nullable("string", "null for DL-DE/Zero sources"), "themes": array(ref("VegetationTheme"), "")}),
+			"license": str(""), "attribution": nullable("string", "null for DL-DE/Zero sources"), "themes": array(ref("VegetationTheme"), ""),
+			"height_model": nullable("string", heightModelDoc)}),
 		"VegetationDatasetList": listOf("VegetationDataset", "datasets", false),
 		"Tileset": object("Building 3D Tiles tileset (SPEC 2.2)", nil, obj{
 			"tileset_id": strf("uuid", "new id per snapshot"), "region_code": str("BL code"), "bundesland_code": str("BL code"),
 			"snapshot_date": strf("date", ""), "s3_key": str("object key of tileset.json below {tiles_url}"),
 			"tileset_url": strf("uri", "loadable by 3D Tiles viewers"), "tile_count": integer(""), "total_bytes": integer(""),
-			"building_count": integer(""), "generated_at": strf("date-time", ""), "bounding_volume": geoJSON("Polygon", "")}),
+			"building_count": integer(""), "generated_at": strf("date-time", ""), "bounding_volume": geoJSON("Polygon", ""),
+			"height_model": nullable("string", heightModelDoc)}),
 		"TilesetList": object("Tilesets meeting a bbox (SPEC 4.3)", nil, obj{
 			"tilesets": array(ref("Tileset"), ""), "count": integer(""), "bbox": bbox4,
 			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL listed; tiles_count is the tileset's tile count")})}),

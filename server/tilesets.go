@@ -91,6 +91,7 @@ type tilesetRecord struct {
 	BuildingCount  int64          `json:"building_count"`
 	GeneratedAt    string         `json:"generated_at"`
 	BoundingVolume map[string]any `json:"bounding_volume"`
+	HeightModel    *string        `json:"height_model"`
 }
 
 func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
@@ -104,7 +105,7 @@ func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
 		S3Key: string(m.Product) + "/" + m.BL + "/" + m.Snapshot + "/" + ti.TilesetPath, TilesetURL: s.tileURL(m, ti.TilesetPath),
 		TileCount: ti.TileCount, TotalBytes: ti.TotalBytes, BuildingCount: ti.BuildingCount,
 		GeneratedAt:    ti.GeneratedAt.UTC().Format(time.RFC3339),
-		BoundingVolume: map[string]any{"type": "Polygon", "coordinates": [][][2]float64{ring}}}
+		BoundingVolume: map[string]any{"type": "Polygon", "coordinates": [][][2]float64{ring}}, HeightModel: heightModel(m)}
 }
 
 // tilesets returns the published tileset packs, by BL code.

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/glb"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
@@ -36,6 +37,11 @@ type TerrainMeshOptions struct {
 	Cache    *raster.Cache
 	Progress func(done, total int64)
 	Now      func() time.Time
+	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
+	// embedded EGM96 subset).
+	HeightModel *geoid.Model
+	// Copyright is set from the terrain pack's attribution.
+	Copyright string
 }
 
 // terrainColor is the base colour of the terrain mesh (linear RGB): a
@@ -46,8 +52,8 @@ var terrainColor = [4]float64{0.48, 0.45, 0.38, 1}
 // terrain snapshot of o.BL: per DGM tile one b3dm with a Draco-compressed
 // RTIN mesh whose vertical error against the sampled grid is at most
 // ToleranceM, and a single-level quadtree tileset.json over them. Heights
-// are DHHN2016 as the DGM has them, placed as ellipsoidal heights (the same
-// convention as the building tilesets, so both fit together). NoData
+// are ellipsoidal: DHHN2016 as the DGM has them plus the height model's
+// undulation (the same as the building tilesets, so both fit together). NoData
 // samples (water) are filled with the lowest valid height of their tile, a
 // flat water surface; tiles without any valid sample are left out.
 func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest, error) {
@@ -63,8 +69,13 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.HeightModel = heightModel(o.HeightModel)
 	src, dir, err := newestPack(o.DataDir, pack.Terrain, o.BL, func(m pack.Manifest) bool { return m.Terrain != nil })
 	if err != nil {
+		return pack.Manifest{}, err
+	}
+	o.Copyright = src.AttributionText()
+	if err := checkCovers(o.HeightModel, src.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
 	ds, err := terrain.OpenPack(ctx, dir, src, terrain.Options{Cache: o.Cache})
@@ -88,11 +99,11 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if len(children) == 0 {
 		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no valid samples", ErrNoSource, src.Key())
 	}
-	if err := writeTerrainTileset(filepath.Join(w.Dir(), "tileset.json"), children); err != nil {
+	if err := writeTerrainTileset(filepath.Join(w.Dir(), "tileset.json"), children, o.HeightModel.ID(), o.Copyright); err != nil {
 		return pack.Manifest{}, err
 	}
 	m := pack.Manifest{LicenseID: src.LicenseID, Name: src.Name, SourceURL: src.SourceURL, SourceName: src.SourceName,
-		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: src.BBoxWGS84,
+		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: src.BBoxWGS84, HeightModel: o.HeightModel.ID(),
 		TerrainMesh: &pack.TerrainMeshInfo{TilesetPath: "tileset.json", TileCount: int64(len(children)),
 			RTINToleranceM: o.ToleranceM, TilingScheme: "single-level-quadtree", BuiltAt: o.Now().UTC().Truncate(time.Second)}}
 	if m, err = w.Commit(ctx, m); err != nil {
@@ -162,7 +173,8 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 	mesh := errs.Mesh(o.ToleranceM)
 	cx, cy := t.BBox[0]+edge/2, t.BBox[3]-edge/2
 	pos, nrm, idx, hmin, hmax := meshArrays(mesh, heights, n, t.BBox[0]-cx, t.BBox[3]-cy, step)
-	data, err := glb.MeshGLB("terrain "+t.Name, pos, nrm, idx, terrainColor, true)
+	data, err := glb.EncodeMesh(glb.MeshInput{Name: "terrain " + t.Name, Pos: pos, Nrm: nrm, Idx: idx, BaseColor: terrainColor,
+		Draco: true, Copyright: o.Copyright})
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +182,13 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), glb.B3DM(data), 0o644); err != nil {
 		return nil, err
 	}
-	region := regionOf(z, t.BBox[0], t.BBox[3]-edge, t.BBox[0]+edge, t.BBox[3], hmin, hmax)
+	abs, nlo, nhi, err := lift(gridFrame(z, cx, cy), o.HeightModel, z, cx, cy, edge/2)
+	if err != nil {
+		return nil, err
+	}
+	region := regionOf(z, t.BBox[0], t.BBox[3]-edge, t.BBox[0]+edge, t.BBox[3], hmin+nlo, hmax+nhi)
 	return &tileJSON{
-		Transform:      gridFrame(z, cx, cy).matrix(),
+		Transform:      abs.matrix(),
 		BoundingVolume: map[string]any{"region": region[:]},
 		GeometricError: 0,
 		Content:        &contentJSON{URI: name},
@@ -270,7 +286,7 @@ func meshArrays(m rtin.Mesh, heights []float32, n int, dx0, dy0, step float64) (
 
 // writeTerrainTileset writes the single-level quadtree: a root without
 // content whose children are the DGM tiles.
-func writeTerrainTileset(path string, children []*tileJSON) error {
+func writeTerrainTileset(path string, children []*tileJSON, heightModel, attribution string) error {
 	region := append([]float64(nil), children[0].BoundingVolume["region"].([]float64)...)
 	for _, c := range children[1:] {
 		r := c.BoundingVolume["region"].([]float64)
@@ -282,7 +298,7 @@ func writeTerrainTileset(path string, children []*tileJSON) error {
 	// relief of the area, at least one tile's worth.
 	rootErr := math.Max(region[5]-region[4], 100)
 	doc := tilesetJSON{
-		Asset:          map[string]string{"version": "1.0", "generator": "svc terrain-mesh"},
+		Asset:          assetOf("1.0", "svc terrain-mesh", heightModel, attribution),
 		GeometricError: rootErr,
 		Root: &tileJSON{BoundingVolume: map[string]any{"region": region}, GeometricError: rootErr,
 			Refine: "REPLACE", Children: children},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/svc-geodata/svc/geoid"
 	"math"
 	"os"
 	"os/exec"
@@ -77,7 +78,7 @@ func buildMesh(t *testing.T) (string, []float32) {
 func TestTerrainMesh(t *testing.T) {
 	dir, dgm := buildMesh(t)
 	var ts struct {
-		Asset          map[string]string
+		Asset          map[string]any
 		GeometricError float64
 		Root           struct {
 			Refine   string
@@ -98,9 +99,15 @@ func TestTerrainMesh(t *testing.T) {
 	if ts.Asset["version"] != "1.0" || ts.GeometricError <= 0 || ts.Root.Refine != "REPLACE" || len(ts.Root.Children) != 1 {
 		t.Fatalf("tileset %s", raw)
 	}
+	extras, _ := ts.Asset["extras"].(map[string]any)
+	if extras["height_model"] != geoid.Default().ID() || extras["copyright"] == nil {
+		t.Errorf("asset.extras = %v", ts.Asset["extras"])
+	}
 	child := ts.Root.Children[0]
 	reg := child.BoundingVolume.Region
-	if len(child.Transform) != 16 || len(reg) != 6 || reg[4] > 110 || reg[5] < 130 ||
+	// Heights are ellipsoidal: the DGM's 110-130 m plus the undulation.
+	n, _ := geoid.Default().Undulation(8.69, 50.115)
+	if len(child.Transform) != 16 || len(reg) != 6 || reg[4] > 110+n || reg[5] < 130+n ||
 		reg[0]*180/math.Pi > 8.69 || reg[2]*180/math.Pi < 8.69 || reg[1]*180/math.Pi > 50.115 || reg[3]*180/math.Pi < 50.115 {
 		t.Fatalf("tile %+v", child)
 	}
@@ -117,7 +124,7 @@ func TestTerrainMesh(t *testing.T) {
 func checkB3DM(t *testing.T, b []byte) []byte {
 	t.Helper()
 	le := binary.LittleEndian
-	if len(b) < 28 || string(b[:4]) != "b3dm" || le.Uint32(b[4:]) != 1 || int(le.Uint32(b[8:])) != len(b) {
+	if len(b) < 28 || string(b[:4]) != "b3dm" || le.Uint32(b[4:]) != 1 || int(le.Uint32(b[8:])) != len(b) || len(b)%8 != 0 {
 		t.Fatalf("b3dm header % x", b[:min(len(b), 28)])
 	}
 	ftj, ftb, btj, btb := le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint32(b[20:]), le.Uint32(b[24:])

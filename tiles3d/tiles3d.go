@@ -23,6 +23,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
@@ -45,6 +46,9 @@ type Options struct {
 	Progress func(done, total int64)
 	// Now stamps generated_at (default time.Now).
 	Now func() time.Time
+	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
+	// embedded EGM96 subset).
+	HeightModel *geoid.Model
 }
 
 // Build writes the tileset pack of the newest published LoD2 snapshot of
@@ -61,8 +65,12 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.HeightModel = heightModel(o.HeightModel)
 	src, dir, err := newestLoD2(o.DataDir, o.BL)
 	if err != nil {
+		return pack.Manifest{}, err
+	}
+	if err := checkCovers(o.HeightModel, src.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
 	st, err := store.OpenLoD2(ctx, filepath.Join(dir, filepath.FromSlash(src.LoD2.File)))
@@ -75,13 +83,13 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	defer w.Abort()
-	info, err := write(ctx, st, w.Dir(), o)
+	info, err := write(ctx, st, w.Dir(), o, src.AttributionText())
 	if err != nil {
 		return pack.Manifest{}, err
 	}
 	info.GeneratedAt = o.Now().UTC().Truncate(time.Second)
 	m := pack.Manifest{LicenseID: src.LicenseID, Name: src.Name, SourceURL: src.SourceURL, SourceName: src.SourceName,
-		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: info.BoundingVolume, Tileset: &info}
+		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: info.BoundingVolume, HeightModel: o.HeightModel.ID(), Tileset: &info}
 	if m, err = w.Commit(ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/qmuntal/gltf/modeler"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
@@ -155,7 +156,8 @@ func TestPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	lon, lat := geo.FromUTM(geo.Zone32, e0, n0)
-	want := ecef(lon, lat, 100) // the south-west ground corner of building 0
+	n, _ := geoid.Default().Undulation(lon, lat)
+	want := ecef(lon, lat, 100+n) // the south-west ground corner of building 0, ellipsoidal
 	best := math.Inf(1)
 	var visit func(tl *tileJSON, parent [16]float64)
 	visit = func(tl *tileJSON, parent [16]float64) {
@@ -176,7 +178,9 @@ func TestPlacement(t *testing.T) {
 		}
 	}
 	visit(&doc.Root, [16]float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1})
-	if best > 0.02 {
+	// A tile is an affine frame tangent at its centre: at 500 m from it the
+	// Earth's curvature alone is 2 cm (d²/2R).
+	if best > 0.03 {
 		t.Errorf("nearest vertex %.3f m from the expected ECEF corner", best)
 	}
 }

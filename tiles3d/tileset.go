@@ -15,14 +15,14 @@ type contentJSON struct {
 }
 
 type tilesetJSON struct {
-	Asset          map[string]string `json:"asset"`
-	GeometricError float64           `json:"geometricError"`
-	Root           *tileJSON         `json:"root"`
+	Asset          map[string]any `json:"asset"`
+	GeometricError float64        `json:"geometricError"`
+	Root           *tileJSON      `json:"root"`
 }
 
 // tilesetDoc renders the quadtree; the root carries the ENU-to-ECEF
 // transform of rootM.
-func tilesetDoc(root *cell, rootM frame) tilesetJSON {
+func tilesetDoc(root *cell, rootM frame, heightModel, attribution string) tilesetJSON {
 	r := tileOf(root, rootM.inverse())
 	r.Transform = rootM.matrix()
 	if len(root.children) == 0 {
@@ -30,7 +30,7 @@ func tilesetDoc(root *cell, rootM frame) tilesetJSON {
 	}
 	r.Refine = "ADD"
 	ge := root.size / 5
-	return tilesetJSON{Asset: map[string]string{"version": "1.1", "generator": "svc build tileset"}, GeometricError: ge, Root: r}
+	return tilesetJSON{Asset: assetOf("1.1", "svc build tileset", heightModel, attribution), GeometricError: ge, Root: r}
 }
 
 // tileOf renders a cell; leaves get their frame relative to the root's.

@@ -3,6 +3,7 @@ package tiles3d
 import (
 	"context"
 	"fmt"
+	"github.com/svc-geodata/svc/geoid"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +20,9 @@ type BuildVegetationOptions struct {
 	BL         string
 	ToleranceM float64 // plantcover RTIN tolerance (default 0.5 m)
 	Workers    int     // tiles built concurrently (default 2)
+	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
+	// embedded EGM96 subset).
+	HeightModel *geoid.Model
 }
 
 // BuildVegetation rebuilds the trees and plantcover themes of the newest
@@ -56,7 +60,8 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 		}
 	}
 	res, err := WriteVegetation(ctx, w.Dir(), VegetationOptions{DataDir: o.DataDir, BL: src.BL, Snapshot: src.Snapshot, Zone: z,
-		Tiles: ix.Layers[terrain.LayerCDSM], ToleranceM: o.ToleranceM, Workers: o.Workers})
+		Tiles: ix.Layers[terrain.LayerCDSM], ToleranceM: o.ToleranceM, Workers: o.Workers, HeightModel: o.HeightModel,
+		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84})
 	if err != nil {
 		return pack.Manifest{}, err
 	}
@@ -70,6 +75,7 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 	}
 	vi.Themes = append(vi.Themes, res.Themes...)
 	m.Vegetation = &vi
+	m.HeightModel = res.HeightModel
 	if m, err = w.Commit(ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/glb"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
@@ -52,6 +53,13 @@ type VegetationOptions struct {
 	Trees      TreeOptions
 	Workers    int // tiles built concurrently (default 2)
 	Cache      *raster.Cache
+	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
+	// embedded EGM96 subset).
+	HeightModel *geoid.Model
+	// Attribution is written into every tile (asset.copyright) and tileset.
+	Attribution string
+	// BBoxWGS84 is the pack's extent, over which the height model must hold.
+	BBoxWGS84 []float64
 }
 
 // VegetationResult is what WriteVegetation wrote.
@@ -62,6 +70,7 @@ type VegetationResult struct {
 	// from; empty when the ground is at 0.
 	TerrainSnapshot string
 	Hardened        bool // plantcover with COLOR_0 and no curtains
+	HeightModel     string
 }
 
 // WriteVegetation writes the trees and plantcover themes of a vegetation
@@ -71,8 +80,8 @@ type VegetationResult struct {
 // Draco-compressed plantcover RTIN under plantcover/tiles/, each theme with
 // a single-level tileset.json. Tiles without trees or vegetation are left
 // out; a theme keeps its tileset.json with a content-less root even when
-// no tile has content. Heights are DHHN2016 as the DGM has them, used as
-// ellipsoidal heights like the terrain mesh. Errors name the tile.
+// no tile has content. Heights are ellipsoidal like the terrain mesh's:
+// DHHN2016 from the DGM plus the height model's undulation. Errors name the tile.
 func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (VegetationResult, error) {
 	if o.ToleranceM <= 0 || math.IsNaN(o.ToleranceM) {
 		o.ToleranceM = 0.5
@@ -80,7 +89,11 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 	if o.Workers <= 0 {
 		o.Workers = 2
 	}
-	res := VegetationResult{Hardened: HardenedPlantcover(o.BL, o.Snapshot)}
+	o.HeightModel = heightModel(o.HeightModel)
+	if err := checkCovers(o.HeightModel, o.BBoxWGS84); err != nil {
+		return VegetationResult{}, err
+	}
+	res := VegetationResult{Hardened: HardenedPlantcover(o.BL, o.Snapshot), HeightModel: o.HeightModel.ID()}
 	var dgm *terrain.Layer
 	if src, tdir, err := newestPack(o.DataDir, pack.Terrain, o.BL, func(m pack.Manifest) bool { return m.Terrain != nil }); err == nil {
 		ds, err := terrain.OpenPack(ctx, tdir, src, terrain.Options{Cache: o.Cache})
@@ -110,7 +123,8 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 		tiles         []*tileJSON
 	}{{ThemeTrees, "1.1", trees}, {ThemePlantcover, "1.0", cover}} {
 		rel := th.name + "/" + TilesetFile
-		if err := writeFlatTileset(filepath.Join(dir, filepath.FromSlash(rel)), th.tiles, th.version, "svc vegetation "+th.name); err != nil {
+		if err := writeFlatTileset(filepath.Join(dir, filepath.FromSlash(rel)), th.tiles,
+			assetOf(th.version, "svc vegetation "+th.name, o.HeightModel.ID(), o.Attribution)); err != nil {
 			return res, fmt.Errorf("tiles3d: %w", err)
 		}
 		res.Themes = append(res.Themes, pack.Theme{Name: th.name, Kind: "3dtiles", Path: rel, TileCount: int64(len(th.tiles))})
@@ -178,7 +192,7 @@ func vegTile(ctx context.Context, dir string, t terrain.Tile, dgm *terrain.Layer
 	}
 	cx, cy := x0+edge/2, y0-edge/2
 	tops := DetectTrees(g, o.Trees)
-	trees, err := writeTrees(dir, t.Name, tops, l, x0, y0, cx, cy, o.Zone)
+	trees, err := writeTrees(dir, t.Name, tops, l, x0, y0, cx, cy, o)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -186,7 +200,7 @@ func vegTile(ctx context.Context, dir string, t terrain.Tile, dgm *terrain.Layer
 		return nil, nil, 0, err
 	}
 	l.canopy = canopyLattice(g, x0, y0, l.step, n)
-	cover, err := writePlantcover(dir, t.Name, l, x0, y0, cx, cy, o.Zone, o.ToleranceM, hardened)
+	cover, err := writePlantcover(dir, t.Name, l, x0, y0, cx, cy, o, hardened)
 	return trees, cover, len(tops), err
 }
 
@@ -216,7 +230,7 @@ func (l plantLattice) groundAt(x0, y0, x, y float64) float64 {
 }
 
 // writeTrees writes the instanced trees of a tile; nil without trees.
-func writeTrees(dir, name string, tops []TreeTop, l plantLattice, x0, y0, cx, cy float64, z geo.Zone) (*tileJSON, error) {
+func writeTrees(dir, name string, tops []TreeTop, l plantLattice, x0, y0, cx, cy float64, o VegetationOptions) (*tileJSON, error) {
 	if len(tops) == 0 {
 		return nil, nil
 	}
@@ -232,7 +246,7 @@ func writeTrees(dir, name string, tops []TreeTop, l plantLattice, x0, y0, cx, cy
 		minX, minY, maxX, maxY = math.Min(minX, tp.X-r), math.Min(minY, tp.Y-r), math.Max(maxX, tp.X+r), math.Max(maxY, tp.Y+r)
 		hmin, hmax = math.Min(hmin, gz), math.Max(hmax, gz+tp.HeightM)
 	}
-	data, err := glb.TreesGLB(trees)
+	data, err := glb.TreesGLB(trees, o.Attribution)
 	if err != nil {
 		return nil, err
 	}
@@ -240,20 +254,26 @@ func writeTrees(dir, name string, tops []TreeTop, l plantLattice, x0, y0, cx, cy
 	if err := os.WriteFile(filepath.Join(dir, ThemeTrees, filepath.FromSlash(rel)), data, 0o644); err != nil {
 		return nil, err
 	}
-	region := regionOf(z, minX, minY, maxX, maxY, hmin, hmax)
-	return &tileJSON{Transform: gridFrame(z, cx, cy).matrix(), BoundingVolume: map[string]any{"region": region[:]},
+	z := o.Zone
+	abs, nlo, nhi, err := lift(gridFrame(z, cx, cy), o.HeightModel, z, cx, cy, math.Max(maxX-minX, maxY-minY)/2)
+	if err != nil {
+		return nil, err
+	}
+	region := regionOf(z, minX, minY, maxX, maxY, hmin+nlo, hmax+nhi)
+	return &tileJSON{Transform: abs.matrix(), BoundingVolume: map[string]any{"region": region[:]},
 		Content: &contentJSON{URI: rel}}, nil
 }
 
 // writePlantcover meshes and writes the plantcover b3dm of a tile; nil
 // without vegetation.
-func writePlantcover(dir, name string, l plantLattice, x0, y0, cx, cy float64, z geo.Zone, tolM float64, hardened bool) (*tileJSON, error) {
-	m, surf, err := plantMesh(l, tolM, hardened)
+func writePlantcover(dir, name string, l plantLattice, x0, y0, cx, cy float64, o VegetationOptions, hardened bool) (*tileJSON, error) {
+	z := o.Zone
+	m, surf, err := plantMesh(l, o.ToleranceM, hardened)
 	if err != nil || len(m.Triangles) == 0 {
 		return nil, err
 	}
 	pos, nrm, idx, hmin, hmax := meshArrays(m, surf, l.n, x0-cx, y0-cy, l.step)
-	in := glb.MeshInput{Name: "plantcover " + name, Pos: pos, Nrm: nrm, Idx: idx, BaseColor: plantColor, Draco: true}
+	in := glb.MeshInput{Name: "plantcover " + name, Pos: pos, Nrm: nrm, Idx: idx, BaseColor: plantColor, Draco: true, Copyright: o.Attribution}
 	if hardened {
 		in.Colors, in.BaseColor = plantColors(m, l), [4]float64{1, 1, 1, 1}
 	}
@@ -269,8 +289,13 @@ func writePlantcover(dir, name string, l plantLattice, x0, y0, cx, cy float64, z
 	for _, v := range m.Vertices {
 		minC, minR, maxC, maxR = min(minC, v[0]), min(minR, v[1]), max(maxC, v[0]), max(maxR, v[1])
 	}
-	region := regionOf(z, x0+float64(minC)*l.step, y0-float64(maxR)*l.step, x0+float64(maxC)*l.step, y0-float64(minR)*l.step, hmin, hmax)
-	return &tileJSON{Transform: gridFrame(z, cx, cy).matrix(), BoundingVolume: map[string]any{"region": region[:]},
+	edge := float64(l.n-1) * l.step
+	abs, nlo, nhi, err := lift(gridFrame(z, cx, cy), o.HeightModel, z, cx, cy, edge/2)
+	if err != nil {
+		return nil, err
+	}
+	region := regionOf(z, x0+float64(minC)*l.step, y0-float64(maxR)*l.step, x0+float64(maxC)*l.step, y0-float64(minR)*l.step, hmin+nlo, hmax+nhi)
+	return &tileJSON{Transform: abs.matrix(), BoundingVolume: map[string]any{"region": region[:]},
 		Content: &contentJSON{URI: rel}}, nil
 }
 
@@ -280,7 +305,7 @@ var plantColor = [4]float64{0.18, 0.40, 0.14, 1}
 // writeFlatTileset writes a single-level tileset: a content-less root over
 // children whose URIs are relative to the tileset. Without children the
 // root has an empty region at 0 and no children.
-func writeFlatTileset(path string, children []*tileJSON, version, generator string) error {
+func writeFlatTileset(path string, children []*tileJSON, asset map[string]any) error {
 	region := []float64{0, 0, 0, 0, 0, 0}
 	if len(children) > 0 {
 		region = append([]float64(nil), children[0].BoundingVolume["region"].([]float64)...)
@@ -294,7 +319,7 @@ func writeFlatTileset(path string, children []*tileJSON, version, generator stri
 	// Leaving every tile out costs about the height of the vegetation plus
 	// the relief, at least a crown's worth.
 	rootErr := math.Max(region[5]-region[4], 50)
-	doc := tilesetJSON{Asset: map[string]string{"version": version, "generator": generator}, GeometricError: rootErr,
+	doc := tilesetJSON{Asset: asset, GeometricError: rootErr,
 		Root: &tileJSON{BoundingVolume: map[string]any{"region": region}, GeometricError: rootErr, Refine: "REPLACE", Children: children}}
 	data, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

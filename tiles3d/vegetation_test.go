@@ -163,7 +163,7 @@ func TestHardenedPlantcover(t *testing.T) {
 
 // tilesetDoc is the part of a tileset.json the tests read.
 type tilesetDoc struct {
-	Asset          map[string]string
+	Asset          map[string]any
 	GeometricError float64
 	Root           struct {
 		Refine         string

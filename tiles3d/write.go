@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/glb"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
@@ -21,7 +22,7 @@ import (
 const TilesetFile = "tileset.json"
 
 // write builds every leaf's glb and the tileset JSON into dir.
-func write(ctx context.Context, st *store.LoD2, dir string, o Options) (pack.TilesetInfo, error) {
+func write(ctx context.Context, st *store.LoD2, dir string, o Options, attribution string) (pack.TilesetInfo, error) {
 	ext, err := st.Extents(ctx)
 	if err != nil {
 		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
@@ -47,7 +48,7 @@ func write(ctx context.Context, st *store.LoD2, dir string, o Options) (pack.Til
 	g.SetLimit(o.Workers)
 	for _, c := range leaves {
 		g.Go(func() error {
-			n, size, err := writeLeaf(gctx, st, dir, c, ext, byID)
+			n, size, err := writeLeaf(gctx, st, dir, c, ext, byID, o.HeightModel, attribution)
 			mu.Lock()
 			defer mu.Unlock()
 			done += int64(len(c.ids))
@@ -63,7 +64,7 @@ func write(ctx context.Context, st *store.LoD2, dir string, o Options) (pack.Til
 		return pack.TilesetInfo{}, err
 	}
 	root.unionRegions()
-	doc := tilesetDoc(root, rootM)
+	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
@@ -80,7 +81,7 @@ func write(ctx context.Context, st *store.LoD2, dir string, o Options) (pack.Til
 
 // writeLeaf writes one leaf's glb, sets its region, content and transform,
 // and returns the buildings written and the file size.
-func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []store.BuildingExtent, byID map[int64]int) (int64, int64, error) {
+func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
 		e := ext[byID[id]]
@@ -90,7 +91,7 @@ func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []s
 	zone := st.Zone()
 	ce, cn := (minX+maxX)/2, (minY+maxY)/2
 	b, err := glb.NewBuilder(glb.Options{Zone: int(zone), OriginE: ce, OriginN: cn, ZBase: glb.ZAbsolute, IncludeGround: true,
-		MergeBuildings: true, Features: true, YUp: true})
+		MergeBuildings: true, Features: true, YUp: true, Copyright: attribution})
 	if err != nil {
 		return 0, 0, fmt.Errorf("tiles3d: %w", err)
 	}
@@ -121,7 +122,11 @@ func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []s
 	if math.IsInf(minH, 0) {
 		minH, maxH = 0, 0
 	}
-	c.region = regionOf(zone, minX, minY, maxX, maxY, minH, maxH)
-	c.abs = gridFrame(zone, ce, cn)
+	abs, nlo, nhi, err := lift(gridFrame(zone, ce, cn), hm, zone, ce, cn, math.Max(maxX-minX, maxY-minY)/2)
+	if err != nil {
+		return 0, 0, err
+	}
+	c.region = regionOf(zone, minX, minY, maxX, maxY, minH+nlo, maxH+nhi)
+	c.abs = abs
 	return int64(b.Buildings()), int64(len(data)), nil
 }
