@@ -87,21 +87,21 @@ type File struct {
 // Manifest describes a pack. Product-specific details live in the one
 // member matching Product.
 type Manifest struct {
-	Format           string     `json:"format"`
-	Product          Product    `json:"product"`
-	BL               string     `json:"bl"`
-	Snapshot         string     `json:"snapshot"`
-	LicenseID        string     `json:"license_id"`
-	Name             string     `json:"name,omitempty"`
-	SourceURL        string     `json:"source_url,omitempty"`
-	SourceName       string     `json:"source_name,omitempty"` // authority or agency
-	Attribution      string     `json:"attribution,omitempty"` // display string
-	CRS              string     `json:"crs,omitempty"`         // e.g. EPSG:25832
-	BBoxWGS84        []float64  `json:"bbox_wgs84,omitempty"`  // minLon,minLat,maxLon,maxLat
+	Format      string    `json:"format"`
+	Product     Product   `json:"product"`
+	BL          string    `json:"bl"`
+	Snapshot    string    `json:"snapshot"`
+	LicenseID   string    `json:"license_id"`
+	Name        string    `json:"name,omitempty"`
+	SourceURL   string    `json:"source_url,omitempty"`
+	SourceName  string    `json:"source_name,omitempty"` // authority or agency
+	Attribution string    `json:"attribution,omitempty"` // display string
+	CRS         string    `json:"crs,omitempty"`         // e.g. EPSG:25832
+	BBoxWGS84   []float64 `json:"bbox_wgs84,omitempty"`  // minLon,minLat,maxLon,maxLat
 	// HeightModel names the geoid model whose undulation lifted the 3D
 	// content to ellipsoidal heights (3D products); "" for packs built
 	// before height models, whose heights are DHHN2016 written as ellipsoidal.
-	HeightModel string `json:"height_model,omitempty"`
+	HeightModel      string     `json:"height_model,omitempty"`
 	ImportStartedAt  time.Time  `json:"import_started_at"`
 	ImportFinishedAt *time.Time `json:"import_finished_at"`
 	Files            []File     `json:"files"`
