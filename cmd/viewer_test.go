@@ -37,11 +37,7 @@ func TestViewerInBrowser(t *testing.T) {
 	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	data := t.TempDir()
-	if out, err := run(ctx, "demo", "--data", data); err != nil {
-		t.Fatalf("demo: %v\n%s", err, out)
-	}
-	base := serveInBackground(t, data)
+	base := serveInBackground(t, demoData(t))
 	artefacts := os.Getenv("SVC_TEST_ARTIFACTS")
 	if artefacts == "" {
 		artefacts = t.TempDir()

@@ -2,6 +2,7 @@ package glb
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,4 +313,37 @@ func BenchmarkGLB(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(bs))/b.Elapsed().Seconds(), "buildings/s")
+}
+
+// TestPad8: a GLB of any length comes out a multiple of 8 with its JSON
+// chunk grown by spaces, the BIN chunk untouched, and still decodes; B3DM
+// tiles are then multiples of 8 too.
+func TestPad8(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 8} {
+		trees := make([]Tree, n)
+		for i := range trees {
+			trees[i] = Tree{Pos: [3]float32{float32(i), 0, 0}, HeightM: 10, CrownRadiusM: 2}
+		}
+		g, err := TreesGLB(trees, "© test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Pad8(g)
+		if len(p)%8 != 0 || int(binary.LittleEndian.Uint32(p[8:])) != len(p) || len(p)-len(g) > 4 {
+			t.Fatalf("%d trees: %d -> %d bytes", n, len(g), len(p))
+		}
+		var doc gltf.Document
+		if err := gltf.NewDecoder(bytes.NewReader(p)).Decode(&doc); err != nil || doc.Asset.Copyright != "© test" {
+			t.Fatalf("padded GLB: %v", err)
+		}
+		if !bytes.Equal(p[len(p)-len(g)+20+int(binary.LittleEndian.Uint32(g[12:])):], g[20+int(binary.LittleEndian.Uint32(g[12:])):]) {
+			t.Error("BIN chunk changed")
+		}
+		if b := B3DM(g); len(b)%8 != 0 || int(binary.LittleEndian.Uint32(b[8:])) != len(b) {
+			t.Errorf("b3dm of %d bytes", len(b))
+		}
+	}
+	if g := []byte("not a glb at all, just text"); !bytes.Equal(Pad8(g), g) {
+		t.Error("non-GLB changed")
+	}
 }

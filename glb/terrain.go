@@ -25,38 +25,25 @@ func B3DM(glbBytes []byte) []byte {
 }
 
 // Pad8 returns a GLB whose length is a multiple of 8: glTF pads chunks to 4
-// bytes only, so a GLB of 8k+4 bytes gets 4 more bytes in its last chunk
-// (spaces for JSON, zeros for BIN, the padding each chunk type uses), with
-// the chunk and file lengths updated. A GLB already aligned, or bytes that
-// are not a well-formed GLB, come back unchanged.
+// bytes only, so a GLB of 8k+4 bytes gets 4 more spaces at the end of its
+// JSON chunk (whitespace in JSON, the padding that chunk uses; padding the
+// BIN chunk instead would leave bytes glTF validators warn about), with the
+// chunk and file lengths updated. A GLB already aligned, or bytes that are
+// not a well-formed GLB, come back unchanged.
 func Pad8(g []byte) []byte {
-	if len(g)%8 == 0 || len(g) < 20 || string(g[:4]) != "glTF" || int(binary.LittleEndian.Uint32(g[8:])) != len(g) {
+	if len(g)%8 == 0 || len(g) < 20 || string(g[:4]) != "glTF" || int(binary.LittleEndian.Uint32(g[8:])) != len(g) ||
+		string(g[16:20]) != "JSON" {
 		return g
 	}
-	last := -1
-	for off := 12; off+8 <= len(g); {
-		n := int(binary.LittleEndian.Uint32(g[off:]))
-		if n < 0 || off+8+n > len(g) {
-			return g
-		}
-		last, off = off, off+8+n
-		if off == len(g) {
-			break
-		}
-	}
-	if last < 0 {
+	n := int(binary.LittleEndian.Uint32(g[12:]))
+	if n < 0 || 20+n > len(g) {
 		return g
 	}
-	fill := byte(0)
-	if string(g[last+4:last+8]) == "JSON" {
-		fill = ' '
-	}
-	out := make([]byte, len(g)+4)
-	copy(out, g)
-	for i := len(g); i < len(out); i++ {
-		out[i] = fill
-	}
+	out := make([]byte, 0, len(g)+4)
+	out = append(out, g[:20+n]...)
+	out = append(out, "    "...)
+	out = append(out, g[20+n:]...)
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
-	binary.LittleEndian.PutUint32(out[last:], binary.LittleEndian.Uint32(g[last:])+4)
+	binary.LittleEndian.PutUint32(out[12:], uint32(n+4))
 	return out
 }

@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"github.com/svc-geodata/svc/geoid"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/raster"
@@ -235,4 +238,82 @@ func checkError(t *testing.T, pos []float64, idx []int, dgm []float32) {
 	if worst > tolerance+0.01 {
 		t.Errorf("mesh deviates %.3f m from the DGM (tolerance %g m)", worst, tolerance)
 	}
+}
+
+// TestHeightsAgainstPROJ follows sample vertices of the terrain mesh through
+// the tile transform to ECEF, converts them to ellipsoidal lon, lat, h with
+// PROJ (cs2cs EPSG:4978 -> EPSG:4979) and checks that h - H, H the vertex's
+// DHHN2016 height, is the EGM96 undulation PROJ itself interpolates there
+// (cct +proj=vgridshift on /usr/share/proj/egm96_15.gtx), within 0.05 m.
+func TestHeightsAgainstPROJ(t *testing.T) {
+	cs2cs := testtool.Require(t, "cs2cs", "apt-get install proj-bin")
+	cct := testtool.Require(t, "cct", "apt-get install proj-bin")
+	grid := testtool.File(t, "/usr/share/proj/egm96_15.gtx", "apt-get install proj-data")
+	dir, _ := buildMesh(t)
+	var ts struct {
+		Root struct {
+			Children []struct {
+				Transform []float64
+				Content   struct{ URI string }
+			}
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "tileset.json"))
+	if err := json.Unmarshal(raw, &ts); err != nil || len(ts.Root.Children) != 1 {
+		t.Fatalf("tileset: %v", err)
+	}
+	child := ts.Root.Children[0]
+	b3dm, _ := os.ReadFile(filepath.Join(dir, child.Content.URI))
+	pos, _ := decodeDraco(t, checkB3DM(t, b3dm))
+	m := child.Transform
+	var in bytes.Buffer
+	var hs []float64
+	step := max(1, len(pos)/3/60)
+	for i := 0; 3*i+2 < len(pos); i += step {
+		// glTF Y-up to tile Z-up: (x, y, z) -> (x, -z, y).
+		q := [3]float64{pos[3*i], -pos[3*i+2], pos[3*i+1]}
+		x := m[0]*q[0] + m[4]*q[1] + m[8]*q[2] + m[12]
+		y := m[1]*q[0] + m[5]*q[1] + m[9]*q[2] + m[13]
+		z := m[2]*q[0] + m[6]*q[1] + m[10]*q[2] + m[14]
+		fmt.Fprintf(&in, "%.4f %.4f %.4f\n", x, y, z)
+		hs = append(hs, q[2])
+	}
+	geod := runProj(t, cs2cs, in.String(), "-f", "%.9f", "EPSG:4978", "EPSG:4979") // lat lon h
+	var ll bytes.Buffer
+	for _, f := range geod {
+		fmt.Fprintf(&ll, "%s %s 0\n", f[1], f[0])
+	}
+	ns := runProj(t, cct, ll.String(), "-d", "6", "+proj=vgridshift", "+grids="+grid, "+multiplier=1")
+	worst := 0.0
+	for i, f := range geod {
+		h, _ := strconv.ParseFloat(f[2], 64)
+		n, _ := strconv.ParseFloat(ns[i][2], 64)
+		worst = math.Max(worst, math.Abs(h-hs[i]-n))
+	}
+	t.Logf("%d vertices: worst |h - H - N(PROJ)| = %.4f m", len(geod), worst)
+	if len(geod) < 30 || worst > 0.05 {
+		t.Errorf("%d vertices, worst |h - H - N| = %.4f m (limit 0.05)", len(geod), worst)
+	}
+	if n, _ := strconv.ParseFloat(ns[0][2], 64); n < 40 || n > 55 {
+		t.Errorf("EGM96 undulation %.2f m in Hesse: wrong grid?", n)
+	}
+}
+
+// runProj feeds lines to a PROJ tool and returns the fields of each output line.
+func runProj(t *testing.T, tool, input string, args ...string) [][]string {
+	t.Helper()
+	cmd := exec.Command(tool, args...)
+	cmd.Stdin = strings.NewReader(input)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		rows = append(rows, strings.Fields(l))
+	}
+	if len(rows) != strings.Count(input, "\n") {
+		t.Fatalf("%s: %d lines for %d inputs", tool, len(rows), strings.Count(input, "\n"))
+	}
+	return rows
 }
