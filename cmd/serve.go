@@ -26,7 +26,7 @@ import (
 func apiVersion() string { return server.APIVersion }
 
 type serveOptions struct {
-	data, addr, baseURL, tilesURL, errorsBase, adminToken string
+	data, addr, baseURL, tilesURL, errorsBase, adminToken, geoid string
 	trustedProxies                                        []string
 	logFormat, logLevel                                   string
 	keylessLimit, trialMintsPerIP                         int
@@ -50,6 +50,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.data, "data", "./data", "data directory holding the BL packs")
+	geoidFlag(f, &o.geoid)
 	f.StringVar(&o.addr, "addr", ":8080", "listen address")
 	f.StringVar(&o.baseURL, "base-url", "", "public base URL of the API (default http://localhost<addr>)")
 	f.StringVar(&o.tilesURL, "tiles-url", "", "public URL of the static tile host (default <base-url>/tiles)")
@@ -123,8 +124,12 @@ func runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
+	hm, err := loadGeoid(o.geoid)
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
-		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting},
+		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm},
 		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc})
 	if err != nil {
 		return err

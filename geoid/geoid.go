@@ -145,3 +145,13 @@ func newModel(id string, lon0, lat0, dlon, dlat float64, cols, rows int, v []flo
 	return &Model{id: id, lon0: lon0, lat0: lat0, dlon: dlon, dlat: dlat, cols: cols, rows: rows, v: v,
 		wrap: math.Abs(span-360) < dlon/2}, nil
 }
+
+// Extent returns the grid's west, south, east and north node lines
+// (degrees); a grid going round the globe spans 360° of longitude.
+func (m *Model) Extent() (w, s, e, n float64) {
+	e = m.lon0 + m.dlon*float64(m.cols-1)
+	if m.wrap {
+		e = m.lon0 + 360
+	}
+	return m.lon0, m.lat0, e, m.lat0 + m.dlat*float64(m.rows-1)
+}

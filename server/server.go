@@ -5,6 +5,8 @@
 package server
 
 import (
+	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/qmesh"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -30,6 +32,11 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// TrialMintingOff answers POST /v1/keys/trial with 503.
 	TrialMintingOff bool
+	// HeightModel lifts the quantized-mesh terrain to ellipsoidal heights
+	// (nil: the embedded EGM96 grid); use the one the tilesets were built with.
+	HeightModel *geoid.Model
+	// QMeshCacheBytes bounds the quantized-mesh tile cache (default 64 MiB).
+	QMeshCacheBytes int64
 }
 
 // Deps are the components the server uses.
@@ -56,6 +63,7 @@ type Server struct {
 	handler http.Handler
 	// byPattern maps each ServeMux pattern to its route (exempt flag).
 	byPattern map[string]*route
+	qmesh     *qmesh.Tiler
 }
 
 // New builds the server and its route table.
@@ -81,7 +89,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics()}
+	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
+		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes)}
 	s.routes = s.routeTable()
 	s.byPattern = make(map[string]*route, len(s.routes))
 	for i, rt := range s.routes {
@@ -111,6 +120,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.buildingRoutes()...)
 	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
 	rs = append(rs, s.terrainRoutes()...)
+	rs = append(rs, s.quantizedMeshRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.apiKeyRoutes()...)

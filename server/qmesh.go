@@ -1,0 +1,144 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+const qmeshBase = "/v1/terrain/quantized-mesh"
+
+func (s *Server) quantizedMeshRoutes() []route {
+	return []route{
+		{method: "GET", path: qmeshBase + "/layer.json", opID: "getQuantizedMeshLayer", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
+			summary: "Quantized-mesh terrain for CesiumJS: layer.json (beyond the spec)",
+			desc: "The DGM of every published BL as quantized-mesh-1.0 terrain (geographic tiling scheme, TMS rows, levels 0-" +
+				strconv.Itoa(qmesh.MaxZoom) + ", extension `octvertexnormals`): in CesiumJS " +
+				"`viewer.terrainProvider = await Cesium.CesiumTerrainProvider.fromUrl('<base>/v1/terrain/quantized-mesh/', {requestVertexNormals: true})`. " +
+				"Heights are ellipsoidal (DHHN2016 plus the server's height model, see `height_model` in the tileset listings), so buildings " +
+				"and the other 3D Tiles sit on it. Every tile of every level is available: outside the data a tile is the geoid surface. " +
+				"Like the tile host, not counted against the keyless limit.",
+			responses: []response{{status: 200, desc: "TileJSON 2.1 layer description", contentType: "application/json"}},
+			handle:    s.handleQMeshLayer},
+		{method: "GET", path: qmeshBase + "/{z}/{x}/{tile}", opID: "getQuantizedMeshTile", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
+			summary: "One quantized-mesh-1.0 terrain tile (beyond the spec)",
+			desc: "Built on demand from the DGM COGs: 65 x 65 samples per tile, a right-triangulated irregular network within half the " +
+				"geometric error CesiumJS allows at the level (at least 0.25 m), every edge sample a vertex so that neighbours share " +
+				"their edges (and Cesium's skirts from the edge indices close what remains between levels). Vertex normals are added when " +
+				"the Accept header names `octvertexnormals` (CesiumJS does with requestVertexNormals) or with `extensions=octvertexnormals`. " +
+				"Sent gzip-compressed to clients that accept it. Tiles are cached; the strong ETag changes when the data or height model " +
+				"does, and If-None-Match answers 304.",
+			params: []param{
+				{name: "z", in: "path", typ: "integer", required: true, min: f64(0), max: f64(qmesh.MaxZoom), desc: "Level"},
+				{name: "x", in: "path", typ: "integer", required: true, min: f64(0), desc: "Column from -180°, below 2^(z+1)"},
+				{name: "tile", in: "path", typ: "string", required: true, pattern: `^[0-9]+\.terrain$`, desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z"},
+				{name: "extensions", in: "query", typ: "string", enum: []string{"octvertexnormals"}, desc: "Extensions to include (alternative to the Accept header)"},
+			},
+			responses: []response{{status: 200, desc: "The tile", contentType: "application/vnd.quantized-mesh"},
+				{status: 304, desc: "Not modified"}, resp400, resp404,
+				{status: 502, desc: "A DGM tile could not be read", schema: "Problem"}},
+			handle: s.handleQMeshTile},
+	}
+}
+
+func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request) error {
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	var attr []string
+	for _, p := range v.Packs(pack.Terrain) {
+		if a := attributionText(p.Manifest); !slices.Contains(attr, a) {
+			attr = append(attr, a)
+		}
+	}
+	return writeJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
+}
+
+func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request) error {
+	z, errZ := strconv.Atoi(r.PathValue("z"))
+	x, errX := strconv.Atoi(r.PathValue("x"))
+	ys, ok := strings.CutSuffix(r.PathValue("tile"), ".terrain")
+	y, errY := strconv.Atoi(ys)
+	if errZ != nil || errX != nil || errY != nil || !ok || strings.HasPrefix(ys, "+") {
+		return badRequest("A tile address is /v1/terrain/quantized-mesh/<z>/<x>/<y>.terrain with non-negative integers.")
+	}
+	t := qmesh.Tile{Z: z, X: x, Y: y}
+	if err := t.Check(); err != nil {
+		return notFound("No tile %d/%d/%d: levels 0 to %d, x below 2^(z+1), y below 2^z.", z, x, y, qmesh.MaxZoom)
+	}
+	ext := r.URL.Query().Get("extensions")
+	if ext != "" && ext != "octvertexnormals" {
+		return badRequest("Parameter extensions must be octvertexnormals, not %q.", clip(ext))
+	}
+	normals := ext == "octvertexnormals" || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	datasets := rasterPacks(v, pack.Terrain)
+	res, err := s.qmesh.Tile(r.Context(), terrainGeneration(v), terrainSampler(datasets), t, normals)
+	if err != nil {
+		if errors.Is(err, qmesh.ErrTile) {
+			return notFound("%v", err)
+		}
+		return rasterProblem(err, "terrain", 0, 0)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/vnd.quantized-mesh")
+	h.Set("ETag", res.ETag)
+	h.Set("Cache-Control", "public, max-age=3600")
+	h.Add("Vary", "Accept, Accept-Encoding")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, res.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	body := res.Gzip
+	if acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+	} else {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			return err
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return nil
+}
+
+// terrainGeneration names the published DGM packs, so cached tiles of an
+// earlier set are never served after a reload.
+func terrainGeneration(v *catalog.View) string {
+	var b strings.Builder
+	for _, p := range v.Packs(pack.Terrain) {
+		b.WriteString(p.Manifest.BL + ":" + p.Manifest.Snapshot + ";")
+	}
+	return b.String()
+}
+
+// terrainSampler samples the DGM of datasets (first valid value in BL
+// order, as /v1/terrain/elevation); no coverage and NoData are "no value".
+func terrainSampler(datasets []*terrain.Dataset) qmesh.Sampler {
+	return func(ctx context.Context, lon, lat float64) (float64, bool, error) {
+		h, err := terrain.Elevation(ctx, datasets, lon, lat)
+		switch {
+		case err == nil:
+			return h.Value, true, nil
+		case errors.Is(err, terrain.ErrOutside), errors.Is(err, terrain.ErrNoData):
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+}
