@@ -65,11 +65,11 @@ func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request) error {
-	z, errZ := strconv.Atoi(r.PathValue("z"))
-	x, errX := strconv.Atoi(r.PathValue("x"))
 	ys, ok := strings.CutSuffix(r.PathValue("tile"), ".terrain")
-	y, errY := strconv.Atoi(ys)
-	if errZ != nil || errX != nil || errY != nil || !ok || strings.HasPrefix(ys, "+") {
+	z, errZ := tileIndex(r.PathValue("z"))
+	x, errX := tileIndex(r.PathValue("x"))
+	y, errY := tileIndex(ys)
+	if errZ != nil || errX != nil || errY != nil || !ok {
 		return badRequest("A tile address is /v1/terrain/quantized-mesh/<z>/<x>/<y>.terrain with non-negative integers.")
 	}
 	t := qmesh.Tile{Z: z, X: x, Y: y}
@@ -141,4 +141,13 @@ func terrainSampler(datasets []*terrain.Dataset) qmesh.Sampler {
 		}
 		return 0, false, err
 	}
+}
+
+// tileIndex reads a tile coordinate: decimal digits only (no sign), at
+// most 9 of them.
+func tileIndex(s string) (int, error) {
+	if s == "" || len(s) > 9 || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, errors.New("not a tile index")
+	}
+	return strconv.Atoi(s)
 }
