@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/internal/testtool"
 )
 
@@ -235,6 +236,30 @@ func TestViewerInBrowser(t *testing.T) {
 	// The buildings in view are drawn (SwiftShader renders slowly: the
 	// tilesets out of view and the globe's imagery may still be loading).
 	waitJS("buildings drawn", `svcViewer.globeTilesets.some(t => t.svcKind === 'buildings' && t.tilesLoaded && t.statistics.numberOfLoadedTilesTotal > 0)`, 60*time.Second)
+	// CesiumJS reads the server's quantized-mesh terrain: its own decoder
+	// (sampleTerrainMostDetailed, the most detailed level) gives the DGM
+	// height plus the undulation at a point of the Hesse demo DGM.
+	var qm bool
+	run("terrain provider", chromedp.Evaluate(`!!svcViewer.quantizedMesh`, &qm))
+	if !qm {
+		t.Error("the 3D view did not use the quantized-mesh terrain")
+	} else {
+		const lon, lat = 8.6705, 50.1152
+		var cesiumH float64
+		run("sample terrain", chromedp.Evaluate(fmt.Sprintf(`(async () => {
+			const r = await Cesium.sampleTerrainMostDetailed(svcViewer.globe.terrainProvider, [Cesium.Cartographic.fromDegrees(%v, %v)]);
+			return r[0].height; })()`, lon, lat), &cesiumH, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+		var e struct {
+			Elevation float64 `json:"elevation_m"`
+		}
+		getJSON(t, base+fmt.Sprintf("/v1/terrain/elevation?lat=%v&lon=%v", lat, lon), &e)
+		n, _ := geoid.Default().Undulation(lon, lat)
+		if d := cesiumH - (e.Elevation + n); math.Abs(d) > 0.8 {
+			t.Errorf("CesiumJS terrain height %.3f m, DGM %.3f + N %.3f = %.3f (off by %.3f)", cesiumH, e.Elevation, n, e.Elevation+n, d)
+		} else {
+			t.Logf("CesiumJS terrain height %.3f m = DGM %.3f + N %.3f (off by %.3f m)", cesiumH, e.Elevation, n, d)
+		}
+	}
 	var pick struct {
 		Gmlid string
 		X, Y  float64
