@@ -22,10 +22,10 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 		if rt.hidden {
 			continue
 		}
-		item, _ := paths[rt.path].(obj)
+		item, _ := paths[openapiPath(rt.path)].(obj)
 		if item == nil {
 			item = obj{}
-			paths[rt.path] = item
+			paths[openapiPath(rt.path)] = item
 		}
 		item[strings.ToLower(rt.method)] = s.operation(rt)
 	}
@@ -41,7 +41,11 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 			"summary":     "German open geodata per federal state: LoD2 buildings, DGM1 terrain, canopy height, 3D Tiles.",
 			"description": apiDescription,
 			"license":     obj{"name": "Data: per dataset, see /v1/attribution", "url": s.cfg.BaseURL + "/v1/attribution"},
+			"contact":     obj{"name": "The operator of this server", "url": s.cfg.BaseURL + "/docs"},
 		},
+		// Keys are optional: keyless requests count against the daily
+		// limit, a key lifts it. Admin operations override this.
+		"security": []obj{{}, {"apiKey": []string{}}},
 		"servers":    []obj{{"url": s.cfg.BaseURL}},
 		"tags":       tags(),
 		"paths":      paths,
@@ -51,9 +55,15 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 }
 
 func (s *Server) operation(rt route) obj {
-	op := obj{"operationId": rt.opID, "summary": rt.summary, "tags": []string{rt.tag}}
+	op := obj{"operationId": rt.opID, "summary": rt.summary, "tags": []string{rt.tag}, "description": rt.summary + "."}
 	if rt.desc != "" {
 		op["description"] = rt.desc
+	}
+	switch {
+	case strings.HasPrefix(rt.path, "/v1/admin/"):
+		op["security"] = []obj{{"adminToken": []string{}}}
+	case rt.opID == "getBuildingsGlb": // the admin token lifts the size limits
+		op["security"] = []obj{{}, {"apiKey": []string{}}, {"adminToken": []string{}}}
 	}
 	if rt.stability != "" {
 		op["x-stability"] = rt.stability
@@ -217,3 +227,10 @@ Decisions where the interface specification is silent:
 - Heights of all 3D Tiles and GLB exports are DHHN2016 values as the sources have them; in 3D Tiles they are
   placed as ellipsoidal heights (no geoid applied), consistently for buildings, terrain and vegetation.
 - Problem types: %s.`, strings.Join(problemSlugs(), ", ")))
+
+// openapiPath writes a ServeMux pattern as an OpenAPI path template: a
+// trailing wildcard {name...} is the parameter {name} (its values may hold
+// slashes, as the parameter's description says), {$} is dropped.
+func openapiPath(p string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(p, "...}", "}"), "{$}", "")
+}

@@ -58,8 +58,20 @@ var bbox4 = obj{"type": "array", "items": obj{"type": "number"}, "minItems": 4, 
 	"description": "minLon,minLat,maxLon,maxLat (WGS84)"}
 
 func geoJSON(kind, desc string) obj {
+	position := obj{"type": "array", "items": obj{"type": "number"}, "minItems": 2, "maxItems": 3, "description": "lon, lat[, z]"}
+	nest := func(o obj, depth int) obj {
+		for range depth {
+			o = obj{"type": "array", "items": o}
+		}
+		return o
+	}
+	coords := map[string]obj{"Point": position, "MultiPoint": nest(position, 1), "LineString": nest(position, 1),
+		"Polygon": nest(position, 2), "MultiPolygon": nest(position, 3)}[kind]
+	if coords == nil {
+		coords = obj{"type": "array", "items": obj{}}
+	}
 	return obj{"type": "object", "description": desc + " (RFC 7946, coordinates lon,lat[,z] WGS84)", "required": []string{"type", "coordinates"},
-		"properties": obj{"type": enum("", kind), "coordinates": obj{"type": "array"}}}
+		"properties": obj{"type": enum("", kind), "coordinates": coords}}
 }
 
 func components(cfg Config) obj {
