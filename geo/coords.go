@@ -131,6 +131,17 @@ func parseNumber(s string) (float64, string) {
 	return v, ""
 }
 
+// ParseDecimal parses a finite decimal number (digits, sign, '.', exponent),
+// refusing the hexadecimal, underscore, Inf and NaN forms strconv.ParseFloat
+// accepts; every numeric query parameter goes through it.
+func ParseDecimal(s string) (float64, bool) {
+	if s != strings.Trim(s, " \t") {
+		return 0, false
+	}
+	v, reason := parseNumber(s)
+	return v, reason == ""
+}
+
 // checkRange returns a non-empty reason when v is outside -limit..limit.
 func checkRange(v, limit float64) string {
 	if v < -limit || v > limit {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/svc-geodata/svc/access"
@@ -189,9 +188,9 @@ func windowMonths(r *http.Request) (int, error) {
 	if v == "" {
 		return 3, nil
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, badRequest("Parameter window_months must be an integer, not %q.", v)
+	n, ok := decimalInt(v)
+	if !ok {
+		return 0, badRequest("Parameter window_months must be an integer, not %q.", clip(v))
 	}
 	if n < 1 || n > access.MaxWindowMonths {
 		return 0, invalid("Parameter window_months must be 1 to %d.", access.MaxWindowMonths)
@@ -296,10 +295,11 @@ func queryInt(r *http.Request, name string, def, lo, hi int64) (int64, error) {
 	if v == "" {
 		return def, nil
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, badRequest("Parameter %s must be an integer, not %q.", name, v)
+	i, ok := decimalInt(v)
+	if !ok {
+		return 0, badRequest("Parameter %s must be an integer, not %q.", name, clip(v))
 	}
+	n := int64(i)
 	if n < lo || n > hi {
 		return 0, invalid("Parameter %s must be %d to %d.", name, lo, hi)
 	}

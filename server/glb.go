@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -168,8 +167,8 @@ func parseFloatParam(q url.Values, name string, def, lo, hi float64) (float64, e
 		return def, nil
 	}
 	if len(v) == 1 {
-		f, err := strconv.ParseFloat(v[0], 64)
-		if err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && f >= lo && f <= hi {
+		f, ok := geo.ParseDecimal(v[0])
+		if ok && f >= lo && f <= hi {
 			return f, nil
 		}
 	}

@@ -39,8 +39,8 @@ func parseIntParam(q url.Values, name string, def, lo, hi int) (int, error) {
 		}
 		return def, nil
 	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < lo || v > hi {
+	v, ok := decimalInt(s)
+	if !ok || v < lo || v > hi {
 		return 0, invalid("Parameter %s must be an integer from %d to %d, not %q.", name, lo, hi, clip(s))
 	}
 	return v, nil
@@ -92,4 +92,15 @@ func decodeCursor(s string) (store.Position, error) {
 
 func encodeCursor(p store.Position) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(p.BL + ":" + strconv.FormatInt(p.SurfaceID, 10)))
+}
+
+// decimalInt parses an integer written as digits with an optional leading
+// '-': no '+', no spaces, no underscores, at most 18 digits.
+func decimalInt(s string) (int, bool) {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 18 || strings.TrimLeft(d, "0123456789") != "" {
+		return 0, false
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil
 }

@@ -130,6 +130,10 @@ func (s *Server) routeTable() []route {
 // adapt turns a handlerFunc into an http.Handler that renders its error.
 func (s *Server) adapt(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkQuery(&rt, r); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		if err := rt.handle(w, r); err != nil {
 			s.fail(w, r, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/svc-geodata/svc/catalog"
@@ -106,8 +105,8 @@ func parseCoord(q url.Values, name string, limit float64) (float64, error) {
 	if s == "" {
 		return 0, invalid("Parameter %s is required: decimal degrees from %g to %g.", name, -limit, limit)
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v >= -limit && v <= limit) {
+	v, ok := geo.ParseDecimal(s)
+	if !ok || !(v >= -limit && v <= limit) {
 		return 0, invalid("Parameter %s must be a number from %g to %g, not %q.", name, -limit, limit, clip(s))
 	}
 	return v, nil

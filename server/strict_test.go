@@ -1,0 +1,45 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestStrictInput: each form of sloppy input the issue names is refused
+// with a problem naming the parameter, where url.Values would have guessed.
+func TestStrictInput(t *testing.T) {
+	f := rasterFix(t)
+	for _, tc := range []struct {
+		name, path string
+		status     int
+		mention    string
+	}{
+		{"bad percent-encoding in a value", "/v1/buildings?bbox=8.6,50.0,8.7,50.1&cursor=%%%%", 400, "cursor"},
+		{"bad percent-encoding in a name", "/v1/terrain/elevation?lat=50.1&lon=8.6&%zz=1", 400, "%zz"},
+		{"semicolon in a name", "/v1/terrain/elevation?lat=50.1&x;y=1&lon=8.6", 400, "x;y"},
+		{"semicolon in a value is kept, not dropped", "/v1/terrain/elevation?lat=50.1;lon=8.6", 422, "lat"},
+		{"duplicate parameter", "/v1/terrain/elevation?lat=50.1&lat=50.2&lon=8.6", 400, "lat"},
+		{"unknown parameter", "/v1/terrain/elevation?lat=50.1&lon=8.6&interpolation=bilinear", 400, "interpolation"},
+		{"unknown parameter lists the known ones", "/v1/datasets?foo=1", 400, "no query parameters"},
+		{"hex float", "/v1/terrain/elevation?lat=0x1.9p5&lon=8.6", 422, "lat"},
+		{"underscore number", "/v1/terrain/elevation?lat=5_0&lon=8.6", 422, "lat"},
+		{"+inf", "/v1/terrain/elevation?lat=50&lon=%2Binf", 422, "lon"},
+		{"NaN", "/v1/terrain/elevation?lat=NaN&lon=8.6", 422, "lat"},
+		{"plus-signed integer", "/v1/buildings?bbox=8.6,50.0,8.7,50.1&limit=%2B10", 422, "limit"},
+		{"integer with space", "/v1/buildings?bbox=8.6,50.0,8.7,50.1&limit=%2010", 422, "limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.get(t, tc.path)
+			b, _ := json.Marshal(body)
+			if code != tc.status || !strings.Contains(string(b), tc.mention) {
+				t.Errorf("%d %s; want %d naming %q", code, b, tc.status, tc.mention)
+			}
+		})
+	}
+	// Trailing '&' and empty pairs are harmless.
+	if code, body := f.get(t, "/v1/datasets?&"); code != http.StatusOK {
+		t.Errorf("empty pairs: %d %v", code, body)
+	}
+}
