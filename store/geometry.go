@@ -44,7 +44,8 @@ func (s *LoD2) Zone() geo.Zone { return s.zone }
 // meeting bbox (WGS84; same test as Search), sorted ascending, without
 // touching the SQLite file. When more than max buildings meet the bbox it
 // returns the first max+1 ids found and an error wrapping ErrTooMany, so a
-// caller can refuse large requests cheaply. max <= 0 means no limit.
+// caller can refuse large requests cheaply. max < 0 means no limit; with max
+// 0 any building is one too many (a budget used up stays used up).
 func (s *LoD2) BuildingIDsIn(ctx context.Context, bbox geo.BBox, max int) ([]int64, error) {
 	if !bbox.Intersects(s.bbox) {
 		return nil, nil
@@ -71,7 +72,7 @@ func (s *LoD2) BuildingIDsIn(ctx context.Context, bbox geo.BBox, max int) ([]int
 			return true
 		}
 		seen[p.buildingID] = struct{}{}
-		if max > 0 && len(seen) > max {
+		if max >= 0 && len(seen) > max {
 			err = fmt.Errorf("%w: more than %d meet the bbox", ErrTooMany, max)
 			return false
 		}

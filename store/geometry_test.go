@@ -14,12 +14,16 @@ func TestBuildingGeometry(t *testing.T) {
 	lon0, lat0 := geo.FromUTM(geo.Zone32, 476990, 5552990)
 	lon1, lat1 := geo.FromUTM(geo.Zone32, 478100, 5554100)
 	all := geo.BBox{MinLon: lon0, MinLat: lat0, MaxLon: lon1, MaxLat: lat1}
-	ids, err := s.BuildingIDsIn(ctx, all, 0)
+	ids, err := s.BuildingIDsIn(ctx, all, -1)
 	if err != nil || len(ids) != 300 {
 		t.Fatalf("%d ids, %v; want 300", len(ids), err)
 	}
 	if _, err := s.BuildingIDsIn(ctx, all, 299); !errors.Is(err, ErrTooMany) {
 		t.Errorf("limit 299: %v, want ErrTooMany", err)
+	}
+	// A budget used up by another BL stays used up: 0 is not "no limit".
+	if _, err := s.BuildingIDsIn(ctx, all, 0); !errors.Is(err, ErrTooMany) {
+		t.Errorf("limit 0: %v, want ErrTooMany", err)
 	}
 	var got []int64
 	err = s.BuildingGeometry(ctx, ids[10:20], func(b *Building3D) error {

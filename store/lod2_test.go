@@ -211,3 +211,24 @@ func TestHilbertIsABijection(t *testing.T) {
 		t.Errorf("%d distinct keys for 4096 cells", len(seen))
 	}
 }
+
+// TestRecordLimits: a surface the 16-bit counts of the search record cannot
+// hold is refused at import with an error naming the building, not written
+// with wrapped counts.
+func TestRecordLimits(t *testing.T) {
+	ctx := context.Background()
+	w, err := CreateLoD2(ctx, filepath.Join(t.TempDir(), "lod2.sqlite"), 25832)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make(Ring, 0, 70001)
+	for i := range 70000 {
+		a := 2 * math.Pi * float64(i) / 70000
+		big = append(big, [3]float64{477000 + 50*math.Cos(a), 5551000 + 50*math.Sin(a), 100})
+	}
+	big = append(big, big[0])
+	err = w.Add(ctx, BuildingInput{GMLID: "DEHEBIG", Valid: true, Surfaces: []SurfaceInput{{Class: ClassGround, Polygons: [][]Ring{{big}}}}})
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "DEHEBIG") || !strings.Contains(err.Error(), "65535") {
+		t.Fatalf("Add = %v, want ErrInput naming the building and the limit", err)
+	}
+}

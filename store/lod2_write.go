@@ -238,11 +238,16 @@ func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID strin
 	if owner == "" {
 		owner = buildingID
 	}
+	// The search record counts rings and ring points in 16 bits: refuse
+	// what it cannot hold before anything of the surface is written.
+	if len(owner) > math.MaxUint16 {
+		return false, fmt.Errorf("%w: building %s: gml:id of %d bytes (at most %d)", ErrInput, buildingID, len(owner), math.MaxUint16)
+	}
+	if err := checkRecordLimits(w.flat, w.ends); err != nil {
+		return false, fmt.Errorf("%w: building %s: %v", ErrInput, buildingID, err)
+	}
 	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, owner, s.Class, w.blob); err != nil {
 		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
-	}
-	if len(owner) > math.MaxUint16 {
-		return false, fmt.Errorf("%w: gml:id of %d bytes", ErrInput, len(owner))
 	}
 	w.rec = appendRecord(w.rec[:0], uint32(sid), uint32(bid), s.Class, owner, w.json, w.flat, w.ends)
 	if err := w.spool.add(w.rec); err != nil {

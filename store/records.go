@@ -46,6 +46,25 @@ func appendRecord(dst []byte, sid, bid uint32, class int, gmlid string, coords [
 	return append(dst, coords...)
 }
 
+// checkRecordLimits reports a surface the record format cannot hold: more
+// than 65,535 rings, or a ring of more than 65,535 points.
+func checkRecordLimits(flat []float64, endss [][]int) error {
+	rings, start := 0, 0
+	for _, ends := range endss {
+		rings += len(ends)
+		for _, end := range ends {
+			if n := (end - start) / 3; n > math.MaxUint16 {
+				return fmt.Errorf("a ring of %d points (at most %d per ring)", n, math.MaxUint16)
+			}
+			start = end
+		}
+	}
+	if rings > math.MaxUint16 {
+		return fmt.Errorf("a surface of %d rings (at most %d)", rings, math.MaxUint16)
+	}
+	return nil
+}
+
 // parsed is a decoded record header with views into the record bytes.
 type parsed struct {
 	surfaceID, buildingID uint32
