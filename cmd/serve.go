@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -26,13 +27,13 @@ import (
 func apiVersion() string { return server.APIVersion }
 
 type serveOptions struct {
-	data, addr, baseURL, tilesURL, errorsBase, adminToken, geoid string
-	trustedProxies                                        []string
-	logFormat, logLevel                                   string
-	keylessLimit, trialMintsPerIP                         int
-	trialMinting                                          bool
-	rasterCacheMB                                         int
-	stateURL                                              string
+	data, addr, baseURL, tilesURL, errorsBase, adminToken, geoid, pprof string
+	trustedProxies                                                      []string
+	logFormat, logLevel                                                 string
+	keylessLimit, trialMintsPerIP                                       int
+	trialMinting                                                        bool
+	rasterCacheMB                                                       int
+	stateURL                                                            string
 }
 
 func newServe() *cobra.Command {
@@ -56,7 +57,9 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.StringVar(&o.tilesURL, "tiles-url", "", "public URL of the static tile host (default <base-url>/tiles)")
 	f.StringVar(&o.errorsBase, "errors-base", "", "base URI of problem types (default <base-url>/problems)")
 	f.StringVar(&o.adminToken, "admin-token", "", "secret for the admin endpoints and the GLB admin limits; empty disables them")
-	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", []string{"127.0.0.0/8", "::1/128"}, "CIDR of a reverse proxy whose X-Forwarded-For is trusted (repeatable)")
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "CIDR of a reverse proxy whose X-Forwarded-For is trusted (repeatable; none by default: "+
+		"behind nginx on the same host give 127.0.0.1/32)")
+	f.StringVar(&o.pprof, "pprof", "", "serve Go's pprof profiles on this separate address (e.g. 127.0.0.1:6060); off by default")
 	f.IntVar(&o.keylessLimit, "keyless-limit", access.DefaultKeylessLimit, "keyless /v1 requests per client IP and UTC day")
 	f.IntVar(&o.trialMintsPerIP, "trial-mints-per-ip", access.DefaultMintsPerClient, "trial keys one IP may mint per 24 h")
 	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
@@ -155,6 +158,13 @@ func runServe(ctx context.Context, o serveOptions) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go watchHUP(ctx, log, hup, reload)
+	if o.pprof != "" {
+		stopPprof, err := servePprof(o.pprof, log)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", o.baseURL, "data", o.data, "version", Version)
@@ -228,4 +238,24 @@ func openAccess(ctx context.Context, o serveOptions, log *slog.Logger) (state.St
 		return nil, nil, err
 	}
 	return st, acc, nil
+}
+
+// servePprof starts Go's profiling endpoints on their own listener, apart
+// from the API (whose middleware, limits and routes they must not share);
+// the returned function stops it.
+func servePprof(addr string, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ps := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go ps.Serve(ln)
+	log.Info("pprof", "addr", ln.Addr().String())
+	return func() { ps.Close() }, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,4 +248,27 @@ func TestBuildingsOnTerrain(t *testing.T) {
 		t.Errorf("only %d buildings over terrain data checked", checked)
 	}
 	t.Logf("%d building ground surfaces checked against the DGM", checked)
+}
+
+// TestPprofOptIn: --pprof serves the profiles on their own address only;
+// the API address never has them.
+func TestPprofOptIn(t *testing.T) {
+	data := demoData(t)
+	api, prof := freeAddr(t), freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, "serve", "--data", data, "--addr", api, "--pprof", prof, "--log-level", "warn")
+		done <- err
+	}()
+	defer func() { cancel(); <-done }()
+	waitUp(t, "http://"+api+"/healthz")
+	if code := getJSONStatus("http://"+api+"/debug/pprof/", nil); code != 404 {
+		t.Errorf("API address answers /debug/pprof/ with %d", code)
+	}
+	resp, err := http.Get("http://" + prof + "/debug/pprof/goroutine?debug=1")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("pprof address: %v %v", err, resp)
+	}
+	resp.Body.Close()
 }

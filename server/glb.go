@@ -277,7 +277,14 @@ func glbETag(g glbRequest, srcs []glbSource) string {
 	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
 }
 
+// glbExposedHeaders are the GLB export's own headers a browser client reads
+// (anchor and frame to place the model, compression outcome, limits).
+const glbExposedHeaders = exposedHeaders + ", X-Svc-Buildings, X-Svc-Anchor-Srid, X-Svc-Anchor-LonLat, X-Svc-Origin-EN, " +
+	"X-Svc-Target-Frame, X-Svc-Z-Base, X-Svc-Compression, X-Svc-Compression-Requested, X-Svc-Compression-Error, " +
+	"X-Svc-Raw-Size, X-Svc-Max-Buildings, X-Svc-Admin-Limits"
+
 func setGLBHeaders(h http.Header, g glbRequest, etag string) {
+	h.Set("Access-Control-Expose-Headers", glbExposedHeaders)
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", glbCache)
 	h.Set("X-Svc-Anchor-Srid", strconv.Itoa(g.zone.EPSG()))

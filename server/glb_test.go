@@ -98,6 +98,9 @@ func TestGLB(t *testing.T) {
 	if n := resp.Header.Get("X-Svc-Buildings"); n == "" || n == "0" {
 		t.Errorf("X-Svc-Buildings %q", n)
 	}
+	if e := resp.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(e, "X-Svc-Anchor-LonLat") || !strings.Contains(e, "X-Request-Id") {
+		t.Errorf("GLB exposes %q", e)
+	}
 	if acc := d.Accessors[d.Meshes[0].Primitives[0].Attributes[gltf.POSITION]]; acc.Min[2] != 0 || acc.Max[2] != 10 {
 		t.Errorf("per_building z range %v..%v, want 0..10", acc.Min[2], acc.Max[2])
 	}

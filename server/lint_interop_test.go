@@ -59,3 +59,28 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestMetricsPromtool checks /metrics with Prometheus's own linter
+// (promtool check metrics) after traffic on several routes, and that the Go
+// runtime and process metrics are there.
+func TestMetricsPromtool(t *testing.T) {
+	promtool := testtool.Require(t, "promtool", "apt-get install prometheus")
+	f := rasterFix(t)
+	for _, p := range []string{"/healthz", "/v1/datasets", "/v1/terrain/elevation?lat=50.1&lon=8.6", "/v1/nope", qmeshTileURL()} {
+		f.srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", p, nil))
+	}
+	rec := httptest.NewRecorder()
+	f.srv.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{"go_goroutines ", "go_memstats_heap_alloc_bytes ", "process_start_time_seconds ", "go_info{",
+		`svc_http_request_duration_seconds_bucket{route="GET /v1/datasets",le="0.001"}`, "svc_packs_published{", "svc_qmesh_tiles_built_total "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}

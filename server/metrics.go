@@ -135,5 +135,19 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	s.metrics.write(w, per, v.BLCount(""))
+	packs := map[pack.Product]int{}
+	for _, p := range pack.Products() {
+		packs[p] = len(v.Packs(p))
+	}
+	fmt.Fprintln(w, "# HELP svc_packs_published Published packs (newest snapshot per BL) by product.")
+	fmt.Fprintln(w, "# TYPE svc_packs_published gauge")
+	for _, p := range pack.Products() {
+		fmt.Fprintf(w, "svc_packs_published{product=%q} %d\n", string(p), packs[p])
+	}
+	hits, builds, bytes := s.qmesh.CacheStats()
+	fmt.Fprintf(w, "# HELP svc_qmesh_cache_hits_total Quantized-mesh tiles answered from the cache.\n# TYPE svc_qmesh_cache_hits_total counter\nsvc_qmesh_cache_hits_total %d\n", hits)
+	fmt.Fprintf(w, "# HELP svc_qmesh_tiles_built_total Quantized-mesh tiles built.\n# TYPE svc_qmesh_tiles_built_total counter\nsvc_qmesh_tiles_built_total %d\n", builds)
+	fmt.Fprintf(w, "# HELP svc_qmesh_cache_bytes Bytes of gzip tiles in the quantized-mesh cache.\n# TYPE svc_qmesh_cache_bytes gauge\nsvc_qmesh_cache_bytes %d\n", bytes)
+	writeRuntimeMetrics(w)
 	return nil
 }
