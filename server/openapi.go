@@ -45,7 +45,7 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 		},
 		// Keys are optional: keyless requests count against the daily
 		// limit, a key lifts it. Admin operations override this.
-		"security": []obj{{}, {"apiKey": []string{}}},
+		"security":   []obj{{}, {"apiKey": []string{}}},
 		"servers":    []obj{{"url": s.cfg.BaseURL}},
 		"tags":       tags(),
 		"paths":      paths,
