@@ -22,6 +22,7 @@ func newBuild() *cobra.Command {
 own, published atomically like imports. A running server picks them up on SIGHUP or POST /v1/admin/datasets.`,
 	}
 	c.AddCommand(newBuildTileset(), newBuildTerrainMesh(), newBuildVegetation())
+	c.PersistentPreRunE = sweepBefore
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/pack"
 )
 
 func newImport() *cobra.Command {
@@ -23,6 +24,7 @@ published and nothing of the failed import remains. A running server picks up th
 SIGHUP or POST /v1/admin/datasets.`,
 	}
 	c.AddCommand(newImportLoD2(), newImportDGM(), newImportVegetation())
+	c.PersistentPreRunE = sweepBefore
 	return c
 }
 
@@ -107,4 +109,27 @@ func newProgress(w io.Writer) *mpb.Progress {
 		return nil
 	}
 	return mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
+}
+
+// sweepBefore removes what killed imports and builds left in the data
+// directory (their .tmp-* directories, see pack.Sweep) and says so, before
+// an import or build starts. Imports running at the same time keep theirs.
+func sweepBefore(c *cobra.Command, args []string) error {
+	data, err := c.Flags().GetString("data")
+	if err != nil || data == "" {
+		return nil
+	}
+	reportSweep(c.ErrOrStderr(), data)
+	return nil
+}
+
+// reportSweep sweeps data and prints one line per removed directory.
+func reportSweep(w io.Writer, data string) {
+	gone, err := pack.Sweep(data)
+	for _, l := range gone {
+		fmt.Fprintf(w, "removed %s: an interrupted import or build (%.1f MB)\n", l.Dir, float64(l.Bytes)/1e6)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "warning: %v\n", err)
+	}
 }

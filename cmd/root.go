@@ -35,6 +35,9 @@ func Execute() int {
 }
 
 func newRoot() *cobra.Command {
+	// The import and build commands sweep leftovers in their own hook; the
+	// root's (SVC_* variables) must run before it.
+	cobra.EnableTraverseRunHooks = true
 	root := &cobra.Command{
 		Use:   "svc",
 		Short: "Geodata API server for German open data (LoD2, DGM1, canopy, 3D Tiles)",

@@ -19,6 +19,7 @@ import (
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/server"
 	"github.com/svc-geodata/svc/store/state"
@@ -108,6 +109,16 @@ func runServe(ctx context.Context, o serveOptions) error {
 	}
 	if o.baseURL == "" {
 		o.baseURL = "http://" + hostForURL(ln.Addr())
+	}
+	// Imports killed before they finished left temporary directories:
+	// remove them (a running import keeps its own) and say so.
+	if gone, err := pack.Sweep(o.data); err != nil || len(gone) > 0 {
+		for _, l := range gone {
+			log.Warn("removed the directory of an interrupted import or build", "dir", l.Dir, "bytes", l.Bytes)
+		}
+		if err != nil {
+			log.Warn("sweep", "err", err)
+		}
 	}
 	cat := catalog.New(catalog.Options{Dir: o.data, Openers: openersWith(raster.NewCache(int64(o.rasterCacheMB) << 20))})
 	defer cat.Close()

@@ -272,3 +272,29 @@ func TestPprofOptIn(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestImportSweepsLeftovers: what a killed import leaves (its .tmp-*
+// directory with an unheld lock) is removed, and reported, by the next
+// import; the new import publishes normally.
+func TestImportSweepsLeftovers(t *testing.T) {
+	sample := testtool.Shared(t, "samples/LoD2_33_392_5820_1_BE_sample.gml")
+	data := t.TempDir()
+	dead := filepath.Join(data, "lod2", "be", ".tmp-2026-07-20-0123456789ab")
+	os.MkdirAll(dead, 0o755)
+	os.WriteFile(filepath.Join(dead, "lod2.sqlite"), make([]byte, 2_000_000), 0o644)
+	os.WriteFile(filepath.Join(dead, ".writer.lock"), nil, 0o644)
+	out, err := run(context.Background(), "import", "lod2", "--data", data, "--bl", "be", "--snapshot", "2026-07-21",
+		"--license", "dl-de-zero-2.0", sample)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "removed "+dead) || !strings.Contains(out, "2.0 MB") {
+		t.Errorf("no report of the removed directory:\n%s", out)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("leftover still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "lod2", "be", "2026-07-21", "manifest.json")); err != nil {
+		t.Errorf("the new import did not publish: %v", err)
+	}
+}

@@ -142,3 +142,45 @@ func TestReadManifestRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestSweep: the temporary directory of a running import (its writer holds
+// the lock) survives a sweep; those of dead imports go, wherever they are.
+func TestSweep(t *testing.T) {
+	data := t.TempDir()
+	live, err := Create(data, Key{Product: LoD2, BL: "he", Snapshot: "2026-07-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	os.WriteFile(filepath.Join(live.Dir(), "lod2.sqlite"), []byte("half"), 0o644)
+	dead := filepath.Join(data, "terrain", "be", ".tmp-2026-07-16-deadbeef0000")
+	os.MkdirAll(filepath.Join(dead, "tiles"), 0o755)
+	os.WriteFile(filepath.Join(dead, "tiles", "a.tif"), make([]byte, 1000), 0o644)
+	// A dead writer's lock file without a holder (a kill -9 drops the lock).
+	os.WriteFile(filepath.Join(dead, lockName), nil, 0o644)
+	got, err := Sweep(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Dir != dead || got[0].Bytes != 1000 {
+		t.Fatalf("swept %+v", got)
+	}
+	if _, err := os.Stat(live.Dir()); err != nil {
+		t.Errorf("the running import's directory was removed: %v", err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("dead directory still there: %v", err)
+	}
+	m, err := live.Commit(context.Background(), Manifest{LicenseID: "cc-by-4.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Files {
+		if f.Path == lockName {
+			t.Error("the lock file is listed in the manifest")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "lod2", "he", "2026-07-20", lockName)); !os.IsNotExist(err) {
+		t.Error("the lock file stayed in the published pack")
+	}
+}

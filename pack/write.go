@@ -23,6 +23,7 @@ type Writer struct {
 	key     Key
 	started time.Time
 	done    bool
+	lock    *os.File // held while writing, so Sweep leaves the directory alone
 }
 
 // Create starts a pack for key under the data directory. The caller writes
@@ -43,7 +44,12 @@ func Create(dataDir string, key Key) (*Writer, error) {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return nil, fmt.Errorf("pack: create %s: %w", key, err)
 	}
-	return &Writer{root: root, tmp: tmp, key: key, started: time.Now().UTC()}, nil
+	lock, err := lockDir(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("pack: create %s: lock: %w", key, err)
+	}
+	return &Writer{root: root, tmp: tmp, key: key, started: time.Now().UTC(), lock: lock}, nil
 }
 
 func checkKey(k Key) error {
@@ -71,6 +77,7 @@ func (w *Writer) Abort() {
 	if !w.done {
 		w.done = true
 		_ = os.RemoveAll(w.tmp)
+		w.unlock()
 	}
 }
 
@@ -101,6 +108,9 @@ func (w *Writer) Commit(ctx context.Context, m Manifest) (Manifest, error) {
 		return m, fmt.Errorf("pack: commit %s: %w", w.key, err)
 	}
 	w.done = true
+	// The lock file came along with the rename; the pack does not list it.
+	_ = os.Remove(filepath.Join(final, lockName))
+	w.unlock()
 	return m, syncDir(w.root)
 }
 
@@ -114,7 +124,7 @@ func listFiles(ctx context.Context, dir string) ([]File, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() {
+		if d.IsDir() || (d.Name() == lockName && filepath.Dir(p) == dir) {
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -177,4 +187,11 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", filepath.Base(dir), err)
 	}
 	return nil
+}
+
+func (w *Writer) unlock() {
+	if w.lock != nil {
+		w.lock.Close()
+		w.lock = nil
+	}
 }
