@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Source is random read access to the bytes of one file, local or remote.
@@ -92,12 +94,27 @@ type HTTPSource struct {
 	etag   string // strong ETag of the first answer, sent as If-Match later
 }
 
+// DefaultHTTPClient reads pass-through COGs when the caller gives no
+// client: bounded connect, TLS and header waits, and an overall cap per
+// range request, so a hung object store cannot hold a request forever.
+var DefaultHTTPClient = &http.Client{
+	Timeout: 30 * time.Second,
+	Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: 10 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   16,
+	},
+}
+
 // NewHTTPSource returns a [Source] reading url through client
-// (http.DefaultClient when nil). It does no I/O: the size is learned from
+// (DefaultHTTPClient when nil). It does no I/O: the size is learned from
 // the Content-Range of the first answer, so Size returns -1 until then.
 func NewHTTPSource(client *http.Client, url string) *HTTPSource {
 	if client == nil {
-		client = http.DefaultClient
+		client = DefaultHTTPClient
 	}
 	s := &HTTPSource{client: client, url: url}
 	s.size.Store(-1)
@@ -135,15 +152,43 @@ func (s *HTTPSource) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 		req.Header.Set("If-Match", s.etag)
 	}
 	s.mu.Unlock()
-	resp, err := s.client.Do(req)
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return 0, fmt.Errorf("raster: http source: %w", cerr)
+	var lastErr error
+	for attempt := range retries + 1 {
+		if attempt > 0 {
+			// Backoff 100 ms, 300 ms: a transient failure of the store
+			// (connection reset, 502/503) often passes that quickly.
+			select {
+			case <-time.After(time.Duration(100*(2*attempt-1)) * time.Millisecond):
+			case <-ctx.Done():
+				return 0, fmt.Errorf("raster: http source: %w", ctx.Err())
+			}
 		}
-		return 0, fmt.Errorf("raster: http source: %w: %w", ErrUnavailable, err)
+		resp, err := s.client.Do(req.Clone(ctx))
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return 0, fmt.Errorf("raster: http source: %w", cerr)
+			}
+			lastErr = fmt.Errorf("raster: http source: %w: %w", ErrUnavailable, err)
+			continue
+		}
+		n, err := s.readResponse(ctx, resp, p, off, want)
+		_ = resp.Body.Close()
+		if err == nil || !retryable(resp.StatusCode) {
+			return n, err
+		}
+		lastErr = err
 	}
-	defer func() { _ = resp.Body.Close() }()
-	return s.readResponse(ctx, resp, p, off, want)
+	return 0, lastErr
+}
+
+// retries is how often a failed range request is repeated.
+const retries = 2
+
+// retryable reports statuses worth asking again: the store's transient
+// failures, not answers about the request itself.
+func retryable(status int) bool {
+	return status == http.StatusBadGateway || status == http.StatusServiceUnavailable ||
+		status == http.StatusGatewayTimeout || status == http.StatusTooManyRequests || status == http.StatusInternalServerError
 }
 
 // readResponse checks the answer to one range request and copies its body.

@@ -204,3 +204,50 @@ func TestBytesSource(t *testing.T) {
 		t.Error("negative offset accepted")
 	}
 }
+
+// TestHTTPSourceRetries: transient store failures (503, 502) are retried
+// with backoff; a lasting one ends as ErrUnavailable after the retries; a
+// hung server is left when the request's context ends.
+func TestHTTPSourceRetries(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 100)
+	var calls atomic.Int32
+	var fail atomic.Int32 // failures to answer before serving
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if fail.Add(-1) >= 0 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		if r.URL.Path == "/hang" {
+			<-r.Context().Done()
+			return
+		}
+		http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	buf := make([]byte, 10)
+
+	fail.Store(2)
+	if n, err := NewHTTPSource(nil, srv.URL+"/f").ReadAt(ctx, buf, 20); err != nil || n != 10 || string(buf) != "0123456789" {
+		t.Fatalf("after two 503: %d %q %v", n, buf, err)
+	}
+	if c := calls.Load(); c != 3 {
+		t.Errorf("%d calls, want 3", c)
+	}
+	calls.Store(0)
+	fail.Store(100)
+	if _, err := NewHTTPSource(nil, srv.URL+"/f").ReadAt(ctx, buf, 0); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("lasting 503: %v", err)
+	}
+	if c := calls.Load(); c != retries+1 {
+		t.Errorf("%d calls, want %d", c, retries+1)
+	}
+	fail.Store(0)
+	dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := NewHTTPSource(nil, srv.URL+"/hang").ReadAt(dctx, buf, 0); err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("hung server: %v after %v", err, time.Since(start))
+	}
+}

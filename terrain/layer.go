@@ -1,9 +1,13 @@
 package terrain
 
 import (
+	"strconv"
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sync/singleflight"
 	"math"
 	"net/http"
 	"path/filepath"
@@ -28,6 +32,9 @@ type Layer struct {
 	route  router
 	cache  *raster.Cache
 	client *http.Client
+	// opening single-flights the opening of a tile: a slow remote open
+	// holds no lock a waiting request cannot leave when its deadline comes.
+	opening singleflight.Group
 }
 
 type tileSlot struct {
@@ -99,6 +106,31 @@ func (l *Layer) open(ctx context.Context, i int) (*raster.COG, error) {
 	if c := s.cog.Load(); c != nil {
 		return c, nil
 	}
+	ch := l.opening.DoChan(strconv.Itoa(i), func() (any, error) {
+		// The open serves every waiter: it must outlive the first caller's
+		// request, within its own bound.
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), openTimeout)
+		defer cancel()
+		return l.openSlot(octx, i)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*raster.COG), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// openTimeout bounds opening one tile (reading its header and index,
+// through the HTTP client's own timeouts and retries for a remote tile).
+const openTimeout = 30 * time.Second
+
+// openSlot opens tile i once; callers go through open.
+func (l *Layer) openSlot(ctx context.Context, i int) (*raster.COG, error) {
+	s := &l.slots[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c := s.cog.Load(); c != nil {
