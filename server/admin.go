@@ -21,7 +21,7 @@ const adminAuthDoc = "Requires the server's admin token, sent as header `X-Svc-A
 
 func (s *Server) adminRoutes() []route {
 	return []route{
-		{method: "POST", path: "/v1/admin/datasets", opID: "reloadDatasets", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0",
+		{method: "POST", path: "/v1/admin/datasets", opID: "reloadDatasets", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0", budget: longBudget,
 			summary: "Rescan the data directory and publish what finished importing",
 			desc: "Equivalent to SIGHUP. Packs whose import finished become visible, removed packs disappear, and a newer snapshot " +
 				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,

@@ -39,7 +39,7 @@ func (s *Server) glbRoute() route {
 	boolParam := func(name string, def bool, desc string) param {
 		return param{name: name, in: "query", typ: "boolean", def: def, desc: desc}
 	}
-	return route{method: "GET", path: "/v1/buildings/3d.glb", opID: "getBuildingsGlb", tag: "Buildings", stability: "stable", since: "0.1.0",
+	return route{method: "GET", path: "/v1/buildings/3d.glb", opID: "getBuildingsGlb", tag: "Buildings", stability: "stable", since: "0.1.0", budget: longBudget,
 		summary: "All buildings meeting a bbox as one binary glTF (GLB)",
 		desc: "Buildings of every published BL with a surface meeting the bbox (same test as the search), triangulated per planar surface " +
 			"(polygons with holes, ear clipping in the surface plane), faces wound outward with flat normals. Coordinates are a local East-North-Up " +

@@ -72,6 +72,9 @@ func (s *Server) operation(rt route) obj {
 		op["x-since"] = rt.since
 	}
 	op["x-keyless-limit"] = !rt.exempt && strings.HasPrefix(rt.path, "/v1/")
+	if b := budgetOf(&rt); b > 0 {
+		op["x-time-budget-ms"] = b.Milliseconds()
+	}
 	var params []obj
 	for _, p := range rt.params {
 		params = append(params, paramDoc(p))

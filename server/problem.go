@@ -97,7 +97,9 @@ func toHTTPError(err error) *httpError {
 	case errors.As(err, &he):
 		return he
 	case errors.Is(err, context.DeadlineExceeded):
-		return &httpError{status: http.StatusGatewayTimeout, slug: "gateway-timeout", detail: "The request took too long and was abandoned.", cause: err}
+		return &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable", cause: err,
+			detail: "The request took longer than this operation's time budget and was abandoned; try again shortly.",
+			header: http.Header{"Retry-After": {"5"}}}
 	}
 	return &httpError{status: http.StatusInternalServerError, slug: "internal-error",
 		detail: "An unexpected error occurred; quote the X-Request-Id header when reporting it.", cause: err}

@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"strings"
+	"time"
 )
 
 // handlerFunc is the shape of every API handler: it writes a success
@@ -26,6 +28,10 @@ type route struct {
 	// exempt routes do not count against the keyless daily limit (SPEC 8).
 	exempt bool
 	handle handlerFunc
+	// budget is the time the route may take; its request context carries
+	// that deadline into search, sampling and GLB building, and a request
+	// past it is answered 503 with Retry-After. 0: the default of budgetOf.
+	budget time.Duration
 	// hidden routes (the viewer's files, the redirect at /) are served but
 	// not operations of the API: the OpenAPI document and /docs omit them.
 	hidden bool
@@ -69,3 +75,24 @@ var (
 	resp404 = response{status: 404, desc: "Not found", schema: "Problem"}
 	resp422 = response{status: 422, desc: "Parameter out of range or not allowed", schema: "Problem"}
 )
+
+// Default time budgets: API answers are milliseconds, so 10 s means a
+// stuck dependency; streaming the tile host and the viewer's files has none
+// (large files on slow links; the server's write timeout bounds them).
+const (
+	defaultBudget = 10 * time.Second
+	longBudget    = 2 * time.Minute // GLB exports, admin rescans
+)
+
+// budgetOf is rt's time budget; 0 means none.
+func budgetOf(rt *route) time.Duration {
+	switch {
+	case rt.budget != 0:
+		return rt.budget
+	case strings.HasPrefix(rt.path, "/v1/tilesets/") && strings.Contains(rt.path, "...}"):
+		return 0
+	case strings.HasPrefix(rt.path, "/v1/"):
+		return defaultBudget
+	}
+	return 0
+}

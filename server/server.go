@@ -5,6 +5,7 @@
 package server
 
 import (
+	"context"
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/qmesh"
 	"log/slog"
@@ -133,6 +134,11 @@ func (s *Server) adapt(rt route) http.Handler {
 		if err := checkQuery(&rt, r); err != nil {
 			s.fail(w, r, err)
 			return
+		}
+		if b := budgetOf(&rt); b > 0 {
+			ctx, cancel := context.WithTimeout(r.Context(), b)
+			defer cancel()
+			r = r.WithContext(ctx)
 		}
 		if err := rt.handle(w, r); err != nil {
 			s.fail(w, r, err)

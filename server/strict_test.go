@@ -3,8 +3,10 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStrictInput: each form of sloppy input the issue names is refused
@@ -41,5 +43,33 @@ func TestStrictInput(t *testing.T) {
 	// Trailing '&' and empty pairs are harmless.
 	if code, body := f.get(t, "/v1/datasets?&"); code != http.StatusOK {
 		t.Errorf("empty pairs: %d %v", code, body)
+	}
+}
+
+// TestTimeBudget: a request past its route's budget is abandoned with 503
+// and Retry-After, through the context the work received.
+func TestTimeBudget(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Config{BaseURL: "http://api.test"}, Deps{Catalog: f.cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := route{method: "GET", path: "/v1/slow", budget: 50 * time.Millisecond, handle: func(w http.ResponseWriter, r *http.Request) error {
+		select {
+		case <-r.Context().Done():
+			return r.Context().Err()
+		case <-time.After(5 * time.Second):
+			return nil
+		}
+	}}
+	w := httptest.NewRecorder()
+	start := time.Now()
+	srv.adapt(rt).ServeHTTP(w, httptest.NewRequest("GET", "/v1/slow", nil))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || time.Since(start) > 2*time.Second ||
+		!strings.Contains(w.Body.String(), "time budget") {
+		t.Errorf("%d %v %s after %v", w.Code, w.Header(), w.Body, time.Since(start))
+	}
+	if b := budgetOf(&route{path: "/v1/buildings"}); b != defaultBudget {
+		t.Errorf("default budget %v", b)
 	}
 }

@@ -128,7 +128,15 @@ func (s *LoD2) Search(ctx context.Context, bbox geo.BBox, after int64, limit int
 	q := newQueryArea(bbox, s.zone)
 	var hits []Hit
 	var err error
+	visited := 0
 	s.idx.walk(q.env, afterPos, func(pos int, id uint32) bool {
+		// A sparse bbox may visit many candidates per hit: honour the
+		// request's deadline while walking.
+		if visited++; visited%1024 == 0 {
+			if err = ctx.Err(); err != nil {
+				return false
+			}
+		}
 		var rec record
 		if rec, err = s.sf.record(pos); err != nil {
 			return false

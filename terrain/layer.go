@@ -41,7 +41,19 @@ type tileSlot struct {
 	cog atomic.Pointer[raster.COG]
 	mu  sync.Mutex
 	src raster.Source // to close with the layer
+	// failed remembers the last failed open for failMemory, so the samples
+	// of one profile do not each wait out the retries of a dead store.
+	failed atomic.Pointer[failedOpen]
 }
+
+type failedOpen struct {
+	at  time.Time
+	err error
+}
+
+// failMemory is how long a failed open answers for the tile before the
+// next request tries again.
+const failMemory = 2 * time.Second
 
 func newLayer(prefix, dir string, tiles []Tile, cache *raster.Cache, client *http.Client) *Layer {
 	return &Layer{prefix: prefix, dir: dir, tiles: tiles, slots: make([]tileSlot, len(tiles)),
@@ -106,12 +118,19 @@ func (l *Layer) open(ctx context.Context, i int) (*raster.COG, error) {
 	if c := s.cog.Load(); c != nil {
 		return c, nil
 	}
+	if f := s.failed.Load(); f != nil && time.Since(f.at) < failMemory {
+		return nil, f.err
+	}
 	ch := l.opening.DoChan(strconv.Itoa(i), func() (any, error) {
 		// The open serves every waiter: it must outlive the first caller's
 		// request, within its own bound.
 		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), openTimeout)
 		defer cancel()
-		return l.openSlot(octx, i)
+		c, err := l.openSlot(octx, i)
+		if err != nil {
+			s.failed.Store(&failedOpen{at: time.Now(), err: err})
+		}
+		return c, err
 	})
 	select {
 	case r := <-ch:

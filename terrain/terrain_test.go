@@ -202,6 +202,12 @@ func TestPassThroughUnavailable(t *testing.T) {
 		t.Errorf("probe while down: %v", err)
 	}
 	up.Store(true)
+	// A failed open answers for the tile for failMemory; then the next
+	// request opens it again, without a restart.
+	if _, err := Elevation(context.Background(), []*Dataset{d}, lon, lat); !errors.Is(err, raster.ErrUnavailable) {
+		t.Errorf("within failMemory: %v", err)
+	}
+	time.Sleep(failMemory)
 	h, err := Elevation(context.Background(), []*Dataset{d}, lon, lat)
 	if err != nil || math.Abs(h.Value-smooth(477050.5, 5551050.5)) > 1e-3 {
 		t.Fatalf("up: %v %v", h.Value, err)
