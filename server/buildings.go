@@ -83,7 +83,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 			if errors.Is(err, errPreFederation) {
 				return badRequest("Parameter cursor is in the pre-federation format, which is no longer accepted; restart the search without a cursor.")
 			}
-			return badRequest("Parameter cursor is not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
+			return badRequest("Parameter cursor is invalid: not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
 		}
 	}
 	v, release := s.deps.Catalog.Acquire()

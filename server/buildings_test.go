@@ -153,6 +153,8 @@ func TestSearchBadRequests(t *testing.T) {
 		{"limit text", "bbox=8,50,9,51&limit=ten", 422, "limit"},
 		{"cursor garbage", "bbox=8,50,9,51&cursor=%25%25%25", 400, "cursor"},
 		{"cursor pre-federation", "bbox=8,50,9,51&cursor=" + b64("12345"), 400, "pre-federation"},
+		{"cursor base64 garbage says invalid", "bbox=8,50,9,51&cursor=" + b64("hello world"), 400, "cursor is invalid"},
+		{"cursor word says invalid", "bbox=8,50,9,51&cursor=garbage", 400, "cursor is invalid"},
 		{"cursor unknown BL", "bbox=8,50,9,51&cursor=" + b64("xx:12"), 400, "cursor"},
 		{"cursor bad id", "bbox=8,50,9,51&cursor=" + b64("he:-3"), 400, "cursor"},
 		{"cursor stale", "bbox=8,50,9,51&cursor=" + b64("he:99999999"), 400, "cursor"},

@@ -247,7 +247,7 @@ type vegetationDataset struct {
 	CRS            string     `json:"crs"`
 	TileSizeM      float64    `json:"tile_size_m"`
 	License        string     `json:"license"`
-	Attribution    *string    `json:"attribution"`
+	Attribution    string     `json:"attribution"`
 	Themes         []vegTheme `json:"themes"`
 	HeightModel    *string    `json:"height_model"`
 }
@@ -260,7 +260,7 @@ func (s *Server) vegetationDatasets(v *catalog.View) any {
 			continue
 		}
 		d := vegetationDataset{BundeslandCode: m.BL, Snapshot: m.Snapshot, CRS: m.CRS, TileSizeM: vi.TileSizeM,
-			License: m.LicenseID, Attribution: vegAttribution(m), Themes: []vegTheme{}, HeightModel: heightModel(m)}
+			License: m.LicenseID, Attribution: attributionText(m), Themes: []vegTheme{}, HeightModel: heightModel(m)}
 		for _, t := range vi.Themes {
 			d.Themes = append(d.Themes, vegTheme{t.Name, t.Kind, s.tileURL(m, t.Path)})
 		}

@@ -78,7 +78,12 @@ func decodeCursor(s string) (store.Position, error) {
 	}
 	code, id, ok := strings.Cut(string(raw), ":")
 	if !ok {
-		return store.Position{}, errPreFederation
+		// The old format was a bare decimal surface id; anything else
+		// without a BL part is simply not a cursor.
+		if _, isDecimal := decimalInt(string(raw)); isDecimal && len(raw) > 0 && raw[0] != '-' {
+			return store.Position{}, errPreFederation
+		}
+		return store.Position{}, errors.New("no BL part")
 	}
 	if st, found := bl.Lookup(code); !found || st.Code != code {
 		return store.Position{}, errors.New("unknown BL")

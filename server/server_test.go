@@ -185,7 +185,7 @@ func TestDiscovery(t *testing.T) {
 			}
 		}},
 		{"/v1/vegetation/datasets", 1, func(t *testing.T, ds []map[string]any) {
-			if ds[0]["attribution"] != nil || ds[0]["tile_size_m"] != float64(1000) {
+			if ds[0]["attribution"] != "© Geoportal Berlin (DL-DE/Zero 2.0)" || ds[0]["tile_size_m"] != float64(1000) {
 				t.Errorf("vegetation = %v", ds[0])
 			}
 			// SPEC 2.10: four themes {name, kind, url}; COG themes point to
