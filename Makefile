@@ -10,7 +10,7 @@ PKGS    := ./...
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o svc .
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -ldflags "$(LDFLAGS)" -o svc .
 
 ## run: build, generate the demo pack into $(DATA) when it is empty, serve on $(ADDR)
 run: build

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -173,9 +174,12 @@ func TestEnvironmentSetsFlags(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	out, err := run(context.Background(), "version")
-	if err != nil || !strings.HasPrefix(out, "svc ") || !strings.Contains(out, fmt.Sprintf("API %s", apiVersion())) {
-		t.Errorf("version: %q %v", out, err)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, err := run(context.Background(), args...)
+		if err != nil || !strings.HasPrefix(out, "svc ") || !strings.Contains(out, fmt.Sprintf("API %s", apiVersion())) ||
+			!strings.Contains(out, "module github.com/svc-geodata/svc") || !strings.Contains(out, runtime.Version()) {
+			t.Errorf("%v: %q %v", args, out, err)
+		}
 	}
 }
 

@@ -120,7 +120,7 @@ func printKeys(w io.Writer, ks []state.Key, now time.Time) error {
 			status = access.StatusExpired
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Tier, status, k.CustomerName,
-			deref(k.ContactEmail), quotaText(k.MonthlyCallQuota), k.CreatedAt.Format(time.RFC3339), timeText(k.LastUsedAt))
+			deref(k.ContactEmail), quotaText(k), k.CreatedAt.Format(time.RFC3339), timeText(k.LastUsedAt))
 	}
 	return tw.Flush()
 }
@@ -132,11 +132,16 @@ func deref(s *string) string {
 	return *s
 }
 
-func quotaText(q *int64) string {
-	if q == nil {
-		return "unlimited"
+// quotaText is the monthly quota the server applies to k: its own, else
+// the trial tier's soft limit (what X-Svc-Quota-Limit says), else none.
+func quotaText(k state.Key) string {
+	switch {
+	case k.MonthlyCallQuota != nil:
+		return fmt.Sprint(*k.MonthlyCallQuota)
+	case k.Tier == access.TierTrial:
+		return fmt.Sprintf("%d/month (trial)", access.TrialLimits.PerMonth)
 	}
-	return fmt.Sprint(*q)
+	return "unlimited"
 }
 
 func timeText(t *time.Time) string {

@@ -84,3 +84,29 @@ func TestKeysEnvData(t *testing.T) {
 		t.Errorf("SVC_DATA not used: %v", err)
 	}
 }
+
+// TestKeysListTrialQuota: a trial key's quota is the trial tier's monthly
+// soft limit (what X-Svc-Quota-Limit says), not "unlimited".
+func TestKeysListTrialQuota(t *testing.T) {
+	data := t.TempDir()
+	if out, err := runCLI(t, "keys", "create", "--data", data, "--customer", "Trial user", "--tier", "trial"); err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	out, err := runCLI(t, "keys", "list", "--data", data)
+	if err != nil || !strings.Contains(out, "35000/month (trial)") || strings.Contains(out, "unlimited") {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+}
+
+// TestServeRefusesMissingData: a mistyped --data is an error naming the
+// directory, not an empty server; --init creates it.
+func TestServeRefusesMissingData(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	out, err := runCLI(t, "serve", "--data", missing, "--addr", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "--init") {
+		t.Fatalf("serve on a missing directory: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Error("serve created the missing directory")
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -39,8 +41,9 @@ func newRoot() *cobra.Command {
 	// root's (SVC_* variables) must run before it.
 	cobra.EnableTraverseRunHooks = true
 	root := &cobra.Command{
-		Use:   "svc",
-		Short: "Geodata API server for German open data (LoD2, DGM1, canopy, 3D Tiles)",
+		Use:     "svc",
+		Version: Version, // enables --version; the template prints versionText
+		Short:   "Geodata API server for German open data (LoD2, DGM1, canopy, 3D Tiles)",
 		Long: `svc publishes German open geodata per federal state (BL) from a local data directory:
 LoD2 building surfaces, DGM1 terrain elevation and profiles, canopy height and 3D Tiles.
 
@@ -53,6 +56,7 @@ line wins over the environment.`,
 			return applyEnv(c)
 		},
 	}
+	root.SetVersionTemplate(versionText() + "\n")
 	root.AddCommand(newServe(), newVersion(), newDemo(), newImport(), newKeys(), newBuild(), newState(), newMigrate())
 	return root
 }
@@ -99,8 +103,32 @@ func newVersion() *cobra.Command {
 		Short: "Print the build and API version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			fmt.Fprintf(c.OutOrStdout(), "svc %s (API %s)\n", Version, apiVersion())
+			fmt.Fprintln(c.OutOrStdout(), versionText())
 			return nil
 		},
 	}
+}
+
+// versionText is what `svc version` and `svc --version` print: the build's
+// version, its module version and commit from the build information, the Go
+// version, and the API version it implements.
+func versionText() string {
+	mod, commit, dirty := "(devel)", "unknown", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			mod = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = " (modified)"
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("svc %s\nmodule github.com/svc-geodata/svc %s, commit %s%s\n%s %s/%s\nAPI %s",
+		Version, mod, commit, dirty, runtime.Version(), runtime.GOOS, runtime.GOARCH, apiVersion())
 }

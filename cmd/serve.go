@@ -35,6 +35,7 @@ type serveOptions struct {
 	trialMinting                                                        bool
 	rasterCacheMB                                                       int
 	stateURL                                                            string
+	init                                                                bool
 }
 
 func newServe() *cobra.Command {
@@ -52,6 +53,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.data, "data", "./data", "data directory holding the BL packs")
+	f.BoolVar(&o.init, "init", false, "create the data directory when it does not exist (otherwise a missing one is an error)")
 	geoidFlag(f, &o.geoid)
 	f.StringVar(&o.addr, "addr", ":8080", "listen address")
 	f.StringVar(&o.baseURL, "base-url", "", "public base URL of the API (default http://localhost<addr>)")
@@ -100,8 +102,14 @@ func runServe(ctx context.Context, o serveOptions) error {
 		}
 		proxies = append(proxies, p.Masked())
 	}
-	if err := os.MkdirAll(o.data, 0o755); err != nil {
-		return fmt.Errorf("data directory: %w", err)
+	// A typo in --data must not start an empty server on a new directory.
+	if st, err := os.Stat(o.data); err != nil || !st.IsDir() {
+		if !o.init {
+			return fmt.Errorf("--data %s: no such directory (create one with 'svc demo --data %s', import data into it, or pass --init to start empty)", o.data, o.data)
+		}
+		if err := os.MkdirAll(o.data, 0o755); err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
