@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,7 @@ func commonFlags(c *cobra.Command, o *importer.Common) {
 
 func newImportLoD2() *cobra.Command {
 	var o importer.Common
+	var report string
 	c := &cobra.Command{
 		Use:   "lod2 --bl BL --snapshot YYYY-MM-DD --license ID PATH...",
 		Short: "Import LoD2 CityGML (files, directories or zip archives) into a BL pack",
@@ -55,17 +57,36 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := progressBar(c.ErrOrStderr(), &o, "buildings")
 			start := time.Now()
+			var sum importer.LoD2Summary
+			o := o.Normalize()
+			o.Summary = &sum
 			m, err := importer.LoD2(c.Context(), o, args)
 			stop()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
+			out := c.OutOrStdout()
+			fmt.Fprintf(out, "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
 				m.Key(), m.LoD2.BuildingCount, m.LoD2.SurfaceCount, *m.LoD2.ValidationPassPct, m.CRS, time.Since(start).Round(time.Millisecond))
+			printIDs(out, "failed geometric validation (kept, flagged)", sum.Invalid)
+			printIDs(out, "had no usable surface (left out)", sum.Skipped)
+			if sum.Duplicates > 0 {
+				fmt.Fprintf(out, "%d repeated gml:ids left out (the first occurrence was kept)\n", sum.Duplicates)
+			}
+			if report != "" {
+				if err := writeReport(report, sum); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "full list written to %s\n", report)
+			}
+			fmt.Fprintf(out, "next: svc build tileset --data %s --bl %s (3D Tiles), then let a running server pick it up: "+
+				"kill -HUP <pid> or POST /v1/admin/datasets\n", o.DataDir, o.BL)
 			return nil
 		},
 	}
 	commonFlags(c, &o)
+	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS or building ids say they belong to another BL")
+	c.Flags().StringVar(&report, "report", "", "write the ids of invalid and skipped buildings to this file")
 	addEnvHelp(c)
 	return c
 }
@@ -132,4 +153,33 @@ func reportSweep(w io.Writer, data string) {
 	if err != nil {
 		fmt.Fprintf(w, "warning: %v\n", err)
 	}
+}
+
+// printIDs prints how many buildings ids has and the first few of them.
+func printIDs(w io.Writer, what string, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	const show = 5
+	more := ""
+	if len(ids) > show {
+		more = fmt.Sprintf(", ... (%d more; --report FILE lists all)", len(ids)-show)
+	}
+	fmt.Fprintf(w, "%d buildings %s: %s%s\n", len(ids), what, strings.Join(ids[:min(show, len(ids))], ", "), more)
+}
+
+// writeReport writes every invalid and skipped building id, one per line
+// with its reason.
+func writeReport(path string, s importer.LoD2Summary) error {
+	var b strings.Builder
+	for _, id := range s.Invalid {
+		b.WriteString(id + "\tinvalid\n")
+	}
+	for _, id := range s.Skipped {
+		b.WriteString(id + "\tskipped\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	return nil
 }

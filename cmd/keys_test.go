@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -109,4 +111,60 @@ func TestServeRefusesMissingData(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Error("serve created the missing directory")
 	}
+}
+
+// TestImportCatchesMistakes: the CLI mistakes of a first hour, each with
+// what the user must read and what must (not) be left on disk.
+func TestImportCatchesMistakes(t *testing.T) {
+	berlin := testtool.Shared(t, "samples/real/3910_5817.gml")
+	beSample := testtool.Shared(t, "samples/LoD2_33_392_5820_1_BE_sample.gml")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		ok       bool
+		mentions []string
+	}{
+		{"missing --bl", []string{"--snapshot", "2026-01-01", "--license", "cc-by-4.0", berlin}, false, []string{"--bl is required"}},
+		{"missing --snapshot", []string{"--bl", "be", "--license", "cc-by-4.0", berlin}, false, []string{"--snapshot is required"}},
+		{"Berlin CRS imported as nrw", []string{"--bl", "nrw", "--snapshot", "2026-01-01", "--license", "cc-by-4.0", berlin}, false,
+			[]string{"EPSG:25833", "nrw delivers EPSG:25832", "--force"}},
+		{"DEBE ids imported as bb (same CRS)", []string{"--bl", "bb", "--snapshot", "2026-01-01", "--license", "cc-by-4.0", beSample}, false,
+			[]string{"start with DEBE", "Berlin", "--force"}},
+		{"--force imports anyway", []string{"--bl", "nrw", "--force", "--snapshot", "2026-01-01", "--license", "cc-by-4.0", berlin}, true,
+			[]string{"imported lod2/nrw/2026-01-01", "next: svc build tileset"}},
+		{"BL code in capitals", []string{"--bl", "BE", "--snapshot", "2026-01-01", "--license", "cc-by-4.0", berlin}, true,
+			[]string{"imported lod2/be/2026-01-01", "failed geometric validation", "DEB_LOD2_UUID"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := t.TempDir()
+			out, err := runCLI(t, append([]string{"import", "lod2", "--data", data}, tc.args...)...)
+			text := out
+			if err != nil {
+				text += errorText(err)
+			}
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok=%v\n%s", err, tc.ok, out)
+			}
+			for _, m := range tc.mentions {
+				if !strings.Contains(text, m) {
+					t.Errorf("output lacks %q:\n%s", m, text)
+				}
+			}
+			if strings.Contains(text, "importer: importer:") || strings.Contains(errorTextOrEmpty(err), "importer:") {
+				t.Errorf("repeated or package error prefix: %s", text)
+			}
+			if !tc.ok {
+				if entries, _ := os.ReadDir(data); len(entries) != 0 {
+					t.Errorf("a failed import left %v in the data directory", entries)
+				}
+			}
+		})
+	}
+}
+
+func errorTextOrEmpty(err error) string {
+	if err == nil {
+		return ""
+	}
+	return errorText(err)
 }

@@ -27,7 +27,7 @@ func Execute() int {
 	defer stop()
 	root := newRoot()
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "svc:", err)
+		fmt.Fprintln(os.Stderr, "svc:", errorText(err))
 		if errors.Is(err, context.Canceled) {
 			return 130
 		}
@@ -131,4 +131,17 @@ func versionText() string {
 	}
 	return fmt.Sprintf("svc %s\nmodule github.com/svc-geodata/svc %s, commit %s%s\n%s %s/%s\nAPI %s",
 		Version, mod, commit, dirty, runtime.Version(), runtime.GOOS, runtime.GOARCH, apiVersion())
+}
+
+// errorText is what a user reads for err: one "svc:" prefix and the
+// message, without the package prefixes the error picked up on its way
+// ("importer: invalid options: --bl is required" reads "--bl is required").
+func errorText(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"importer: invalid options: ", "importer: ", "tiles3d: ", "pack: "} {
+		for strings.HasPrefix(msg, p) {
+			msg = strings.TrimPrefix(msg, p)
+		}
+	}
+	return msg
 }

@@ -28,6 +28,20 @@ type Common struct {
 	// Progress, when set, is called as work advances (from the importing
 	// goroutine, at most a few times per second per file).
 	Progress func(Progress)
+	// Force imports data whose CRS or building ids say it belongs to
+	// another BL than BL (see ErrWrongBL).
+	Force bool
+	// Summary, when set, receives what a LoD2 import left out or flagged.
+	Summary *LoD2Summary
+}
+
+// Normalize returns c with its BL code in canonical form: codes are
+// case-insensitive on the command line ("NRW" is nrw).
+func (c Common) Normalize() Common {
+	if code := bl.Canonical(c.BL); code != "" {
+		c.BL = code
+	}
+	return c
 }
 
 // Progress reports how far an import has come.
@@ -39,6 +53,14 @@ type Progress struct {
 }
 
 func (c Common) check() (bl.State, error) {
+	switch {
+	case c.BL == "":
+		return bl.State{}, fmt.Errorf("%w: --bl is required (one of bw by be bb hb hh he mv ni nrw rp sl sn st sh th)", ErrOptions)
+	case c.Snapshot == "":
+		return bl.State{}, fmt.Errorf("%w: --snapshot is required: the date of the source download, YYYY-MM-DD", ErrOptions)
+	case c.LicenseID == "":
+		return bl.State{}, fmt.Errorf("%w: --license is required (dl-de-zero-2.0, dl-de-by-2.0, cc-by-4.0 or odbl-1.0)", ErrOptions)
+	}
 	st, ok := bl.Lookup(c.BL)
 	if !ok || st.Code != c.BL {
 		return st, fmt.Errorf("%w: unknown BL %q (one of bw by be bb hb hh he mv ni nrw rp sl sn st sh th)", ErrOptions, c.BL)

@@ -7,8 +7,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/citygml"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
@@ -45,7 +47,11 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		imp.prog.BytesTotal += in.Size
 	}
 	imp.prog.FilesTotal = len(inputs)
-	if err := imp.run(ctx); err != nil {
+	err = imp.run(ctx)
+	if err == nil {
+		err = imp.checkBL(st)
+	}
+	if err != nil {
 		if imp.w != nil {
 			imp.w.Abort()
 		}
@@ -69,11 +75,57 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 	if m, err = w.Commit(ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
+	if c.Summary != nil {
+		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates}
+	}
 	return m, nil
 }
 
+// LoD2Summary lists what an import did not take as it came: buildings that
+// failed geometric validation (kept, flagged), buildings without a usable
+// surface (left out) and repeated gml:ids (left out).
+type LoD2Summary struct {
+	Invalid, Skipped []string // gml:ids
+	Duplicates       int64
+}
+
+// ErrWrongBL reports an import whose files contradict --bl: their CRS is
+// not the BL's, or most of their AdV building ids name another BL. Common.Force
+// imports anyway.
+var ErrWrongBL = errors.New("the files do not look like data of this BL")
+
+// checkBL compares the imported files with the BL they are imported as.
+func (imp *lod2Import) checkBL(st bl.State) error {
+	if imp.c.Force || imp.w == nil {
+		return nil
+	}
+	var why []string
+	if imp.epsg != st.EPSG {
+		why = append(why, fmt.Sprintf("their CRS is EPSG:%d, %s delivers EPSG:%d", imp.epsg, st.Code, st.EPSG))
+	}
+	other, n := "", 0
+	for code, c := range imp.prefixes {
+		if code != st.Code && c > n {
+			other, n = code, c
+		}
+	}
+	if total := imp.prefixes[st.Code] + n; n > 0 && 2*n > total {
+		o, _ := bl.Lookup(other)
+		why = append(why, fmt.Sprintf("%d of their building ids start with %s (%s), e.g. %s", n, o.IDPrefix, o.Name, imp.example[other]))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: importing as --bl %s (%s), but %s; check --bl, or pass --force to import them as %s anyway",
+		ErrWrongBL, st.Code, st.Name, strings.Join(why, "; "), st.Code)
+}
+
 type lod2Import struct {
-	c      Common
+	c        Common
+	prefixes map[string]int    // BL of AdV-prefixed building ids -> buildings
+	example  map[string]string // BL -> a building id with its prefix
+	invalid  []string          // gml:ids that failed validation
+	skipped  []string          // gml:ids without a usable surface
 	dir    string
 	inputs []citygml.Input
 	w      *store.LoD2Writer
@@ -142,8 +194,26 @@ func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building
 			name, b.Line, b.ID, b.EPSG, imp.epsg)
 	}
 	in := convert(b)
+	before := imp.w.Stats()
 	if err := imp.w.Add(ctx, in); err != nil {
 		return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
+	}
+	after := imp.w.Stats()
+	switch {
+	case after.Duplicates > before.Duplicates:
+	case after.Buildings == before.Buildings:
+		imp.skipped = append(imp.skipped, b.ID)
+	case !in.Valid:
+		imp.invalid = append(imp.invalid, b.ID)
+	}
+	if st, ok := bl.ForID(b.ID); ok {
+		if imp.prefixes == nil {
+			imp.prefixes, imp.example = map[string]int{}, map[string]string{}
+		}
+		imp.prefixes[st.Code]++
+		if imp.example[st.Code] == "" {
+			imp.example[st.Code] = b.ID
+		}
 	}
 	imp.prog.Buildings++
 	return nil

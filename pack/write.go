@@ -78,6 +78,10 @@ func (w *Writer) Abort() {
 		w.done = true
 		_ = os.RemoveAll(w.tmp)
 		w.unlock()
+		// A failed first import leaves no empty <product>/<bl> behind
+		// (Remove fails, harmlessly, on a directory that holds anything).
+		_ = os.Remove(w.root)
+		_ = os.Remove(filepath.Dir(w.root))
 	}
 }
 

@@ -429,3 +429,6 @@ func syncFile(path string) error {
 	}
 	return nil
 }
+
+// Stats returns what has been written so far.
+func (w *LoD2Writer) Stats() LoD2Stats { return w.stats }
