@@ -126,13 +126,13 @@ type lod2Import struct {
 	example  map[string]string // BL -> a building id with its prefix
 	invalid  []string          // gml:ids that failed validation
 	skipped  []string          // gml:ids without a usable surface
-	dir    string
-	inputs []citygml.Input
-	w      *store.LoD2Writer
-	epsg   int
-	prog   Progress
-	done   int64 // bytes of finished files
-	last   time.Time
+	dir      string
+	inputs   []citygml.Input
+	w        *store.LoD2Writer
+	epsg     int
+	prog     Progress
+	done     int64 // bytes of finished files
+	last     time.Time
 }
 
 func (imp *lod2Import) run(ctx context.Context) error {

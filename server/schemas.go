@@ -125,7 +125,7 @@ func components(cfg Config) obj {
 		"VegetationDataset": object("Vegetation dataset (SPEC 2.10). Clients must check `snapshot` before consuming plantcover colours.", nil, obj{
 			"bundesland_code": str(""), "snapshot": strf("date", ""), "crs": str(""), "tile_size_m": number("COG sampling grid tile size"),
 			"license": str(""), "attribution": str("display string; every dataset has one (DL-DE/Zero sources too, though they do not require it)"),
-			"themes": array(ref("VegetationTheme"), ""),
+			"themes":       array(ref("VegetationTheme"), ""),
 			"height_model": nullable("string", heightModelDoc)}),
 		"VegetationDatasetList": listOf("VegetationDataset", "datasets", false),
 		"Tileset": object("Building 3D Tiles tileset (SPEC 2.2)", nil, obj{
