@@ -6,11 +6,22 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: build run demo test vet race bench bench-peers cluster-test soak load fuzz interop-tools clean
+.PHONY: build run demo test vet race bench bench-peers cluster-test soak load fuzz interop-tools clean dist
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -ldflags "$(LDFLAGS)" -o svc .
+
+## dist: static binaries for field laptops and servers, with SHA-256 sums, into dist/
+DIST_TARGETS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
+dist:
+	@rm -rf dist && mkdir -p dist
+	@for t in $(DIST_TARGETS); do \
+	  os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+	  echo "dist/svc-$$os-$$arch$$ext"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -buildvcs=auto -trimpath -ldflags "$(LDFLAGS)" -o dist/svc-$$os-$$arch$$ext . || exit 1; \
+	done
+	@cd dist && sha256sum svc-* > SHA256SUMS && cat SHA256SUMS
 
 ## run: build, generate the demo pack into $(DATA) when it is empty, serve on $(ADDR)
 run: build
