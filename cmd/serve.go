@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -36,6 +37,8 @@ type serveOptions struct {
 	rasterCacheMB                                                       int
 	stateURL                                                            string
 	init                                                                bool
+	quiet                                                               bool
+	out                                                                 io.Writer // the welcome text
 }
 
 func newServe() *cobra.Command {
@@ -49,7 +52,10 @@ artefacts under /tiles/. It publishes a pack only once its import finished.
 Signals: SIGHUP rescans the data directory; SIGTERM and SIGINT stop accepting connections,
 let requests in flight finish (up to 30 s) and exit.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runServe(c.Context(), o) },
+		RunE: func(c *cobra.Command, args []string) error {
+			o.out = c.ErrOrStderr()
+			return runServe(c.Context(), o)
+		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.data, "data", "./data", "data directory holding the BL packs")
@@ -70,6 +76,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.BoolVar(&o.quiet, "quiet", false, "do not print the welcome text (address, data, example URLs) at start")
 	addEnvHelp(c)
 	return c
 }
@@ -187,6 +194,9 @@ func runServe(ctx context.Context, o serveOptions) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", o.baseURL, "data", o.data, "version", Version)
+	if o.logFormat == "text" && !o.quiet {
+		printWelcome(ctx, o.out, o.baseURL, cat.Current())
+	}
 	select {
 	case err := <-errc:
 		return err

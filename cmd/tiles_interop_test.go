@@ -298,3 +298,66 @@ func TestImportSweepsLeftovers(t *testing.T) {
 		t.Errorf("the new import did not publish: %v", err)
 	}
 }
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestWelcomeURLsWork: what `svc serve` (so `make run`) prints at start
+// names the published BL and example URLs, and each of them answers 200.
+func TestWelcomeURLsWork(t *testing.T) {
+	data := demoData(t)
+	addr := freeAddr(t)
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		root := newRoot()
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs([]string{"serve", "--data", data, "--addr", addr, "--log-level", "warn"})
+		done <- root.ExecuteContext(ctx)
+	}()
+	defer func() { cancel(); <-done }()
+	waitUp(t, "http://"+addr+"/healthz")
+	var text string
+	for i := 0; i < 50 && !strings.Contains(text, "API docs"); i++ {
+		time.Sleep(20 * time.Millisecond)
+		text = out.String()
+	}
+	urls := regexp.MustCompile(`http://\S+`).FindAllString(text, -1)
+	if len(urls) < 5 || !strings.Contains(text, "he   LoD2") || !strings.Contains(text, "buildings  ") || !strings.Contains(text, "elevation  ") {
+		t.Fatalf("welcome text:\n%s", text)
+	}
+	for _, u := range urls[1:] {
+		resp, err := http.Get(u)
+		if err != nil || resp.StatusCode != 200 {
+			t.Errorf("%s: %v %v", u, err, resp)
+			continue
+		}
+		if strings.Contains(u, "/v1/buildings") {
+			var page struct {
+				Features []any `json:"features"`
+			}
+			json.NewDecoder(resp.Body).Decode(&page)
+			if len(page.Features) == 0 {
+				t.Errorf("%s has no buildings", u)
+			}
+		}
+		resp.Body.Close()
+	}
+}
