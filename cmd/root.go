@@ -53,9 +53,13 @@ line wins over the environment.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
-			return applyEnv(c)
+			if err := applyEnv(c); err != nil {
+				return err
+			}
+			return applyConfig(c)
 		},
 	}
+	root.PersistentFlags().String(configFlag, "", "configuration file (TOML): sets flags with lower precedence than the command line and SVC_* (see docs/config.md)")
 	root.SetVersionTemplate(versionText() + "\n")
 	root.AddCommand(newServe(), newVersion(), newDemo(), newImport(), newKeys(), newBuild(), newState(), newMigrate())
 	return root
