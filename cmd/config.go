@@ -120,7 +120,9 @@ func pathOf(c *cobra.Command) string {
 	return p
 }
 
-func path2(path []string, k string) string { return strings.Join(append(append([]string(nil), path...), k), ".") }
+func path2(path []string, k string) string {
+	return strings.Join(append(append([]string(nil), path...), k), ".")
+}
 
 // isPrefix reports whether the table path applies to the command section.
 func isPrefix(path, section []string) bool {
