@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"net"
 	"net/http"
@@ -105,7 +106,7 @@ func TestDemoAndServe(t *testing.T) {
 
 	// A pack imported while serving appears after the admin reload.
 	if out, err := run(context.Background(), "import", "lod2", "--data", data, "--bl", "hh", "--snapshot", "2026-08-01",
-		"--license", "dl-de-by-2.0", filepath.Join(data, "sources", "sh", "lod2")); err != nil {
+		"--license", "dl-de-by-2.0", "--force", filepath.Join(data, "sources", "sh", "lod2")); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	req, _ := http.NewRequest("POST", base+"/v1/admin/datasets", nil)
@@ -124,7 +125,7 @@ func TestDemoAndServe(t *testing.T) {
 
 	// SIGHUP rescans too.
 	if out, err := run(context.Background(), "import", "lod2", "--data", data, "--bl", "mv", "--snapshot", "2026-08-01",
-		"--license", "dl-de-by-2.0", filepath.Join(data, "sources", "be", "lod2")); err != nil {
+		"--license", "dl-de-by-2.0", "--force", filepath.Join(data, "sources", "be", "lod2")); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
@@ -198,9 +199,49 @@ func checkDocsInBrowser(t *testing.T, url string) {
 		t.Fatalf("chromium: %v", err)
 	}
 	t.Logf("chromium rendered %d bytes of DOM", len(dom))
-	for _, want := range []string{"<title>svc API", "searchBuildings", "getBuildingRoof", `id="problems"`, "keyless-daily-limit"} {
+	for _, want := range []string{"<title>svc API", "searchBuildings", "getBuildingRoof", `id="problems"`, "keyless-daily-limit",
+		`id="decisions"`, "<code>"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("rendered docs lack %q", want)
 		}
+	}
+	// Markdown is rendered: no raw backticks or ** reach the reader.
+	if strings.Contains(string(dom), "`") || strings.Contains(string(dom), "**") {
+		t.Error("the docs page shows raw Markdown")
+	}
+	// Every operation of the contract has an example request.
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	getJSON(t, strings.TrimSuffix(url, "/docs")+"/openapi.json", &doc)
+	ops := 0
+	for _, item := range doc.Paths {
+		ops += len(item)
+	}
+	if n := strings.Count(string(dom), "Example request:"); n != ops {
+		t.Errorf("%d example requests for %d operations", n, ops)
+	}
+	// The design decisions are an appendix, after the operations.
+	if strings.Index(string(dom), `id="decisions"`) < strings.Index(string(dom), `id="searchBuildings"`) {
+		t.Error("the design decisions come before the operations")
+	}
+	// And the page renders: a screenshot that is not blank.
+	shot := filepath.Join(t.TempDir(), "docs.png")
+	cmd = exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--user-data-dir="+t.TempDir(), "--window-size=1200,2000", "--screenshot="+shot, url)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := lumaVariance(img); v < 100 {
+		t.Errorf("docs screenshot looks blank (luma variance %.0f)", v)
 	}
 }

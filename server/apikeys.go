@@ -22,7 +22,7 @@ func (s *Server) apiKeyRoutes() []route {
 	with := func(rs ...response) []response { return append(rs, authResp...) }
 	window := param{name: "window_months", in: "query", typ: "integer", def: 3, min: f64(1), max: f64(access.MaxWindowMonths),
 		desc: "Number of calendar months (UTC) in the report, ending with the current (running) month"}
-	keyID := param{name: "api_key_id", in: "path", typ: "string", required: true, desc: "The key's api_key_id"}
+	keyID := param{name: "api_key_id", in: "path", typ: "string", required: true, example: "0b6c7a3e-6a8e-4bdf-9c1d-2f4e8f0a1b2c", desc: "The key's api_key_id"}
 	return []route{
 		{method: "POST", path: "/v1/admin/api-keys", opID: "createApiKey", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
 			summary: "Create an API key",

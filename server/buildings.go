@@ -20,7 +20,7 @@ import (
 type lod2Store = *store.LoD2
 
 func (s *Server) buildingRoutes() []route {
-	gmlidParam := param{name: "gmlid", in: "path", typ: "string", required: true,
+	gmlidParam := param{name: "gmlid", in: "path", typ: "string", required: true, example: "DEHEDM00000001",
 		desc: "BL-prefixed GML id (e.g. DENW49AL0000LI95, DEHE062000013OfY) or a pure UUID; also the id of a building part or the `properties.gmlid` of any search feature"}
 	return []route{
 		{method: "GET", path: "/v1/buildings", opID: "searchBuildings", tag: "Buildings", stability: "stable", since: "0.1.0",
@@ -30,7 +30,7 @@ func (s *Server) buildingRoutes() []route {
 				"A surface intersects when its footprint meets the bbox outline projected into its BL's CRS. Intended for areas of about 1 km2 " +
 				"or less; use /v1/tilesets for larger areas. The cursor is opaque; a cursor for another snapshot of a BL is rejected with 400.",
 			params: []param{
-				{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"},
+				{name: "bbox", in: "query", typ: "string", required: true, example: "8.67,50.104,8.684,50.113", desc: "WGS84 minLon,minLat,maxLon,maxLat"},
 				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000), desc: "page size"},
 				{name: "cursor", in: "query", typ: "string", desc: "opaque cursor from `svc.next` of the previous page"},
 			},

@@ -27,32 +27,43 @@ nav a{margin-right:1em}
 <h1>svc API <small>{{.Version}}</small></h1>
 <p>Machine-readable description: <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).</p>
 <nav>{{range .Tags}}<a href="#{{.ID}}">{{.Name}}</a>{{end}}<a href="#problems">Problems</a></nav>
-<pre>{{.Description}}</pre>
-{{range .Tags}}<h2 id="{{.ID}}">{{.Name}}</h2><p>{{.Desc}}</p>
+<p>Every data route is a read-only GET under <code>/v1</code>; keys are optional (a key lifts the keyless daily limit).
+Errors are RFC 9457 problem documents. Each operation below shows an example request and, for JSON answers, the shape
+of a response built from its schema. The design decisions where the specification is silent are in the
+<a href="#decisions">appendix</a>.</p>
+{{range .Tags}}<h2 id="{{.ID}}">{{.Name}}</h2>{{.DescHTML}}
 {{if eq .ID "keys"}}<p id="trial-keys">Trial keys: <code>POST /v1/keys/trial</code> mints a key valid for 7 days; send it as <code>X-API-Key</code>.</p>{{end}}
 {{range .Ops}}<div class="op" id="{{.OpID}}"><div><span class="m {{.Method}}">{{.Method}}</span><code>{{.Path}}</code>
 {{if .Stability}}<span class="badge {{.Stability}}">{{.Stability}}</span>{{end}}{{if .Since}}<span class="badge">since {{.Since}}</span>{{end}}
 {{if .Counted}}<span class="badge">keyless limit</span>{{end}}</div>
-<p><b>{{.Summary}}</b> <small>operationId <code>{{.OpID}}</code></small></p>{{if .Desc}}<p>{{.Desc}}</p>{{end}}
+<p><b>{{.Summary}}</b> <small>operationId <code>{{.OpID}}</code></small></p>{{.DescHTML}}
+<p class="ex">Example request:</p><pre>{{.Example}}</pre>
+{{if .RespExample}}<details><summary>Example response ({{.RespStatus}})</summary><pre>{{.RespExample}}</pre></details>{{end}}
 {{if .Params}}<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Rule</th><th>Description</th></tr>
-{{range .Params}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.In}}</td><td>{{.Type}}</td><td>{{.Rule}}</td><td>{{.Desc}}</td></tr>{{end}}</table>{{end}}
+{{range .Params}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.In}}</td><td>{{.Type}}</td><td>{{.Rule}}</td><td>{{.DescHTML}}</td></tr>{{end}}</table>{{end}}
 <table><tr><th>Status</th><th>Meaning</th></tr>{{range .Responses}}<tr><td>{{.Status}}</td><td>{{.Desc}}</td></tr>{{end}}</table>
 </div>{{end}}{{end}}
 <h2 id="problems">Problem types</h2><table><tr><th>type</th><th>title</th><th>meaning</th></tr>
 {{range .Problems}}<tr><td id="{{.Slug}}"><code>{{.URI}}</code></td><td>{{.Title}}</td><td>{{.Doc}}</td></tr>{{end}}</table>
+<h2 id="decisions">Appendix: design decisions</h2>
+{{.Description}}
 </body></html>
 `))
 
 type docOp struct {
-	Method, Path, OpID, Summary, Desc, Stability, Since string
-	Counted                                             bool
-	Params                                              []docParam
-	Responses                                           []response
+	Method, Path, OpID, Summary, Stability, Since string
+	DescHTML                                      template.HTML
+	Example, RespExample                          string
+	RespStatus                                    int
+	Counted                                       bool
+	Params                                        []docParam
+	Responses                                     []response
 }
 
 type docParam struct {
-	Name, In, Type, Rule, Desc string
-	Required                   bool
+	Name, In, Type, Rule string
+	DescHTML             template.HTML
+	Required             bool
 }
 
 func (r response) Status() int  { return r.status }
@@ -60,13 +71,14 @@ func (r response) Desc() string { return r.desc }
 
 func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 	type docTag struct {
-		ID, Name, Desc string
-		Ops            []docOp
+		ID, Name string
+		DescHTML template.HTML
+		Ops      []docOp
 	}
 	var tagList []*docTag
 	byName := map[string]*docTag{}
 	for _, t := range tags() {
-		dt := &docTag{ID: strings.ToLower(t["name"].(string)), Name: t["name"].(string), Desc: t["description"].(string)}
+		dt := &docTag{ID: strings.ToLower(t["name"].(string)), Name: t["name"].(string), DescHTML: markdown(t["description"].(string))}
 		tagList = append(tagList, dt)
 		byName[dt.Name] = dt
 	}
@@ -74,11 +86,12 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 		if rt.hidden {
 			continue
 		}
-		op := docOp{Method: rt.method, Path: rt.path, OpID: rt.opID, Summary: rt.summary, Desc: rt.desc,
+		op := docOp{Method: rt.method, Path: openapiPath(rt.path), OpID: rt.opID, Summary: rt.summary, DescHTML: markdown(rt.desc),
 			Stability: rt.stability, Since: rt.since, Counted: !rt.exempt && strings.HasPrefix(rt.path, "/v1/"),
-			Responses: s.withCommonResponses(rt)}
+			Responses: s.withCommonResponses(rt), Example: s.exampleRequest(rt)}
+		op.RespStatus, op.RespExample = s.exampleResponse(rt)
 		for _, p := range rt.params {
-			op.Params = append(op.Params, docParam{Name: p.name, In: p.in, Type: p.typ, Rule: paramRule(p), Desc: p.desc, Required: p.required})
+			op.Params = append(op.Params, docParam{Name: p.name, In: p.in, Type: p.typ, Rule: paramRule(p), DescHTML: markdown(p.desc), Required: p.required})
 		}
 		if t := byName[rt.tag]; t != nil {
 			t.Ops = append(t.Ops, op)
@@ -99,7 +112,7 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 	}
 	var buf bytes.Buffer
 	if err := docsPage.Execute(&buf, map[string]any{"Version": APIVersion, "Tags": shown,
-		"Description": apiDescription, "Problems": probs}); err != nil {
+		"Description": markdown(apiDescription), "Problems": probs}); err != nil {
 		return fmt.Errorf("render docs: %w", err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -54,7 +54,7 @@ func (s *Server) glbRoute() route {
 			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
 			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
 		params: []param{
-			{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"},
+			{name: "bbox", in: "query", typ: "string", required: true, example: "8.672,50.106,8.68,50.112", desc: "WGS84 minLon,minLat,maxLon,maxLat"},
 			{name: "z_base", in: "query", typ: "string", def: "per_building", enum: []string{"per_building", "bbox_min", "absolute"},
 				desc: "per_building: each building's lowest point at Z=0; bbox_min: the lowest point of all at Z=0; absolute: DHHN2016 heights"},
 			{name: "compression", in: "query", typ: "string", def: "none", enum: []string{"none", "draco"}, desc: "draco: KHR_draco_mesh_compression, 18-bit positions"},

@@ -36,7 +36,7 @@ func (s *Server) infraRoutes() []route {
 		{method: "GET", path: "/problems/{type}", opID: "getProblemType", tag: "Service", since: "0.1.0", exempt: true,
 			summary:   "Description of a problem type URI",
 			desc:      "Every problem response's `type` is `{errors_base}/<name>`; with the default errors base these URIs resolve here to a short HTML description.",
-			params:    []param{{name: "type", in: "path", typ: "string", required: true, desc: "Problem type name, e.g. `keyless-daily-limit`"}},
+			params:    []param{{name: "type", in: "path", typ: "string", required: true, example: "keyless-daily-limit", desc: "Problem type name, e.g. `keyless-daily-limit`"}},
 			responses: []response{{status: 200, desc: "HTML description", contentType: "text/html"}, resp404},
 			handle:    s.handleProblemType},
 		{method: "GET", path: "/tiles/{path...}", opID: "getTile", tag: "Tiles", since: "0.1.0", exempt: true,
@@ -44,7 +44,7 @@ func (s *Server) infraRoutes() []route {
 			desc: "Serves `{tiles_url}/<product>/<bl>/<snapshot>/<file>` for the products terrain, terrain-mesh, osm-cover, veg and buildings. " +
 				"Supports byte ranges (COG reading), ETag/Last-Modified conditional requests, and gzip for JSON. No directory listings; " +
 				"only files of published snapshots are served. Not counted against the keyless limit.",
-			params: []param{{name: "path", in: "path", typ: "string", required: true, desc: "`<product>/<bl>/<snapshot>/<file>`"}},
+			params: []param{{name: "path", in: "path", typ: "string", required: true, example: "buildings/he/2026-07-20/tileset.json", desc: "`<product>/<bl>/<snapshot>/<file>`"}},
 			responses: []response{
 				{status: 200, desc: "The file", contentType: "application/octet-stream"},
 				{status: 206, desc: "A byte range of the file", contentType: "application/octet-stream"},

@@ -42,7 +42,7 @@ func (s *Server) keyRoutes() []route {
 			desc: "`status` is `active`, `expired` (7 days after the mint) or `revoked`; `seconds_remaining` is 0 unless active. " +
 				"`requests_today` counts the current UTC day. An unknown or malformed key, or a key of another tier, answers 404. " +
 				"The key is cut to its prefix in server logs. `Cache-Control: no-store`. Not counted against the keyless limit.",
-			params:    []param{{name: "key", in: "path", typ: "string", required: true, desc: "The plaintext trial key"}},
+			params:    []param{{name: "key", in: "path", typ: "string", required: true, example: "svc_trial_...", desc: "The plaintext trial key"}},
 			responses: []response{{status: 200, desc: "Status record", schema: "TrialKeyStatus"}, resp404, unavailable},
 			handle:    s.handleTrialStatus},
 	}

@@ -40,9 +40,9 @@ func (s *Server) quantizedMeshRoutes() []route {
 				"Sent gzip-compressed to clients that accept it. Tiles are cached; the strong ETag changes when the data or height model " +
 				"does, and If-None-Match answers 304.",
 			params: []param{
-				{name: "z", in: "path", typ: "integer", required: true, min: f64(0), max: f64(qmesh.MaxZoom), desc: "Level"},
-				{name: "x", in: "path", typ: "integer", required: true, min: f64(0), desc: "Column from -180°, below 2^(z+1)"},
-				{name: "tile", in: "path", typ: "string", required: true, pattern: `^[0-9]+\.terrain$`, desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z"},
+				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(0), max: f64(qmesh.MaxZoom), desc: "Level"},
+				{name: "x", in: "path", typ: "integer", required: true, example: 34306, min: f64(0), desc: "Column from -180°, below 2^(z+1)"},
+				{name: "tile", in: "path", typ: "string", required: true, example: "25502.terrain", pattern: `^[0-9]+\.terrain$`, desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z"},
 				{name: "extensions", in: "query", typ: "string", enum: []string{"octvertexnormals"}, desc: "Extensions to include (alternative to the Accept header)"},
 			},
 			responses: []response{{status: 200, desc: "The tile", contentType: "application/vnd.quantized-mesh"},

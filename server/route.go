@@ -49,6 +49,7 @@ type param struct {
 	min, max *float64
 	enum     []string
 	pattern  string
+	example  any // for the docs page's example request (default: def)
 }
 
 type requestBody struct {

@@ -65,6 +65,7 @@ type Server struct {
 	// byPattern maps each ServeMux pattern to its route (exempt flag).
 	byPattern map[string]*route
 	qmesh     *qmesh.Tiler
+	schemas   obj // component schemas, for the docs page examples
 }
 
 // New builds the server and its route table.
@@ -92,6 +93,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes)}
+	s.schemas, _ = components(cfg)["schemas"].(obj)
 	s.routes = s.routeTable()
 	s.byPattern = make(map[string]*route, len(s.routes))
 	for i, rt := range s.routes {

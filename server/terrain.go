@@ -25,8 +25,8 @@ const routingDesc = "The WGS84 point is projected into each candidate BL's CRS (
 	"`tile_id` is `<bl>/<snapshot>/<tile name>`, the tile name being the stem of the source file (e.g. `he/2026-07-20/dgm1_32_477_5551`). "
 
 func (s *Server) terrainRoutes() []route {
-	latP := param{name: "lat", in: "query", typ: "number", required: true, min: f64(-90), max: f64(90), desc: "WGS84 latitude, degrees"}
-	lonP := param{name: "lon", in: "query", typ: "number", required: true, min: f64(-180), max: f64(180), desc: "WGS84 longitude, degrees"}
+	latP := param{name: "lat", in: "query", typ: "number", required: true, example: 50.115, min: f64(-90), max: f64(90), desc: "WGS84 latitude, degrees"}
+	lonP := param{name: "lon", in: "query", typ: "number", required: true, example: 8.67, min: f64(-180), max: f64(180), desc: "WGS84 longitude, degrees"}
 	srsP := param{name: "srs", in: "query", typ: "string", def: "EPSG:4326", enum: []string{"EPSG:4326"}, desc: "CRS of lat/lon; only EPSG:4326"}
 	resp502 := response{status: 502, desc: "A pass-through COG source is unreachable", schema: "Problem"}
 	return []route{
@@ -50,7 +50,7 @@ func (s *Server) terrainRoutes() []route {
 				"fewer than 2 or more than 1000 points are 400. elevation_m has 3 decimals, distance_m and total_length_m 2, " +
 				"coordinates 7. `svc.attribution` lists the licence of every BL present.",
 			params: []param{
-				{name: "coords", in: "query", typ: "string", required: true, desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points"},
+				{name: "coords", in: "query", typ: "string", required: true, example: "8.668,50.115;8.672,50.116", desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points"},
 				{name: "samples", in: "query", typ: "integer", def: 100, min: f64(2), max: f64(2000), desc: "number of samples"},
 			},
 			responses: []response{{status: 200, desc: "Profile", schema: "ProfileResult", contentType: "application/geo+json"},

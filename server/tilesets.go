@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Server) tilesetRoutes() []route {
-	idParam := param{name: "tileset_id", in: "path", typ: "string", format: "uuid", required: true, desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
+	idParam := param{name: "tileset_id", in: "path", typ: "string", format: "uuid", required: true, example: "eadbf31b-90c2-4ee7-9b3e-2006599f6498", desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
 	return []route{
 		{method: "GET", path: "/v1/tilesets", opID: "listTilesets", tag: "Tilesets", stability: "stable", since: "0.1.0",
 			summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
@@ -24,7 +24,7 @@ func (s *Server) tilesetRoutes() []route {
 				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
 				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed. " +
 				"The bbox has no size limit: the answer holds at most one tileset per BL (16), so even all of Germany is cheap.",
-			params:    []param{{name: "bbox", in: "query", typ: "string", required: true, desc: "WGS84 minLon,minLat,maxLon,maxLat"}},
+			params:    []param{{name: "bbox", in: "query", typ: "string", required: true, example: "5.5,47.2,15.5,55.1", desc: "WGS84 minLon,minLat,maxLon,maxLat"}},
 			responses: []response{{status: 200, desc: "Tilesets meeting the bbox", schema: "TilesetList", headers: []string{"Cache-Control"}}, resp400},
 			handle:    s.handleTilesets},
 		{method: "GET", path: "/v1/tilesets/{tileset_id}", opID: "getTileset", tag: "Tilesets", stability: "stable", since: "0.1.0",
@@ -49,7 +49,7 @@ func (s *Server) tilesetRoutes() []route {
 				"the one a redirect led to; so a tileset opened through /v1/tilesets/{tileset_id}/tileset.json asks for its tiles here. " +
 				"Answers 302 Found to the same path under `{tiles_url}/buildings/<bl>/<snapshot>/`; 404 for an unknown tileset or a path " +
 				"with empty, dot or hidden segments. Like the tile host, not counted against the keyless limit.",
-			params: []param{idParam, {name: "path", in: "path", typ: "string", required: true, desc: "file path relative to tileset.json"}},
+			params: []param{idParam, {name: "path", in: "path", typ: "string", required: true, example: "tiles/0_0_0.glb", desc: "file path relative to tileset.json"}},
 			responses: []response{{status: 302, desc: "Found: Location is the file on the tile host"},
 				{status: 404, desc: "Unknown tileset or invalid path", schema: "Problem"}},
 			handle: s.handleTilesetFile},
