@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/qmesh"
 )
@@ -107,7 +108,40 @@ func TestQuantizedMeshDecodes(t *testing.T) {
 			refs = append(refs, ref{p, i})
 		}
 	}
-	gdal := runTool(t, gli, pts.String(), "-valonly", "-wgs84", vrtPath)
+	// gdallocationinfo prints nothing for a point off the raster: ask it
+	// only about points inside the VRT's extent (the others have no DGM).
+	var ext struct {
+		Corners struct {
+			LowerLeft  [2]float64 `json:"lowerLeft"`
+			UpperRight [2]float64 `json:"upperRight"`
+		} `json:"cornerCoordinates"`
+	}
+	info, err := exec.Command(testtool.Require(t, "gdalinfo", "apt-get install gdal-bin"), "-json", vrtPath).Output()
+	if err != nil || json.Unmarshal(info, &ext) != nil || ext.Corners.UpperRight[0] == 0 {
+		t.Fatalf("gdalinfo %s: %v", vrtPath, err)
+	}
+	var inside bytes.Buffer
+	var insideIdx []int
+	edge := map[int]bool{}
+	for i, l := range strings.Split(strings.TrimSpace(pts.String()), "\n") {
+		f := strings.Fields(l)
+		lon, _ := strconv.ParseFloat(f[0], 64)
+		lat, _ := strconv.ParseFloat(f[1], 64)
+		// A metre inside the raster (UTM zone 32, as the Hesse DGM), so GDAL answers.
+		e, n := geo.ToUTM(geo.Zone32, lon, lat)
+		ll, ur := ext.Corners.LowerLeft, ext.Corners.UpperRight
+		switch {
+		case e > ll[0]+1 && e < ur[0]-1 && n > ll[1]+1 && n < ur[1]-1:
+			inside.WriteString(l + "\n")
+			insideIdx = append(insideIdx, i)
+		case e > ll[0]-1 && e < ur[0]+1 && n > ll[1]-1 && n < ur[1]+1:
+			edge[i] = true // on the raster's border: svc samples 0.6 m inward, GDAL may not answer
+		}
+	}
+	gdal := make([]string, len(refs))
+	for k, v := range runTool(t, gli, inside.String(), "-valonly", "-wgs84", vrtPath) {
+		gdal[insideIdx[k]] = v
+	}
 	var pts3 bytes.Buffer
 	for _, l := range strings.Split(strings.TrimSpace(pts.String()), "\n") {
 		pts3.WriteString(l + " 0\n")
@@ -116,6 +150,9 @@ func TestQuantizedMeshDecodes(t *testing.T) {
 	tol := math.Max(qmesh.GeometricError(z)/2, 0.25)
 	worst, covered := 0.0, 0
 	for i, r := range refs {
+		if edge[i] {
+			continue
+		}
 		n, _ := strconv.ParseFloat(strings.Fields(proj[i])[2], 64)
 		want := n
 		if v, err := strconv.ParseFloat(strings.TrimSpace(gdal[i]), 64); err == nil && v > -1000 {

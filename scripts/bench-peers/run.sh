@@ -159,6 +159,9 @@ measure() { # url -> "req/s p50 p99"
 }
 pair() { # workload peer peer_url svc_url
   echo "== $1: $2 vs svc ($DURATION each)" >&2
+  # Warm both first (connection pools, the database's and the OS's caches), so a
+  # short run measures the steady state and not the first requests.
+  for _ in $(seq 20); do curl -s -o /dev/null "$3"; curl -s -o /dev/null "$4"; done
   read -r prps pp50 pp99 <<<"$(measure "$3")"
   read -r srps sp50 sp99 <<<"$(measure "$4")"
   rows+=("$1|$2|$prps|$srps|$pp50|$pp99|$sp50|$sp99")
