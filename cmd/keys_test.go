@@ -168,3 +168,24 @@ func errorTextOrEmpty(err error) string {
 	}
 	return errorText(err)
 }
+
+// TestVerifyCommand: svc verify passes on a fresh import and names the
+// damaged file, with exit status 1, after a byte of it changed.
+func TestVerifyCommand(t *testing.T) {
+	sample := testtool.Shared(t, "samples/LoD2_33_392_5820_1_BE_sample.gml")
+	data := t.TempDir()
+	if out, err := runCLI(t, "import", "lod2", "--data", data, "--bl", "be", "--snapshot", "2026-07-20", "--license", "dl-de-zero-2.0", sample); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, "verify", "--data", data); err != nil || !strings.Contains(out, "ok      lod2/be/2026-07-20") {
+		t.Fatalf("fresh pack: %v\n%s", err, out)
+	}
+	file := filepath.Join(data, "lod2", "be", "2026-07-20", "lod2.sqlite.search")
+	b, _ := os.ReadFile(file)
+	b[len(b)/2] ^= 0xff // same size, different content
+	os.WriteFile(file, b, 0o644)
+	out, err := runCLI(t, "verify", "--data", data)
+	if err == nil || !strings.Contains(out, "DAMAGED lod2/be/2026-07-20") || !strings.Contains(out, "lod2.sqlite.search: checksum") {
+		t.Errorf("damaged pack: %v\n%s", err, out)
+	}
+}

@@ -82,6 +82,9 @@ func ValidSnapshot(s string) bool {
 type File struct {
 	Path string `json:"path"` // slash-separated, relative to the pack directory
 	Size int64  `json:"size"`
+	// SHA256 is the hex SHA-256 of the file as committed; empty in packs
+	// written before checksums (svc verify then checks sizes only).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Manifest describes a pack. Product-specific details live in the one

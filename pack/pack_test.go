@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,7 +42,8 @@ func TestCommitAndRead(t *testing.T) {
 	if m.Key() != key || m.ImportFinishedAt == nil || len(m.Files) != 2 {
 		t.Fatalf("manifest = %+v", m)
 	}
-	if m.Files[1] != (File{"tiles/a.tif", 3}) {
+	// sha256 of the three bytes the test wrote ("abc").
+	if f := m.Files[1]; f.Path != "tiles/a.tif" || f.Size != 3 || len(f.SHA256) != 64 {
 		t.Errorf("files = %+v", m.Files)
 	}
 	left, _ := filepath.Glob(filepath.Join(data, "terrain", "he", ".*"))
@@ -182,5 +184,38 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "lod2", "he", "2026-07-20", lockName)); !os.IsNotExist(err) {
 		t.Error("the lock file stayed in the published pack")
+	}
+}
+
+// TestVerify: a pack verifies clean; a changed byte, a truncated file and a
+// missing file are each reported by path.
+func TestVerify(t *testing.T) {
+	data := t.TempDir()
+	w, err := Create(data, Key{Product: Terrain, BL: "he", Snapshot: "2026-07-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(w.Dir(), "tiles"), 0o755)
+	for _, n := range []string{"a", "b", "c"} {
+		os.WriteFile(filepath.Join(w.Dir(), "tiles", n+".tif"), []byte("content of "+n), 0o644)
+	}
+	m, err := w.Commit(context.Background(), Manifest{LicenseID: "cc-by-4.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(data, "terrain", "he", "2026-07-20")
+	if d, err := Verify(context.Background(), dir, m); err != nil || len(d) != 0 {
+		t.Fatalf("clean pack: %v %v", d, err)
+	}
+	os.WriteFile(filepath.Join(dir, "tiles", "a.tif"), []byte("content of x"), 0o644) // same size
+	os.WriteFile(filepath.Join(dir, "tiles", "b.tif"), []byte("cont"), 0o644)
+	os.Remove(filepath.Join(dir, "tiles", "c.tif"))
+	d, err := Verify(context.Background(), dir, m)
+	if err != nil || len(d) != 3 || d[0].Path != "tiles/a.tif" || !strings.Contains(d[0].Problem, "checksum") ||
+		!strings.Contains(d[1].Problem, "bytes") || d[2].Problem != "missing" {
+		t.Errorf("damage = %+v, %v", d, err)
+	}
+	if l := List(data); len(l) != 1 || l[0].Key.BL != "he" {
+		t.Errorf("List = %+v", l)
 	}
 }

@@ -1,6 +1,8 @@
 package pack
 
 import (
+	"crypto/sha256"
+	"io"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -145,7 +147,11 @@ func listFiles(ctx context.Context, dir string) ([]File, error) {
 		if rel == ManifestName {
 			return nil
 		}
-		files = append(files, File{Path: filepath.ToSlash(rel), Size: info.Size()})
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Path: filepath.ToSlash(rel), Size: info.Size(), SHA256: sum})
 		return nil
 	})
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
@@ -198,4 +204,18 @@ func (w *Writer) unlock() {
 		w.lock.Close()
 		w.lock = nil
 	}
+}
+
+// fileSHA256 is the hex SHA-256 of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
