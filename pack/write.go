@@ -1,13 +1,13 @@
 package pack
 
 import (
-	"crypto/sha256"
-	"io"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"

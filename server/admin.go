@@ -77,6 +77,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.damage.reset() // a rescan is how the operator says the data was repaired
 	return writeJSON(w, r, http.StatusOK, "no-store", reloadResponse(v))
 }
 
@@ -140,6 +141,9 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request) error
 	}
 	for _, pr := range v.Problems {
 		probes = append(probes, healthProbe{Name: "skipped " + pr.Path, Status: "fail", Detail: pr.Reason})
+	}
+	for _, d := range s.damage.list() {
+		probes = append(probes, healthProbe{Name: "damaged file met by a request", Status: "fail", Detail: d})
 	}
 	status := "ok"
 	for _, p := range probes {

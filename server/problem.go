@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/terrain"
 	"net/http"
 	"strconv"
 )
@@ -71,6 +74,7 @@ var problemTypes = map[string]struct {
 	"bad-gateway":         {"Bad Gateway", "An upstream data source (a pass-through raster source) could not be read."},
 	"service-unavailable": {"Service Unavailable", "A component the route needs is not available or switched off."},
 	"gateway-timeout":     {"Gateway Timeout", "The request took longer than the server allows and was abandoned."},
+	"data-damaged":        {"Data Damaged", "A file the answer needs is damaged on disk; only the product and BL of that file are affected, and the operator is told (admin health, /readyz, svc verify)."},
 }
 
 func errf(status int, slug, format string, args ...any) *httpError {
@@ -96,6 +100,16 @@ func toHTTPError(err error) *httpError {
 	switch {
 	case errors.As(err, &he):
 		return he
+	case errors.Is(err, raster.ErrCorrupt) || errors.Is(err, store.ErrCorrupt):
+		where := "a data file"
+		var te *terrain.TileError
+		if errors.As(err, &te) {
+			where = "the data file of tile " + te.TileID
+		}
+		return &httpError{status: http.StatusServiceUnavailable, slug: "data-damaged", cause: err,
+			detail: "This answer needs " + where + ", which is damaged; the operator sees it in /v1/admin/health and /readyz " +
+				"(svc verify names the file). Other data keeps being served.",
+			header: http.Header{"Retry-After": {"3600"}}}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable", cause: err,
 			detail: "The request took longer than this operation's time budget and was abandoned; try again shortly.",

@@ -210,6 +210,9 @@ func components(cfg Config) obj {
 		"AuditTrail": object("One page of the audit trail", []string{"events", "count"}, obj{
 			"events": array(ref("AuditEvent"), ""), "count": integer(""),
 			"next_after": integer("Pass as `after` for the next page; absent on the last page")}),
+		"Readiness": object("Readiness report", []string{"status", "published_packs", "problems"}, obj{
+			"status": enum("", "ready", "degraded", "not-ready"), "published_packs": integer("packs being served"),
+			"problems": array(str(""), "what is degraded or missing, one line each")}),
 		"ApiKeyRevokedResponse": object("", nil, obj{"api_key_id": str(""), "customer_name": str(""), "key_prefix": str(""), "tier": str(""), "revoked_at": strf("date-time", "")}),
 		"HealthProbe": object("One probe of the health report", []string{"name", "status", "latency_ms"}, obj{
 			"name": str("what was probed"), "status": enum("", "ok", "fail"), "detail": str("failure reason"), "latency_ms": number("")}),

@@ -65,7 +65,8 @@ type Server struct {
 	// byPattern maps each ServeMux pattern to its route (exempt flag).
 	byPattern map[string]*route
 	qmesh     *qmesh.Tiler
-	schemas   obj // component schemas, for the docs page examples
+	schemas   obj       // component schemas, for the docs page examples
+	damage    damageLog // damaged files met while answering
 }
 
 // New builds the server and its route table.
@@ -119,6 +120,7 @@ func (s *Server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.infraRoutes()...)
 	rs = append(rs, s.viewerRoutes()...)
+	rs = append(rs, s.readyRoutes()...)
 	rs = append(rs, s.discoveryRoutes()...)
 	rs = append(rs, s.buildingRoutes()...)
 	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
@@ -156,6 +158,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	he := toHTTPError(err)
+	if he.slug == "data-damaged" {
+		s.damage.note(err)
+	}
 	if he.status >= 500 {
 		s.log.Error("request failed", "request_id", requestID(r.Context()), "path", logPath(r), "err", err)
 	}

@@ -204,7 +204,7 @@ func TestElevationEndpoint(t *testing.T) {
 		{"edge pixel 0.6 m inward", ll(477000.1, 5551099.9), 200, "", rasterValue(477000.5, 5551099.5)},
 		{"NoData lake", ll(477050.5, 5551050.5), 404, "not-found", 0},
 		{"outside coverage", "lat=50&lon=10", 404, "not-found", 0},
-		{"corrupt tile", ll(477150.5, 5551050.5), 500, "internal-error", 0},
+		{"corrupt tile", ll(477150.5, 5551050.5), 503, "data-damaged", 0},
 		{"pass-through down", ll(650050.5, 5400050.5), 502, "bad-gateway", 0},
 		{"lat out of range", "lat=90.5&lon=8", 422, "validation-error", 0},
 		{"lon out of range", "lat=50&lon=-181", 422, "validation-error", 0},
