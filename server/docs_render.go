@@ -177,6 +177,8 @@ func exampleOf(schema any, comps map[string]any, depth int) any {
 			return "https://example.org/"
 		case "uuid":
 			return "0b6c7a3e-6a8e-4bdf-9c1d-2f4e8f0a1b2c"
+		case "email":
+			return "ops@example.org"
 		}
 		return "string"
 	}

@@ -84,7 +84,8 @@ func (s *Server) operation(rt route) obj {
 	}
 	if rt.body != nil {
 		op["requestBody"] = obj{"required": rt.body.required, "description": rt.body.desc,
-			"content": obj{"application/json": obj{"schema": ref(rt.body.schema)}}}
+			"content": obj{"application/json": obj{"schema": ref(rt.body.schema),
+				"example": exampleOf(s.schemas[rt.body.schema], s.schemas, 0)}}}
 	}
 	resps := obj{}
 	for _, r := range s.withCommonResponses(rt) {
@@ -135,6 +136,9 @@ func paramDoc(p param) obj {
 		schema["pattern"] = p.pattern
 	}
 	d := obj{"name": p.name, "in": p.in, "required": p.required || p.in == "path", "schema": schema}
+	if p.example != nil {
+		d["example"] = p.example
+	}
 	if p.desc != "" {
 		d["description"] = p.desc
 	}

@@ -29,7 +29,7 @@ func (s *Server) quantizedMeshRoutes() []route {
 				"Heights are ellipsoidal (DHHN2016 plus the server's height model, see `height_model` in the tileset listings), so buildings " +
 				"and the other 3D Tiles sit on it. Every tile of every level is available: outside the data a tile is the geoid surface. " +
 				"Like the tile host, not counted against the keyless limit.",
-			responses: []response{{status: 200, desc: "TileJSON 2.1 layer description", contentType: "application/json"}},
+			responses: []response{{status: 200, desc: "TileJSON 2.1 layer description", schema: "QuantizedMeshLayer"}},
 			handle:    s.handleQMeshLayer},
 		{method: "GET", path: qmeshBase + "/{z}/{x}/{tile}", opID: "getQuantizedMeshTile", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
 			summary: "One quantized-mesh-1.0 terrain tile (beyond the spec)",

@@ -210,6 +210,14 @@ func components(cfg Config) obj {
 		"AuditTrail": object("One page of the audit trail", []string{"events", "count"}, obj{
 			"events": array(ref("AuditEvent"), ""), "count": integer(""),
 			"next_after": integer("Pass as `after` for the next page; absent on the last page")}),
+		"QuantizedMeshLayer": object("TileJSON 2.1 of the quantized-mesh terrain (the fields CesiumTerrainProvider reads)",
+			[]string{"tilejson", "format", "version", "scheme", "tiles", "projection", "available", "minzoom", "maxzoom"}, obj{
+				"tilejson": str("2.1.0"), "name": str(""), "description": str(""), "version": str(""),
+				"format": enum("", "quantized-mesh-1.0"), "scheme": enum("", "tms"), "projection": enum("", "EPSG:4326"),
+				"tiles": array(str("URL template relative to layer.json"), ""), "bounds": array(number(""), "west, south, east, north"),
+				"minzoom": integer(""), "maxzoom": integer(""), "extensions": array(str(""), "supported extensions"),
+				"attribution": str("every published DGM's attribution"),
+				"available": array(array(object("", nil, obj{"startX": integer(""), "startY": integer(""), "endX": integer(""), "endY": integer("")}), ""), "per level")}),
 		"Readiness": object("Readiness report", []string{"status", "published_packs", "problems"}, obj{
 			"status": enum("", "ready", "degraded", "not-ready"), "published_packs": integer("packs being served"),
 			"problems": array(str(""), "what is degraded or missing, one line each")}),

@@ -1,0 +1,262 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestContract walks every operation of the published OpenAPI document and
+// makes a real request to `svc serve` on the demo pack, built from the
+// operation's own declaration (parameter examples and defaults, the request
+// body example, the admin token where the operation's security asks for
+// it). The status must be one the operation declares, and a JSON body must
+// match the schema declared for that status. So the document cannot
+// describe an answer the server does not give.
+func TestContract(t *testing.T) {
+	data := demoData(t)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--admin-token", "tok", "--log-level", "warn", "--quiet")
+		done <- err
+	}()
+	defer func() { cancel(); <-done }()
+	base := "http://" + addr
+	waitUp(t, base+"/healthz")
+	var doc struct {
+		Paths      map[string]map[string]operation `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	getJSON(t, base+"/openapi.json", &doc)
+	var keys []string
+	for p, item := range doc.Paths {
+		for m := range item {
+			keys = append(keys, strings.ToUpper(m)+" "+p)
+		}
+	}
+	sort.Strings(keys)
+	checked := 0
+	for _, k := range keys {
+		method, path, _ := strings.Cut(k, " ")
+		op := doc.Paths[path][strings.ToLower(method)]
+		t.Run(k, func(t *testing.T) {
+			u, body := op.request(base, path)
+			req, _ := http.NewRequest(method, u, body)
+			if body != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			for _, sec := range op.Security {
+				if _, ok := sec["adminToken"]; ok && len(op.Security) == 1 {
+					req.Header.Set("X-Svc-Admin-Token", "tok")
+				}
+			}
+			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			r, ok := op.Responses[strconv.Itoa(resp.StatusCode)]
+			if !ok {
+				t.Fatalf("%s %s answered %d, which the operation does not declare (%v): %.300s", method, u, resp.StatusCode, keysOf(op.Responses), b)
+			}
+			for ct, media := range r.Content {
+				if !strings.Contains(ct, "json") || media.Schema == nil {
+					continue
+				}
+				var v any
+				if err := json.Unmarshal(b, &v); err != nil {
+					t.Fatalf("%d body is not JSON (%s): %v", resp.StatusCode, ct, err)
+				}
+				if err := conforms(v, media.Schema, doc.Components.Schemas, "$"); err != nil {
+					t.Errorf("%s %s %d: body does not match its schema: %v\n%.400s", method, u, resp.StatusCode, err, b)
+				}
+			}
+			checked++
+		})
+	}
+	t.Logf("%d operations requested and checked against their declarations", checked)
+}
+
+type operation struct {
+	Parameters []struct {
+		Name     string          `json:"name"`
+		In       string          `json:"in"`
+		Required bool            `json:"required"`
+		Example  any             `json:"example"`
+		Schema   json.RawMessage `json:"schema"`
+	} `json:"parameters"`
+	RequestBody *struct {
+		Content map[string]struct {
+			Example any `json:"example"`
+		} `json:"content"`
+	} `json:"requestBody"`
+	Responses map[string]struct {
+		Content map[string]struct {
+			Schema any `json:"schema"`
+		} `json:"content"`
+	} `json:"responses"`
+	Security []map[string]any `json:"security"`
+}
+
+// request builds the URL and body of op from its declaration.
+func (op operation) request(base, path string) (string, io.Reader) {
+	q := url.Values{}
+	for _, p := range op.Parameters {
+		v := p.Example
+		if v == nil {
+			var s struct{ Default any }
+			json.Unmarshal(p.Schema, &s)
+			v = s.Default
+		}
+		if v == nil {
+			continue
+		}
+		val := fmt.Sprint(v)
+		if f, ok := v.(float64); ok && f == math.Trunc(f) {
+			val = strconv.FormatInt(int64(f), 10)
+		}
+		switch p.In {
+		case "path":
+			path = strings.Replace(path, "{"+p.Name+"}", val, 1)
+		case "query":
+			if p.Required || p.Example != nil {
+				q.Set(p.Name, val)
+			}
+		}
+	}
+	u := base + path
+	if len(q) > 0 {
+		u += "?" + strings.ReplaceAll(q.Encode(), "%2C", ",")
+	}
+	if op.RequestBody != nil {
+		if c, ok := op.RequestBody.Content["application/json"]; ok && c.Example != nil {
+			b, _ := json.Marshal(c.Example)
+			return u, bytes.NewReader(b)
+		}
+	}
+	return u, nil
+}
+
+func keysOf[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// conforms checks v against the JSON Schema subset the document uses:
+// $ref, type (one or a list), enum, properties, required, items,
+// additionalProperties: false, and format date/date-time/uri/uuid loosely.
+func conforms(v, schema any, comps map[string]any, at string) error {
+	s, _ := schema.(map[string]any)
+	if s == nil {
+		return nil
+	}
+	if r, ok := s["$ref"].(string); ok {
+		return conforms(v, comps[strings.TrimPrefix(r, "#/components/schemas/")], comps, at)
+	}
+	if enum, ok := s["enum"].([]any); ok {
+		found := false
+		for _, e := range enum {
+			found = found || fmt.Sprint(e) == fmt.Sprint(v)
+		}
+		if !found && v != nil {
+			return fmt.Errorf("%s: %v is not one of %v", at, v, enum)
+		}
+	}
+	var types []string
+	switch t := s["type"].(type) {
+	case string:
+		types = []string{t}
+	case []any:
+		for _, x := range t {
+			types = append(types, fmt.Sprint(x))
+		}
+	}
+	if len(types) > 0 && !slicesContainsType(types, v) {
+		return fmt.Errorf("%s: %T value %.80v is not %v", at, v, v, types)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		if req, ok := s["required"].([]any); ok {
+			for _, r := range req {
+				if _, has := x[fmt.Sprint(r)]; !has {
+					return fmt.Errorf("%s: required member %v missing", at, r)
+				}
+			}
+		}
+		for k, val := range x {
+			ps, declared := props[k]
+			if !declared {
+				if ap, ok := s["additionalProperties"].(bool); ok && !ap {
+					return fmt.Errorf("%s: member %q is not declared", at, k)
+				}
+				continue
+			}
+			if err := conforms(val, ps, comps, at+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, it := range x {
+			if err := conforms(it, s["items"], comps, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func slicesContainsType(types []string, v any) bool {
+	for _, t := range types {
+		switch t {
+		case "null":
+			if v == nil {
+				return true
+			}
+		case "object":
+			if _, ok := v.(map[string]any); ok {
+				return true
+			}
+		case "array":
+			if _, ok := v.([]any); ok {
+				return true
+			}
+		case "string":
+			if _, ok := v.(string); ok {
+				return true
+			}
+		case "boolean":
+			if _, ok := v.(bool); ok {
+				return true
+			}
+		case "number":
+			if _, ok := v.(float64); ok {
+				return true
+			}
+		case "integer":
+			if f, ok := v.(float64); ok && f == math.Trunc(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
