@@ -217,7 +217,7 @@ func components(cfg Config) obj {
 				"tiles": array(str("URL template relative to layer.json"), ""), "bounds": array(number(""), "west, south, east, north"),
 				"minzoom": integer(""), "maxzoom": integer(""), "extensions": array(str(""), "supported extensions"),
 				"attribution": str("every published DGM's attribution"),
-				"available": array(array(object("", nil, obj{"startX": integer(""), "startY": integer(""), "endX": integer(""), "endY": integer("")}), ""), "per level")}),
+				"available":   array(array(object("", nil, obj{"startX": integer(""), "startY": integer(""), "endX": integer(""), "endY": integer("")}), ""), "per level")}),
 		"Readiness": object("Readiness report", []string{"status", "published_packs", "problems"}, obj{
 			"status": enum("", "ready", "degraded", "not-ready"), "published_packs": integer("packs being served"),
 			"problems": array(str(""), "what is degraded or missing, one line each")}),
