@@ -106,7 +106,8 @@ surfaces=$("${psql[@]}" -d bench -At -c 'SELECT count(*) FROM surfaces')
 real=$root/../shared/samples/real
 real_port=$((BASEPORT + 4))
 real_bbox=
-if [ -f "$real/LoD2_32_280_5659_1_NW.gml" ] && [ -f "$real/3910_5817.gml" ]; then
+# Full mode only: the short (CI) mode measures one workload per peer.
+if [ "$MODE" = full ] && [ -f "$real/LoD2_32_280_5659_1_NW.gml" ] && [ -f "$real/3910_5817.gml" ]; then
   echo "== real LoD2 samples (NRW, Berlin)" >&2
   ./svc import lod2 --data "$work/real" --bl nrw --snapshot 2026-01-01 --license dl-de-zero-2.0 "$real/LoD2_32_280_5659_1_NW.gml" >/dev/null
   ./svc import lod2 --data "$work/real" --bl be --snapshot 2026-01-01 --license dl-de-zero-2.0 "$real/3910_5817.gml" >/dev/null
@@ -170,7 +171,7 @@ pair() { # workload peer peer_url svc_url
 pair "/healthz" "Go net/http hello" "$hello/" "$svc/healthz"
 pair "bbox search 1 km2, limit 100" "pg_featureserv $PGFS_VERSION + PostGIS" \
   "$pgfsurl/collections/public.surfaces/items.json?bbox=$bbox&limit=100" "$svc/v1/buildings?bbox=$bbox&limit=100"
-if [ -n "$real_bbox" ]; then
+if [ -n "$real_bbox" ] && [ "$MODE" = full ]; then
   pair "bbox search real LoD2 (NRW tile), limit 100" "pg_featureserv $PGFS_VERSION + PostGIS" \
     "$pgfsurl/collections/public.real_surfaces/items.json?bbox=$real_bbox&limit=100" "http://127.0.0.1:$real_port/v1/buildings?bbox=$real_bbox&limit=100"
 fi
