@@ -11,6 +11,7 @@ import (
 // the index, and a rectangle inside the ring for a cheap accept.
 type queryArea struct {
 	ring  [][2]float64 // closed
+	edges []box        // envelope of each edge ring[i]-ring[i+1]
 	env   box
 	inner box
 }
@@ -44,6 +45,10 @@ func newQueryArea(b geo.BBox, z geo.Zone) *queryArea {
 	}
 	q.ring = append(q.ring, q.ring[0])
 	q.inner = inner
+	for i := 0; i+1 < len(q.ring); i++ {
+		a, c := q.ring[i], q.ring[i+1]
+		q.edges = append(q.edges, box{math.Min(a[0], c[0]), math.Min(a[1], c[1]), math.Max(a[0], c[0]), math.Max(a[1], c[1])})
+	}
 	return q
 }
 
@@ -66,20 +71,33 @@ func (q *queryArea) meets(p parsed) bool {
 	if fp.minX >= q.inner.minX && fp.maxX <= q.inner.maxX && fp.minY >= q.inner.minY && fp.maxY <= q.inner.maxY {
 		return true
 	}
+	// Only the query edges whose envelope meets the footprint's can cross
+	// it (a crossing point lies in both envelopes): a footprint near one
+	// side of a 1 km box meets one or two of the 64 edges, not all.
+	var near [8]int
+	nearIdx := near[:0]
+	for i, e := range q.edges {
+		if e.intersects(fp) {
+			nearIdx = append(nearIdx, i)
+		}
+	}
 	if p.eachRing(func(xy []byte, n int) bool {
-		for i := range n {
+		if n == 0 {
+			return false
+		}
+		for i := 0; i+1 < n; i++ {
 			x, y := xyAt(xy, i)
-			if pointInRing(x, y, q.ring) {
-				return true
-			}
-			if i+1 < n {
-				x2, y2 := xyAt(xy, i+1)
-				if segmentCrossesRing(x, y, x2, y2, q.ring) {
+			x2, y2 := xyAt(xy, i+1)
+			for _, k := range nearIdx {
+				if segmentsIntersect(x, y, x2, y2, q.ring[k][0], q.ring[k][1], q.ring[k+1][0], q.ring[k+1][1]) {
 					return true
 				}
 			}
 		}
-		return false
+		// No query edge touches this ring: it lies wholly inside the query
+		// area or wholly outside, as its first vertex does.
+		x, y := xyAt(xy, 0)
+		return pointInRing(x, y, q.ring)
 	}) {
 		return true
 	}
