@@ -17,7 +17,9 @@ import (
 // samples; 109 buildings in 1 km², real footprints) with 1 km² boxes whose
 // edges cut through the town, limit 100, and reports the median time.
 func BenchmarkSearchRealLoD2(b *testing.B) {
-	b.Run("nrw", func(b *testing.B) { benchReal(b, "samples/real/LoD2_32_280_5659_1_NW.gml", "nrw", geo.Zone32, 280000, 5659000) })
+	b.Run("nrw", func(b *testing.B) {
+		benchReal(b, "samples/real/LoD2_32_280_5659_1_NW.gml", "nrw", geo.Zone32, 280000, 5659000)
+	})
 	b.Run("be", func(b *testing.B) { benchReal(b, "samples/real/3910_5817.gml", "be", geo.Zone33, 391000, 5817000) })
 }
 
