@@ -347,3 +347,34 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 	})
 }
+
+// TestKeylessN counts a batch as several calls: within the budget it is
+// allowed with the remaining count reduced by its weight, past it refused,
+// and the stored count saturates at the limit plus one.
+func TestKeylessN(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	clk := &clock{t: time.Date(2026, 5, 14, 12, 0, 0, 0, time.UTC)}
+	s := newService(t, st, clk, 10)
+	c := Client(7)
+	if d := s.KeylessN(c, 4); !d.Allowed || d.Remaining != 6 {
+		t.Fatalf("4 calls: %+v", d)
+	}
+	if d := s.Keyless(c); !d.Allowed || d.Remaining != 5 {
+		t.Fatalf("then 1 call: %+v", d)
+	}
+	if d := s.KeylessN(c, 6); d.Allowed || d.Remaining != 0 {
+		t.Fatalf("6 more calls past a budget of 5: %+v", d)
+	}
+	if d := s.KeylessN(c, 1000); d.Allowed {
+		t.Fatalf("refused client allowed: %+v", d)
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	st.KeylessDay(context.Background(), "2026-05-14", func(cl uint64, calls int64) { n += calls })
+	if n != 11 {
+		t.Errorf("stored %d calls, want 11 (limit + 1)", n)
+	}
+}

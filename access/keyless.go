@@ -45,13 +45,20 @@ type Decision struct {
 
 // Keyless counts one keyless request of c against today's budget and
 // decides it. Requests past the limit are refused and not counted further.
-func (s *Service) Keyless(c Client) Decision {
+func (s *Service) Keyless(c Client) Decision { return s.KeylessN(c, 1) }
+
+// KeylessN counts n calls of c at once (a batch request that costs more
+// than one call) and decides like Keyless on the new total.
+func (s *Service) KeylessN(c Client, n int) Decision {
+	if n < 1 {
+		n = 1
+	}
 	if s.shared != nil {
-		return s.sharedKeyless(c)
+		return s.sharedKeyless(c, n)
 	}
 	now := s.now()
-	n := s.keyless.hit(dayOf(now), c)
-	d := Decision{Allowed: n <= s.keyless.limit, Limit: int(s.keyless.limit), Remaining: int(s.keyless.limit) - int(n)}
+	tot := s.keyless.hit(dayOf(now), c, uint32(min(n, 1<<30)))
+	d := Decision{Allowed: tot <= s.keyless.limit, Limit: int(s.keyless.limit), Remaining: int(s.keyless.limit) - int(tot)}
 	if !d.Allowed {
 		d.Remaining, d.RetryAfter = 0, untilMidnight(now)
 	}
@@ -140,7 +147,7 @@ func (sh *kshard) rollover(d int32) {
 
 // hit counts one request of c on day d and returns c's count including it,
 // saturating at limit+1.
-func (k *keyless) hit(d int32, c Client) uint32 {
+func (k *keyless) hit(d int32, c Client, add uint32) uint32 {
 	sh := k.shard(c)
 	sh.mu.Lock()
 	sh.rollover(d)
@@ -152,8 +159,8 @@ func (k *keyless) hit(d int32, c Client) uint32 {
 		return n
 	case !ok && len(sh.counts) >= k.shardCap:
 		sh.mu.Unlock()
-		n = k.over.hit(d, c, k.limit)
-		if n == 1 {
+		n = k.over.hit(d, c, k.limit, add)
+		if n == add {
 			k.hll.add(d, c)
 		}
 		return n
@@ -161,12 +168,16 @@ func (k *keyless) hit(d int32, c Client) uint32 {
 	if n == uint32(v>>32) {
 		sh.dirty = append(sh.dirty, c)
 	}
-	sh.counts[c] = v + 1
+	// Saturate just above the limit: the count stays below 2^32 and a
+	// refused client stays refused.
+	add = min(add, k.limit+1-min(n, k.limit+1))
+	add = max(add, 1)
+	sh.counts[c] = v + uint64(add)
 	sh.mu.Unlock()
 	if n == 0 {
 		k.hll.add(d, c)
 	}
-	return n + 1
+	return n + add
 }
 
 // peek returns c's count on day d.
@@ -254,7 +265,7 @@ func (o *overflow) estimate(c Client) uint32 {
 	return min(o.rows[a][0], o.rows[b][1])
 }
 
-func (o *overflow) hit(d int32, c Client, limit uint32) uint32 {
+func (o *overflow) hit(d int32, c Client, limit, add uint32) uint32 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.start(d)
@@ -263,9 +274,10 @@ func (o *overflow) hit(d int32, c Client, limit uint32) uint32 {
 		return n
 	}
 	a, b := o.cells(c)
-	o.rows[a][0]++
-	o.rows[b][1]++
-	o.delta[c]++
+	add = max(1, min(add, limit+1-n))
+	o.rows[a][0] += add
+	o.rows[b][1] += add
+	o.delta[c] += add
 	return o.estimate(c)
 }
 

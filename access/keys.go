@@ -192,6 +192,12 @@ type Quota struct {
 
 // CountKey counts one request of p and returns its quota state.
 func (s *Service) CountKey(ctx context.Context, p *Principal) (Quota, error) {
+	return s.CountKeyN(ctx, p, 1)
+}
+
+// CountKeyN counts n calls of p at once (a batch request).
+func (s *Service) CountKeyN(ctx context.Context, p *Principal, n int) (Quota, error) {
+	n = max(n, 1)
 	now := s.now()
 	l, err := s.live(ctx, p.ID, now)
 	if err != nil {
@@ -199,10 +205,10 @@ func (s *Service) CountKey(ctx context.Context, p *Principal) (Quota, error) {
 	}
 	l.mu.Lock()
 	l.roll(now)
-	l.today++
-	l.mon++
-	l.total++
-	l.minuteN++
+	l.today += int64(n)
+	l.mon += int64(n)
+	l.total += int64(n)
+	l.minuteN += int64(n)
 	q := Quota{MonthUsed: l.mon, MonthLimit: p.Quota}
 	lim := p.Limits
 	for _, e := range []struct {

@@ -14,9 +14,9 @@ import (
 // update is lost. A client refused once is refused locally for the rest of
 // the day without asking the store again.
 type SharedCounter interface {
-	// KeylessHit adds one call of client on day, saturating at ceiling, and
+	// KeylessHit adds calls calls of client on day, saturating at ceiling, and
 	// returns the stored total including it.
-	KeylessHit(ctx context.Context, day string, client uint64, ceiling int64) (int64, error)
+	KeylessHit(ctx context.Context, day string, client uint64, calls, ceiling int64) (int64, error)
 	// Now is the store's clock: day windows follow one clock for all replicas.
 	Now(ctx context.Context) (time.Time, error)
 }
@@ -46,7 +46,7 @@ func (o *clockOffset) refresh(ctx context.Context, sc SharedCounter, local func(
 }
 
 // sharedKeyless decides a keyless request on the store's exact total.
-func (s *Service) sharedKeyless(c Client) Decision {
+func (s *Service) sharedKeyless(c Client, calls int) Decision {
 	now := s.now()
 	day := dayOf(now)
 	limit := s.keyless.limit
@@ -55,12 +55,12 @@ func (s *Service) sharedKeyless(c Client) Decision {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sharedHitTimeout)
 	defer cancel()
-	n, err := s.shared.KeylessHit(ctx, dayString(day), uint64(c), int64(limit)+1)
+	n, err := s.shared.KeylessHit(ctx, dayString(day), uint64(c), int64(calls), int64(limit)+1)
 	if err != nil {
 		return Decision{Limit: int(limit), Unavailable: true, RetryAfter: 5 * time.Second, Err: err}
 	}
 	s.keyless.remember(day, c, n)
-	if n == 1 {
+	if n == int64(calls) {
 		s.keyless.hll.add(day, c)
 	}
 	d := Decision{Allowed: n <= int64(limit), Limit: int(limit), Remaining: max(0, int(limit)-int(n))}

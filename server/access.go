@@ -59,7 +59,7 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/v1/") {
+		if !limitedPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -112,6 +112,7 @@ func (s *Server) keyed(sw *statusWriter, r *http.Request, next http.Handler, key
 		return
 	}
 	info(r.Context()).keyPrefix = p.Prefix
+	info(r.Context()).principal = p
 	if !counted {
 		next.ServeHTTP(sw, r)
 		return
@@ -205,4 +206,11 @@ func (s *Server) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// limitedPath tells the paths under the access rules of SPEC 5 and 8: /v1 and
+// the layers that answer the same data in other shapes (OGC API Features,
+// opentopodata), so a limit cannot be sidestepped through them.
+func limitedPath(path string) bool {
+	return strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/ogc/") || path == "/ogc" || strings.HasPrefix(path, "/opentopodata/")
 }

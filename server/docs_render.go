@@ -133,6 +133,9 @@ func exampleOf(schema any, comps map[string]any, depth int) any {
 	if r, ok := sc["$ref"].(string); ok {
 		return exampleOf(comps[strings.TrimPrefix(r, "#/components/schemas/")], comps, depth+1)
 	}
+	if ex, ok := sc["example"]; ok {
+		return ex
+	}
 	if e, ok := sc["enum"].([]string); ok && len(e) > 0 {
 		return e[0]
 	}

@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/svc-geodata/svc/access"
 )
 
 // reqInfo travels in the request context so the outer middleware can log
@@ -19,8 +21,9 @@ type reqInfo struct {
 	id        string
 	pattern   string
 	keyPrefix string
-	bl        string // federal state that answered, for usage counters
-	resolved  bool   // pattern holds the ServeMux match (maybe "")
+	principal *access.Principal // the authenticated key, nil for keyless requests
+	bl        string            // federal state that answered, for usage counters
+	resolved  bool              // pattern holds the ServeMux match (maybe "")
 }
 
 type ctxKey struct{}

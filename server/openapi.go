@@ -181,10 +181,11 @@ func tags() []obj {
 	return []obj{
 		{"name": "Discovery", "description": "Which datasets are published, with licences and attribution."},
 		{"name": "Buildings", "description": "LoD2 building surfaces: federated bbox search, detail, roof facets, GLB export."},
-		{"name": "Terrain", "description": "DGM1 terrain: point elevation and line profiles."},
+		{"name": "Terrain", "description": "DGM1 terrain: point elevation, batches of points and line profiles."},
 		{"name": "Vegetation", "description": "Canopy height and crown base."},
 		{"name": "Tilesets", "description": "3D Tiles of buildings."},
 		{"name": "Keys", "description": "Self-service trial keys."},
+		{"name": "Compatibility", "description": "The same data in the API shape of other services, so their clients work unchanged."},
 		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + adminAuthDoc},
 		{"name": "Tiles", "description": "The static tile host."},
 		{"name": "Service", "description": "Health, metrics and this description."},

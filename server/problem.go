@@ -8,8 +8,10 @@ import (
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
+	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // Problem is an RFC 9457 (formerly 7807) problem detail. Extension members
@@ -133,6 +135,14 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, e *httpErr
 	}
 	if p.Title == "" {
 		p.Title = http.StatusText(e.status)
+	}
+	if strings.HasPrefix(r.URL.Path, "/opentopodata/") {
+		// opentopodata clients read the message from "error".
+		p.Ext = maps.Clone(p.Ext)
+		if p.Ext == nil {
+			p.Ext = map[string]any{}
+		}
+		p.Ext["error"] = e.detail
 	}
 	h := w.Header()
 	for k, vs := range e.header {

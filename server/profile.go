@@ -34,9 +34,13 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	m, err := parseInterpolation(q.Get("interpolation"))
+	if err != nil {
+		return err
+	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	p, err := terrain.ProfileAlong(r.Context(), rasterPacks(v, pack.Terrain), pts, n)
+	p, err := terrain.ProfileAlong(r.Context(), rasterPacks(v, pack.Terrain), pts, n, m)
 	if errors.Is(err, terrain.ErrOutside) {
 		return notFound("No sample of the %d along the line lies on terrain data.", n)
 	}

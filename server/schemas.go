@@ -1,6 +1,9 @@
 package server
 
-import "github.com/svc-geodata/svc/store/state"
+import (
+	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/terrain"
+)
 
 // heightModelDoc documents the height_model member of the 3D listings.
 const heightModelDoc = "Height model of the 3D content (beyond the spec): vertices are at GRS80 ellipsoidal heights h = H + N, " +
@@ -162,6 +165,38 @@ func components(cfg Config) obj {
 			"type": enum("", "FeatureCollection"), "count": integer(""), "features": array(ref("RoofSurfaceFeature"), ""),
 			"svc": object("", []string{"gmlid", "bl"}, obj{"gmlid": str("the resolved id"), "bl": str("source BL"),
 				"attribution": array(ref("AttributionEntry"), "licence of the source BL")})}),
+		"ElevationBatchRequest": obj{"type": "object", "description": "Either `locations` ([lat, lon] pairs, latitude first) or a " +
+			"GeoJSON MultiPoint or LineString geometry (`type`, `coordinates` as [lon, lat] or [lon, lat, z])",
+			"properties": obj{
+				"locations": obj{"type": "array", "description": "[lat, lon] pairs in WGS84 degrees", "minItems": 1,
+					"items": obj{"type": "array", "items": obj{"type": "number"}, "minItems": 2, "maxItems": 2}},
+				"type":        enum("GeoJSON geometry type", "MultiPoint", "LineString"),
+				"coordinates": obj{"type": "array", "description": "GeoJSON positions", "items": obj{"type": "array", "items": obj{"type": "number"}, "minItems": 2, "maxItems": 3}},
+				"bbox":        obj{"type": "array", "items": obj{"type": "number"}, "description": "GeoJSON bbox, ignored"},
+				"crs":         obj{"type": "object", "description": "2008 GeoJSON crs member; only CRS84 / EPSG:4326 are accepted"}},
+			"example": obj{"locations": [][]float64{{50.115, 8.67}, {50.116, 8.672}}}},
+		"ElevationBatchResult": object("Batch elevation result, one entry per point in input order", nil, obj{
+			"interpolation": enum("", terrain.Interpolations...), "datum": enum("", "DHHN2016"),
+			"count": integer("points asked for"), "valid": integer("points with an elevation"),
+			"results": array(object("", nil, obj{
+				"lat": number("as sent"), "lon": number("as sent"),
+				"elevation_m": nullable("number", "metres above NHN (DHHN2016), 3 decimals; null without a value"),
+				"source_bl":   str("BL of the answering dataset; empty outside coverage"),
+				"tile_id":     nullable("string", "null without a value"),
+				"reason":      obj{"type": []string{"string", "null"}, "enum": []any{"outside", "nodata", "unavailable", "damaged", nil}, "description": "why there is no value; null with a value"}}), ""),
+			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL present")})}),
+		"OpenTopoDataRequest": obj{"type": "object", "description": "opentopodata POST parameters (JSON or form fields)",
+			"properties": obj{
+				"locations":     obj{"description": "`lat,lon|lat,lon` or [[lat, lon], ...]", "oneOf": []any{obj{"type": "string"}, obj{"type": "array", "items": obj{"type": "array", "items": obj{"type": "number"}, "minItems": 2, "maxItems": 2}}}},
+				"interpolation": enum("", terrain.Interpolations...),
+				"nodata_value":  obj{"type": []string{"string", "integer", "null"}, "description": "null or an integer"}},
+			"example": obj{"locations": "50.115,8.67|50.116,8.672", "interpolation": "bilinear"}},
+		"OpenTopoDataResult": object("opentopodata's answer", nil, obj{
+			"results": array(object("", nil, obj{
+				"dataset":   str(""),
+				"elevation": nullable("number", "metres above NHN (DHHN2016), 3 decimals; null (or nodata_value) without a value"),
+				"location":  object("", nil, obj{"lat": number(""), "lng": number("")})}), "input order"),
+			"status": enum("", "OK")}),
 		"ElevationResult": object("Elevation result (SPEC 2.11)", nil, obj{
 			"elevation_m": number("metres above NHN (DHHN2016), 3 decimals"), "datum": enum("", "DHHN2016"),
 			"source_bl": str(""), "snapshot": strf("date", ""), "license": str(""), "attribution": str(""), "tile_id": str("")}),

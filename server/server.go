@@ -38,6 +38,9 @@ type Config struct {
 	HeightModel *geoid.Model
 	// QMeshCacheBytes bounds the quantized-mesh tile cache (default 64 MiB).
 	QMeshCacheBytes int64
+	// BatchMaxPoints caps the points of one batch elevation request
+	// (default 10,000).
+	BatchMaxPoints int
 }
 
 // Deps are the components the server uses.
@@ -125,6 +128,8 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.buildingRoutes()...)
 	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
 	rs = append(rs, s.terrainRoutes()...)
+	rs = append(rs, s.batchRoute())
+	rs = append(rs, s.openTopoDataRoutes()...)
 	rs = append(rs, s.quantizedMeshRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.keyRoutes()...)

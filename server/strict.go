@@ -42,7 +42,7 @@ func checkQuery(rt *route, r *http.Request) error {
 	if strings.Contains(raw, ";") {
 		r.URL.RawQuery = strings.ReplaceAll(raw, ";", "%3B")
 	}
-	if !strings.HasPrefix(rt.path, "/v1/") || strings.Contains(rt.path, "...}") {
+	if !strictPath(rt.path) || strings.Contains(rt.path, "...}") {
 		return nil
 	}
 	var known []string
@@ -61,4 +61,10 @@ func checkQuery(rt *route, r *http.Request) error {
 		}
 	}
 	return nil
+}
+
+// strictPath tells the API paths whose unknown query parameters are
+// refused: /v1, the OGC API (Part 1 allows it) and the opentopodata layer.
+func strictPath(p string) bool {
+	return strings.HasPrefix(p, "/v1/") || p == "/ogc" || strings.HasPrefix(p, "/ogc/") || strings.HasPrefix(p, "/opentopodata/")
 }

@@ -35,7 +35,7 @@ func (s *Server) terrainRoutes() []route {
 			desc: routingDesc + "`elevation_m` is rounded half away from zero to 3 decimals. NoData (water, tile edge) gives 404, never 0.0. " +
 				"Missing or non-numeric lat/lon are 422 like out-of-range values. The 503 of the specification (raster reading component " +
 				"not installed) cannot occur: the COG reader is compiled into the server.",
-			params: []param{latP, lonP, srsP},
+			params: []param{latP, lonP, srsP, interpolationParam()},
 			responses: []response{{status: 200, desc: "Elevation", schema: "ElevationResult"},
 				{status: 404, desc: "Outside all terrain coverage, or the pixel is NoData", schema: "Problem"}, resp422, resp502},
 			handle: s.handleElevation},
@@ -52,6 +52,7 @@ func (s *Server) terrainRoutes() []route {
 			params: []param{
 				{name: "coords", in: "query", typ: "string", required: true, example: "8.668,50.115;8.672,50.116", desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points"},
 				{name: "samples", in: "query", typ: "integer", def: 100, min: f64(2), max: f64(2000), desc: "number of samples"},
+				interpolationParam(),
 			},
 			responses: []response{{status: 200, desc: "Profile", schema: "ProfileResult", contentType: "application/geo+json"},
 				{status: 400, desc: "coords malformed or fewer than 2 points", schema: "Problem"},
@@ -136,9 +137,13 @@ func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	interp, err := parseInterpolation(r.URL.Query().Get("interpolation"))
+	if err != nil {
+		return err
+	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	h, err := terrain.Elevation(r.Context(), rasterPacks(v, pack.Terrain), lon, lat)
+	h, err := terrain.ElevationWith(r.Context(), rasterPacks(v, pack.Terrain), lon, lat, interp)
 	if err != nil {
 		return rasterProblem(err, "terrain", lon, lat)
 	}

@@ -50,12 +50,12 @@ func BenchmarkProfile2000(b *testing.B) {
 	a.Lon, a.Lat = geo.FromUTM(geo.Zone32, 477010, 5551010)
 	z.Lon, z.Lat = geo.FromUTM(geo.Zone32, 478990, 5551990)
 	ctx := context.Background()
-	if _, err := ProfileAlong(ctx, ds, []geo.LonLat{a, z}, 2000); err != nil {
+	if _, err := ProfileAlong(ctx, ds, []geo.LonLat{a, z}, 2000, Nearest); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ProfileAlong(ctx, ds, []geo.LonLat{a, z}, 2000); err != nil {
+		if _, err := ProfileAlong(ctx, ds, []geo.LonLat{a, z}, 2000, Nearest); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -78,4 +78,31 @@ func BenchmarkReadXYZ(b *testing.B) {
 		}
 	}
 	b.ReportMetric(1e6*float64(b.N)/b.Elapsed().Seconds(), "points/s")
+}
+
+// BenchmarkElevationBatch10k is one warm 10,000-point batch (issue 12:
+// at least 1 M points/s in process), per interpolation method.
+func BenchmarkElevationBatch10k(b *testing.B) {
+	d := benchPack(b)
+	ds := []*Dataset{d}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pts := make([]geo.LonLat, 10000)
+	for i := range pts {
+		pts[i].Lon, pts[i].Lat = geo.FromUTM(geo.Zone32, 477002+rng.Float64()*1996, 5551002+rng.Float64()*996)
+	}
+	ctx := context.Background()
+	for _, m := range []Interpolation{Nearest, Bilinear, Cubic} {
+		b.Run(m.String(), func(b *testing.B) {
+			if _, err := ElevationBatch(ctx, ds, pts, m); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ElevationBatch(ctx, ds, pts, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(pts))/b.Elapsed().Seconds(), "points/s")
+		})
+	}
 }

@@ -23,12 +23,19 @@ type Hit struct {
 // tile cannot be read (wrapping raster.ErrUnavailable for an unreachable
 // pass-through source).
 func Elevation(ctx context.Context, datasets []*Dataset, lon, lat float64) (Hit, error) {
-	return sampleAt(ctx, datasets, LayerDGM, lon, lat)
+	return sampleAt(ctx, datasets, LayerDGM, lon, lat, Nearest)
+}
+
+// ElevationWith is Elevation with an interpolation method (see
+// Layer.SampleInterp). The neighbours of a point come from its answering
+// dataset only: across a BL border the other state's grid is not mixed in.
+func ElevationWith(ctx context.Context, datasets []*Dataset, lon, lat float64, m Interpolation) (Hit, error) {
+	return sampleAt(ctx, datasets, LayerDGM, lon, lat, m)
 }
 
 // sampleAt is Elevation on any layer. A dataset whose tile holds NoData
 // lets the next dataset try; a read error ends the search.
-func sampleAt(ctx context.Context, datasets []*Dataset, layer string, lon, lat float64) (Hit, error) {
+func sampleAt(ctx context.Context, datasets []*Dataset, layer string, lon, lat float64, m Interpolation) (Hit, error) {
 	res := ErrOutside
 	for _, d := range datasets {
 		l := d.layers[layer]
@@ -36,7 +43,7 @@ func sampleAt(ctx context.Context, datasets []*Dataset, layer string, lon, lat f
 			continue
 		}
 		x, y := geo.ToUTM(d.Zone, lon, lat)
-		v, tile, err := l.Sample(ctx, x, y)
+		v, tile, err := l.SampleInterp(ctx, x, y, m)
 		switch {
 		case err == nil:
 			return Hit{Value: v, Dataset: d, TileID: l.TileID(tile)}, nil
@@ -76,7 +83,7 @@ type Profile struct {
 // raster.ErrUnavailable (a pass-through source down); corrupt tiles alone
 // give a partial profile. Bad input gives the error of geo.Interpolate.
 // ctx is checked every 256 samples.
-func ProfileAlong(ctx context.Context, datasets []*Dataset, pts []geo.LonLat, n int) (Profile, error) {
+func ProfileAlong(ctx context.Context, datasets []*Dataset, pts []geo.LonLat, n int, m Interpolation) (Profile, error) {
 	ss, err := geo.Interpolate(pts, n)
 	if err != nil {
 		return Profile{}, err
@@ -91,7 +98,7 @@ func ProfileAlong(ctx context.Context, datasets []*Dataset, pts []geo.LonLat, n 
 				return Profile{}, err
 			}
 		}
-		h, err := Elevation(ctx, datasets, s.Lon, s.Lat)
+		h, err := ElevationWith(ctx, datasets, s.Lon, s.Lat, m)
 		ps := ProfileSample{Sample: s}
 		var te *TileError
 		switch {

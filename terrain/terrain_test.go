@@ -136,7 +136,7 @@ func TestProfileCorruptTile(t *testing.T) {
 	a.Lon, a.Lat = geo.FromUTM(geo.Zone32, 477010, 5551050)
 	b := geo.LonLat{}
 	b.Lon, b.Lat = geo.FromUTM(geo.Zone32, 477250, 5551050) // the last 50 m lie outside
-	p, err := ProfileAlong(context.Background(), []*Dataset{d}, []geo.LonLat{a, b}, 25)
+	p, err := ProfileAlong(context.Background(), []*Dataset{d}, []geo.LonLat{a, b}, 25, Nearest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestProfileCorruptTile(t *testing.T) {
 	}
 	// All samples outside: ErrOutside.
 	c := geo.LonLat{Lon: 9, Lat: 48}
-	if _, err := ProfileAlong(context.Background(), []*Dataset{d}, []geo.LonLat{c, {Lon: 9.01, Lat: 48}}, 10); !errors.Is(err, ErrOutside) {
+	if _, err := ProfileAlong(context.Background(), []*Dataset{d}, []geo.LonLat{c, {Lon: 9.01, Lat: 48}}, 10, Nearest); !errors.Is(err, ErrOutside) {
 		t.Errorf("all outside: %v", err)
 	}
 }

@@ -137,3 +137,17 @@ func File(t testing.TB, path, hint string) string {
 	}
 	return path
 }
+
+// PythonGDAL returns a python interpreter that imports GDAL's bindings
+// (Debian's python3-gdal lives in the system python, which a pyenv or venv
+// python3 earlier in PATH does not see).
+func PythonGDAL(t testing.TB) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "from osgeo import gdal").Run() == nil {
+			return py
+		}
+	}
+	missing(t, "python3 with GDAL bindings not found: apt-get install python3-gdal")
+	return ""
+}

@@ -221,18 +221,18 @@ func (s *Postgres) distributions(ctx context.Context, subject, lo, hi string, u 
 	return rows.Err()
 }
 
-// KeylessHit adds one keyless call of client on day in one atomic upsert,
+// KeylessHit adds calls keyless calls of client on day in one atomic upsert,
 // saturating at ceiling (the limit plus one: a refused client is not counted
 // further), and returns the stored total. Replicas calling it concurrently
 // serialise on the row, so the totals they see are exact.
-func (s *Postgres) KeylessHit(ctx context.Context, day string, client uint64, ceiling int64) (int64, error) {
+func (s *Postgres) KeylessHit(ctx context.Context, day string, client uint64, calls, ceiling int64) (int64, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
 	var n int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO keyless_client_day AS t (day, client, calls) VALUES ($1, $2, 1)
-		ON CONFLICT (day, client) DO UPDATE SET calls = LEAST(t.calls + 1, $3) RETURNING calls`,
-		day, int64(client), ceiling).Scan(&n)
+	err := s.pool.QueryRow(ctx, `INSERT INTO keyless_client_day AS t (day, client, calls) VALUES ($1, $2, LEAST($4::bigint, $3))
+		ON CONFLICT (day, client) DO UPDATE SET calls = LEAST(t.calls + $4, $3) RETURNING calls`,
+		day, int64(client), ceiling, calls).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("state: keyless hit: %w", err)
 	}

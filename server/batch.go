@@ -1,0 +1,321 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// Batch elevation limits. The body limit leaves room for 10,000 points
+// with 15 significant digits each; the point limit is Config.BatchMaxPoints.
+const (
+	maxBatchBody         = 1 << 20
+	defaultBatchPoints   = 10000
+	pointsPerCountedCall = 100
+)
+
+const interpolationDesc = "How the value at the point is computed: `nearest` (default) is the stored value of the pixel " +
+	"containing the point (the answer of the GET without this parameter); `bilinear` weighs the 2x2 pixel centres around " +
+	"the point and `cubic` is cubic convolution (Keys, a = -0.5) over the 4x4 pixel centres, the kernels of GDAL's " +
+	"`bilinear` and `cubic` (they agree with GDAL's resampled reads to 1 mm). Pixels across a tile edge come from the " +
+	"neighbour tile, so tile edges are seamless. Where the pixel containing the point is NoData the answer is NoData; " +
+	"bilinear weighs only the valid pixels of its 2x2, and cubic falls back to that bilinear where one of its 16 pixels " +
+	"is NoData or outside the dataset. Neighbours come from the answering BL's dataset only."
+
+func interpolationParam() param {
+	return param{name: "interpolation", in: "query", typ: "string", def: "nearest", enum: terrain.Interpolations, desc: interpolationDesc}
+}
+
+// parseInterpolation reads the interpolation query parameter.
+func parseInterpolation(v string) (terrain.Interpolation, error) {
+	m, ok := terrain.ParseInterpolation(v)
+	if !ok {
+		return 0, invalid("Parameter interpolation must be one of %s, not %q.", strings.Join(terrain.Interpolations, ", "), clip(v))
+	}
+	return m, nil
+}
+
+func (s *Server) batchRoute() route {
+	return route{method: "POST", path: "/v1/terrain/elevation", opID: "postElevationBatch", tag: "Terrain", stability: "beta", since: "0.2.0",
+		summary: "Terrain heights (DGM1) at many points",
+		desc: "Samples up to " + strconv.Itoa(s.batchMax()) + " WGS84 points in one request, each as `GET /v1/terrain/elevation` " +
+			"does (" + "routing over all BL and both UTM zones, 3 decimals), and answers them in input order. The body is either " +
+			"`{\"locations\": [[lat, lon], ...]}` (latitude first, as opentopodata) or a GeoJSON `MultiPoint` or `LineString` " +
+			"geometry (`[lon, lat]` or `[lon, lat, z]` positions, z ignored); a GeoJSON `crs` member other than CRS84 / " +
+			"EPSG:4326 is refused (422): coordinates are never reprojected silently. A point without a value has " +
+			"`elevation_m: null` and a `reason`: `outside` (no dataset covers it), `nodata` (water, gaps), `unavailable` " +
+			"(its pass-through COG source could not be read) or `damaged` (its tile is damaged on disk; the operator is told); " +
+			"the status stays 200. Cost against the keyless daily limit and key quotas: one call per started 100 points " +
+			"(1 to 100 points: 1, 101 to 200: 2, ...); a batch that would exceed the remaining budget is refused with 429 and " +
+			"still counted. Bodies over 1 MiB are 413, more points than the limit 413, malformed JSON or a wrong shape 400, " +
+			"coordinates out of range or no point 422, a body not sent as JSON 415.",
+		params: []param{interpolationParam()},
+		body:   &requestBody{schema: "ElevationBatchRequest", required: true, desc: "The points"},
+		responses: []response{{status: 200, desc: "One result per point, in input order", schema: "ElevationBatchResult"},
+			{status: 400, desc: "Malformed JSON or not one of the accepted shapes", schema: "Problem"},
+			{status: 413, desc: "Body over 1 MiB or more points than allowed", schema: "Problem"},
+			{status: 415, desc: "Body not sent as JSON", schema: "Problem"},
+			resp422},
+		handle: s.handleElevationBatch}
+}
+
+func (s *Server) batchMax() int {
+	if s.cfg.BatchMaxPoints > 0 {
+		return s.cfg.BatchMaxPoints
+	}
+	return defaultBatchPoints
+}
+
+// readJSONBody reads a JSON request body of at most limit bytes.
+func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		return nil, errf(http.StatusUnsupportedMediaType, "unsupported-media", "The request body must be sent as application/json or application/geo+json.")
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, badRequest("The request body could not be read.")
+	}
+	if int64(len(body)) > limit {
+		return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The request body exceeds %d bytes.", limit)
+	}
+	return body, nil
+}
+
+// parseBatchBody reads the points of ElevationBatchRequest.
+func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, badRequest("The body is not a JSON object: %v.", jsonReason(err))
+	}
+	_, hasLoc := members["locations"]
+	_, hasType := members["type"]
+	allowed := map[string]bool{"locations": true}
+	if hasType {
+		allowed = map[string]bool{"type": true, "coordinates": true, "bbox": true, "crs": true}
+	}
+	for k := range members {
+		if !allowed[k] {
+			if hasLoc && hasType {
+				return nil, badRequest("The body has both locations and a GeoJSON type; send one of them.")
+			}
+			return nil, badRequest("The body has an unknown member %q; send {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.", clip(k))
+		}
+	}
+	var raw [][]float64
+	latFirst := true
+	switch {
+	case hasLoc:
+		if err := json.Unmarshal(members["locations"], &raw); err != nil {
+			return nil, badRequest("Member locations must be an array of [lat, lon] number pairs: %v.", jsonReason(err))
+		}
+	case hasType:
+		var typ string
+		if err := json.Unmarshal(members["type"], &typ); err != nil {
+			return nil, badRequest("Member type must be a string.")
+		}
+		if typ != "MultiPoint" && typ != "LineString" {
+			return nil, invalid("GeoJSON type must be MultiPoint or LineString, not %q.", clip(typ))
+		}
+		if c, ok := members["crs"]; ok {
+			if err := checkGeoJSONCRS(c); err != nil {
+				return nil, err
+			}
+		}
+		if err := json.Unmarshal(members["coordinates"], &raw); err != nil || members["coordinates"] == nil {
+			return nil, badRequest("Member coordinates must be an array of [lon, lat] positions.")
+		}
+		latFirst = false
+	default:
+		return nil, badRequest("The body must be {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.")
+	}
+	if len(raw) == 0 {
+		return nil, invalid("The body holds no point.")
+	}
+	if len(raw) > maxPoints {
+		return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The body holds %d points; at most %d are accepted per request.", len(raw), maxPoints)
+	}
+	pts := make([]geo.LonLat, len(raw))
+	for i, p := range raw {
+		if len(p) != 2 && (latFirst || len(p) != 3) {
+			if latFirst {
+				return nil, badRequest("Location %d must be a [lat, lon] pair, not %d numbers.", i, len(p))
+			}
+			return nil, badRequest("Position %d must be [lon, lat] or [lon, lat, z], not %d numbers.", i, len(p))
+		}
+		lat, lon := p[0], p[1]
+		if !latFirst {
+			lon, lat = p[0], p[1]
+		}
+		if !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180) {
+			return nil, invalid("Point %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
+		}
+		pts[i] = geo.LonLat{Lon: lon, Lat: lat}
+	}
+	return pts, nil
+}
+
+// checkGeoJSONCRS accepts the 2008 GeoJSON crs member only when it names
+// WGS84 longitude/latitude.
+func checkGeoJSONCRS(raw json.RawMessage) error {
+	var c struct {
+		Properties struct {
+			Name string `json:"name"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil || c.Properties.Name == "" {
+		return badRequest("Member crs must be {\"type\": \"name\", \"properties\": {\"name\": ...}}.")
+	}
+	switch c.Properties.Name {
+	case "urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "http://www.opengis.net/def/crs/OGC/1.3/CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326":
+		return nil
+	}
+	return invalid("The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", clip(c.Properties.Name))
+}
+
+// jsonReason shortens a decoding error for a problem detail.
+func jsonReason(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("a %s where a %s belongs", te.Value, te.Type)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// charge counts a request that costs units calls: the access layer counted
+// one when it admitted the request; the rest is counted here, and a budget
+// the batch exceeds is answered 429.
+func (s *Server) charge(w http.ResponseWriter, r *http.Request, units int) error {
+	acc := s.deps.Access
+	if acc == nil || units <= 1 {
+		return nil
+	}
+	ri := info(r.Context())
+	if ri.principal != nil {
+		// Key quotas are reported, not enforced (X-Svc-Quota-Exceeded), for
+		// a batch as for a single call.
+		if _, err := acc.CountKeyN(r.Context(), ri.principal, units-1); err != nil {
+			s.log.Warn("key counters unavailable", "request_id", requestID(r.Context()), "key_prefix", ri.principal.Prefix, "err", err)
+		}
+		return nil
+	}
+	d := acc.KeylessN(access.ClientOf(s.clientAddr(r)), units-1)
+	if !d.Unavailable {
+		w.Header().Set("X-Keyless-Remaining", strconv.Itoa(max(0, d.Remaining)))
+	}
+	if !d.Allowed && !d.Unavailable {
+		he := s.keylessLimitProblem(d)
+		he.detail = fmt.Sprintf("This batch costs %d calls (one per started %d points), more than the %d keyless calls left today. ",
+			units, pointsPerCountedCall, d.Remaining) + he.detail
+		return he
+	}
+	return nil
+}
+
+func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request) error {
+	m, err := parseInterpolation(r.URL.Query().Get("interpolation"))
+	if err != nil {
+		return err
+	}
+	body, err := readJSONBody(r, maxBatchBody)
+	if err != nil {
+		return err
+	}
+	pts, err := parseBatchBody(body, s.batchMax())
+	if err != nil {
+		return err
+	}
+	if err := s.charge(w, r, (len(pts)+pointsPerCountedCall-1)/pointsPerCountedCall); err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	res, err := terrain.ElevationBatch(r.Context(), rasterPacks(v, pack.Terrain), pts, m)
+	if err != nil {
+		return err
+	}
+	s.noteBatchDamage(res)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(batchBody(v, pts, res, m).Bytes())
+	return nil
+}
+
+// noteBatchDamage lists the damaged tiles a batch met in the damage log.
+func (s *Server) noteBatchDamage(res []terrain.PointResult) {
+	for i := range res {
+		if res[i].Reason == terrain.ReasonDamaged {
+			s.damage.note(res[i].Err)
+		}
+	}
+}
+
+// batchBody writes ElevationBatchResult by hand, as profileBody does.
+func batchBody(_ *catalog.View, pts []geo.LonLat, res []terrain.PointResult, m terrain.Interpolation) *bytes.Buffer {
+	var b bytes.Buffer
+	b.Grow(256 + 130*len(res))
+	valid := 0
+	for i := range res {
+		if res[i].OK {
+			valid++
+		}
+	}
+	b.WriteString(`{"interpolation":"` + m.String() + `","datum":"DHHN2016","count":` + strconv.Itoa(len(res)) +
+		`,"valid":` + strconv.Itoa(valid) + `,"results":[`)
+	var used []*terrain.Dataset
+	buf := make([]byte, 0, 32)
+	for i, r := range res {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"lat":`)
+		b.Write(strconv.AppendFloat(buf[:0], pts[i].Lat, 'f', -1, 64))
+		b.WriteString(`,"lon":`)
+		b.Write(strconv.AppendFloat(buf[:0], pts[i].Lon, 'f', -1, 64))
+		b.WriteString(`,"elevation_m":`)
+		if r.OK {
+			b.Write(strconv.AppendFloat(buf[:0], terrain.Round3(r.Value), 'f', -1, 64))
+		} else {
+			b.WriteString("null")
+		}
+		b.WriteString(`,"source_bl":"`)
+		if r.Dataset != nil {
+			b.WriteString(r.Dataset.Manifest.BL)
+		}
+		b.WriteString(`","tile_id":`)
+		if r.OK {
+			writeJSONString(&b, r.TileID)
+			if len(used) == 0 || used[len(used)-1] != r.Dataset {
+				used = append(used, r.Dataset)
+			}
+		} else {
+			b.WriteString("null")
+		}
+		b.WriteString(`,"reason":`)
+		if r.OK {
+			b.WriteString("null}")
+		} else {
+			b.WriteString(`"` + r.Reason + `"}`)
+		}
+	}
+	attr, _ := json.Marshal(rasterAttribution(used))
+	b.WriteString(`],"svc":{"attribution":`)
+	b.Write(attr)
+	b.WriteString("}}\n")
+	return &b
+}

@@ -1,0 +1,210 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// openTopoDataSets maps opentopodata dataset names to products.
+var openTopoDataSets = map[string]pack.Product{"dgm1": pack.Terrain}
+
+const openTopoDataDesc = "A compatibility layer for clients of opentopodata (https://www.opentopodata.org/api/): change the " +
+	"base URL from `https://api.opentopodata.org` to this server and keep the rest. `dataset` is `dgm1` (DGM1 over all " +
+	"published BL). `locations` is `lat,lon|lat,lon|...` (the Google polyline form is not supported: 400). Results come in " +
+	"input order in opentopodata's shape (`results[].elevation`, `.location.lat`/`.lng`, `.dataset`, `status: \"OK\"`), " +
+	"elevations in metres above NHN (DHHN2016, 3 decimals), points without a value give `elevation: null` (or " +
+	"`nodata_value`). Sampling and `interpolation` are those of `/v1/terrain/elevation`. Differences: errors are " +
+	"RFC 9457 problems like everywhere on this server, carrying opentopodata's `error` message as an extension member " +
+	"(opentopodata's own `status` string cannot coexist with the problem's numeric `status`); up to the server's batch " +
+	"limit of points per request (opentopodata's default is 100); the same keyless limit as `/v1`, one call per started " +
+	"100 points."
+
+func (s *Server) openTopoDataRoutes() []route {
+	params := []param{
+		{name: "dataset", in: "path", typ: "string", required: true, enum: []string{"dgm1"}, example: "dgm1", desc: "dataset name"},
+		{name: "locations", in: "query", typ: "string", example: "50.115,8.67|50.116,8.672",
+			desc: "`lat,lon` pairs separated by `|`; required for GET, for POST in the query or the body"},
+		interpolationParam(),
+		{name: "nodata_value", in: "query", typ: "string", def: "null", pattern: `^(null|-?[0-9]{1,9})$`,
+			desc: "what `elevation` is for a point without a value: `null` or an integer"},
+	}
+	resps := []response{{status: 200, desc: "opentopodata results", schema: "OpenTopoDataResult"},
+		{status: 400, desc: "Malformed locations or parameters", schema: "Problem"},
+		{status: 404, desc: "Unknown dataset", schema: "Problem"},
+		{status: 413, desc: "More locations than allowed", schema: "Problem"}, resp422}
+	get := route{method: "GET", path: "/opentopodata/v1/{dataset}", opID: "getOpenTopoData", tag: "Compatibility", stability: "beta", since: "0.2.0",
+		summary: "Elevations in opentopodata's API shape", desc: openTopoDataDesc, params: params, responses: resps,
+		handle: s.handleOpenTopoData}
+	post := get
+	post.method, post.opID, post.summary = "POST", "postOpenTopoData", "Elevations in opentopodata's API shape, parameters in the body"
+	post.body = &requestBody{schema: "OpenTopoDataRequest", desc: "locations, interpolation and nodata_value as JSON or form fields"}
+	post.responses = append(append([]response{}, resps...), response{status: 415, desc: "Body neither JSON nor a form", schema: "Problem"})
+	return []route{get, post}
+}
+
+func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("dataset")
+	prod, ok := openTopoDataSets[name]
+	if !ok {
+		return notFound("Dataset %q is not served; this server has dgm1.", clip(name))
+	}
+	vals := r.URL.Query()
+	if r.Method == http.MethodPost {
+		body, err := openTopoDataBody(r)
+		if err != nil {
+			return err
+		}
+		for k, v := range body {
+			if vals.Has(k) {
+				return badRequest("Parameter %s is given both in the query and in the body.", clip(k))
+			}
+			vals[k] = v
+		}
+	}
+	m, err := parseInterpolation(vals.Get("interpolation"))
+	if err != nil {
+		return err
+	}
+	nodata := "null"
+	if nv := vals.Get("nodata_value"); nv != "" && nv != "null" {
+		if _, err := strconv.ParseInt(nv, 10, 32); err != nil {
+			return badRequest("Parameter nodata_value must be null or an integer, not %q.", clip(nv))
+		}
+		nodata = nv
+	}
+	pts, err := parseLocations(vals.Get("locations"), s.batchMax())
+	if err != nil {
+		return err
+	}
+	if err := s.charge(w, r, (len(pts)+pointsPerCountedCall-1)/pointsPerCountedCall); err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	res, err := terrain.ElevationBatch(r.Context(), rasterPacks(v, prod), pts, m)
+	if err != nil {
+		return err
+	}
+	s.noteBatchDamage(res)
+	var b bytes.Buffer
+	b.Grow(64 + 90*len(res))
+	b.WriteString(`{"results":[`)
+	buf := make([]byte, 0, 32)
+	for i, r := range res {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"dataset":"` + name + `","elevation":`)
+		if r.OK {
+			b.Write(strconv.AppendFloat(buf[:0], terrain.Round3(r.Value), 'f', -1, 64))
+		} else {
+			b.WriteString(nodata)
+		}
+		b.WriteString(`,"location":{"lat":`)
+		b.Write(strconv.AppendFloat(buf[:0], pts[i].Lat, 'f', -1, 64))
+		b.WriteString(`,"lng":`)
+		b.Write(strconv.AppendFloat(buf[:0], pts[i].Lon, 'f', -1, 64))
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`],"status":"OK"}` + "\n")
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b.Bytes())
+	return nil
+}
+
+// openTopoDataBody reads a POST body: a JSON object (locations as a string
+// or as [[lat, lon], ...]) or form fields.
+func openTopoDataBody(r *http.Request) (url.Values, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "application/x-www-form-urlencoded" {
+		r.Body = http.MaxBytesReader(nil, r.Body, maxBatchBody)
+		if err := r.ParseForm(); err != nil {
+			if strings.Contains(err.Error(), "too large") {
+				return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The request body exceeds %d bytes.", maxBatchBody)
+			}
+			return nil, badRequest("The form body is malformed.")
+		}
+		return r.PostForm, nil
+	}
+	body, err := readJSONBody(r, maxBatchBody)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, badRequest("The body is not a JSON object: %v.", jsonReason(err))
+	}
+	out := url.Values{}
+	for k, raw := range members {
+		switch k {
+		case "locations":
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				out.Set(k, s)
+				continue
+			}
+			var pairs [][]float64
+			if err := json.Unmarshal(raw, &pairs); err != nil {
+				return nil, badRequest("Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", jsonReason(err))
+			}
+			parts := make([]string, len(pairs))
+			for i, p := range pairs {
+				if len(p) != 2 {
+					return nil, badRequest("Location %d must be a [lat, lon] pair.", i)
+				}
+				parts[i] = strconv.FormatFloat(p[0], 'g', -1, 64) + "," + strconv.FormatFloat(p[1], 'g', -1, 64)
+			}
+			out.Set(k, strings.Join(parts, "|"))
+		case "interpolation", "nodata_value":
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				var n json.Number
+				if k != "nodata_value" || json.Unmarshal(raw, &n) != nil {
+					if string(raw) != "null" {
+						return nil, badRequest("Member %s must be a string.", k)
+					}
+					continue
+				}
+				s = n.String()
+			}
+			out.Set(k, s)
+		default:
+			return nil, badRequest("The body has an unknown member %q; accepted are locations, interpolation and nodata_value.", clip(k))
+		}
+	}
+	return out, nil
+}
+
+// parseLocations reads opentopodata's "lat,lon|lat,lon".
+func parseLocations(s string, maxPoints int) ([]geo.LonLat, error) {
+	if s == "" {
+		return nil, badRequest("Parameter locations is required: lat,lon pairs separated by |.")
+	}
+	if n := strings.Count(s, "|") + 1; n > maxPoints {
+		return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "%d locations given; at most %d are accepted per request.", n, maxPoints)
+	}
+	parts := strings.Split(s, "|")
+	pts := make([]geo.LonLat, len(parts))
+	for i, p := range parts {
+		a, b, ok := strings.Cut(p, ",")
+		lat, ok1 := geo.ParseDecimal(strings.TrimSpace(a))
+		lon, ok2 := geo.ParseDecimal(strings.TrimSpace(b))
+		if !ok || !ok1 || !ok2 {
+			return nil, badRequest("Location %d %q is not lat,lon (polyline-encoded locations are not supported).", i, clip(p))
+		}
+		if !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180) {
+			return nil, invalid("Location %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
+		}
+		pts[i] = geo.LonLat{Lon: lon, Lat: lat}
+	}
+	return pts, nil
+}
