@@ -32,7 +32,7 @@ type serveOptions struct {
 	data, addr, baseURL, tilesURL, errorsBase, adminToken, geoid, pprof string
 	trustedProxies                                                      []string
 	logFormat, logLevel                                                 string
-	keylessLimit, trialMintsPerIP                                       int
+	keylessLimit, trialMintsPerIP, batchMaxPoints                       int
 	trialMinting                                                        bool
 	rasterCacheMB                                                       int
 	stateURL                                                            string
@@ -72,6 +72,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.IntVar(&o.keylessLimit, "keyless-limit", access.DefaultKeylessLimit, "keyless /v1 requests per client IP and UTC day")
 	f.IntVar(&o.trialMintsPerIP, "trial-mints-per-ip", access.DefaultMintsPerClient, "trial keys one IP may mint per 24 h")
 	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
+	f.IntVar(&o.batchMaxPoints, "batch-max-points", 10000, "points per batch elevation request (POST /v1/terrain/elevation, /opentopodata)")
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
@@ -158,7 +159,8 @@ func runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
-		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm},
+		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
+		BatchMaxPoints: o.batchMaxPoints},
 		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc})
 	if err != nil {
 		return err

@@ -81,3 +81,54 @@ func FuzzBuildingID(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBatchBody: any body is either refused with a problem or gives points
+// within range, never more than the limit.
+func FuzzBatchBody(f *testing.F) {
+	for _, s := range []string{`{"locations": [[50.1, 8.6]]}`, `{"type": "MultiPoint", "coordinates": [[8.6, 50.1, 3]]}`,
+		`{"type": "LineString", "crs": {"type": "name", "properties": {"name": "EPSG:4326"}}, "coordinates": [[8.6, 50.1], [8.7, 50.2]]}`,
+		`{"locations": []}`, `{"locations": [[1e400, 0]]}`, `[]`, `null`, `{"type": 5}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		pts, err := parseBatchBody(body, 50)
+		if err != nil {
+			if toHTTPError(err).status >= 500 {
+				t.Fatalf("%q: %v", body, err)
+			}
+			return
+		}
+		if len(pts) == 0 || len(pts) > 50 {
+			t.Fatalf("%q: %d points", body, len(pts))
+		}
+		for _, p := range pts {
+			if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) {
+				t.Fatalf("%q: point %+v out of range", body, p)
+			}
+		}
+	})
+}
+
+// FuzzLocations: opentopodata's locations parameter.
+func FuzzLocations(f *testing.F) {
+	for _, s := range []string{"50.1,8.6", "50.1,8.6|51,9", "gfo}EtohhU", "91,8", ",", "|", "50.1, 8.6 | 51 ,9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pts, err := parseLocations(s, 20)
+		if err != nil {
+			if toHTTPError(err).status >= 500 {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		if len(pts) == 0 || len(pts) > 20 {
+			t.Fatalf("%q: %d points", s, len(pts))
+		}
+		for _, p := range pts {
+			if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) {
+				t.Fatalf("%q: point %+v out of range", s, p)
+			}
+		}
+	})
+}
