@@ -24,3 +24,30 @@ func BenchmarkSearchHandler(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "searches/s")
 }
+
+// BenchmarkOGCItems is the same 1 km² page through the OGC API items route
+// (issue 12: within 20 % of BenchmarkSearchHandler), in CRS84 and EPSG:25832.
+func BenchmarkOGCItems(b *testing.B) {
+	ts, err := demoServer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := ts.Config.Handler
+	for _, crs := range []string{"", "&crs=EPSG:25832"} {
+		name := "crs84"
+		if crs != "" {
+			name = "epsg25832"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/ogc/collections/buildings/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=100"+crs, nil))
+				if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"numberReturned":100`)) {
+					b.Fatalf("%d, %s", rec.Code, rec.Body.Bytes()[:min(300, rec.Body.Len())])
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "searches/s")
+		})
+	}
+}

@@ -14,7 +14,8 @@ import (
 // TestOpenAPILinters runs the two linters API tooling users meet on the
 // published description: Spectral with its spectral:oas ruleset and Redocly
 // with its recommended ruleset. Both must report no error (warnings are
-// allowed and printed).
+// allowed and printed). The OGC API's own description at /ogc/api is
+// linted the same way.
 func TestOpenAPILinters(t *testing.T) {
 	testtool.Node(t, "@stoplight/spectral-cli", "@redocly/cli")
 	f := newFixture(t)
@@ -22,21 +23,25 @@ func TestOpenAPILinters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/openapi.json", nil))
 	dir := t.TempDir()
-	doc := filepath.Join(dir, "openapi.json")
-	os.WriteFile(doc, rec.Body.Bytes(), 0o644)
 	ruleset := filepath.Join(dir, ".spectral.yaml")
 	os.WriteFile(ruleset, []byte("extends: [\"spectral:oas\"]\n"), 0o644)
 	bin := filepath.Join(testtool.NodeModules(t), ".bin")
-	for _, tc := range []struct {
+	type lint struct {
 		name string
 		args []string
-	}{
-		{"spectral", []string{filepath.Join(bin, "spectral"), "lint", "--ruleset", ruleset, "--fail-severity", "error", doc}},
-		{"redocly", []string{filepath.Join(bin, "redocly"), "lint", "--format", "stylish", doc}},
-	} {
+	}
+	var lints []lint
+	for _, path := range []string{"/openapi.json", "/ogc/api"} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		doc := filepath.Join(dir, strings.ReplaceAll(strings.Trim(path, "/"), "/", "-")+".json")
+		os.WriteFile(doc, rec.Body.Bytes(), 0o644)
+		lints = append(lints,
+			lint{"spectral " + path, []string{filepath.Join(bin, "spectral"), "lint", "--ruleset", ruleset, "--fail-severity", "error", doc}},
+			lint{"redocly " + path, []string{filepath.Join(bin, "redocly"), "lint", "--format", "stylish", doc}})
+	}
+	for _, tc := range lints {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(tc.args[0], tc.args[1:]...)
 			cmd.Dir = dir
@@ -45,7 +50,8 @@ func TestOpenAPILinters(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s reports errors: %v\n%s", tc.name, err, out)
 			}
-			if !strings.Contains(string(out), map[string]string{"spectral": "No results with a severity of 'error'", "redocly": "validated"}[tc.name]) {
+			tool, _, _ := strings.Cut(tc.name, " ")
+			if !strings.Contains(string(out), map[string]string{"spectral": "No results with a severity of 'error'", "redocly": "validated"}[tool]) {
 				t.Fatalf("%s did not report on the document:\n%s", tc.name, out)
 			}
 			t.Logf("%s: no errors\n%s", tc.name, tail(string(out), 1500))

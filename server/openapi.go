@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,11 +18,26 @@ type obj = map[string]any
 // buildOpenAPI renders the OpenAPI 3.1 document from the route table and the
 // component schemas, so the document lists exactly the routes that exist.
 func (s *Server) buildOpenAPI() ([]byte, error) {
+	return s.openAPIOf(func(rt *route) bool { return true }, "svc geodata API",
+		"German open geodata per federal state: LoD2 buildings, DGM1 terrain, canopy height, 3D Tiles.", apiDescription)
+}
+
+// buildOGCOpenAPI is the document of the OGC API layer alone (/ogc/api).
+func (s *Server) buildOGCOpenAPI() ([]byte, error) {
+	return s.openAPIOf(func(rt *route) bool { return rt.path == "/ogc" || strings.HasPrefix(rt.path, "/ogc/") },
+		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcDesc)
+}
+
+// openAPIOf renders the routes keep admits.
+func (s *Server) openAPIOf(keep func(*route) bool, title, summary, desc string) ([]byte, error) {
 	paths := obj{}
-	for _, rt := range s.routes {
-		if rt.hidden {
+	used := map[string]bool{}
+	for i := range s.routes {
+		rt := s.routes[i]
+		if rt.hidden || !keep(&rt) {
 			continue
 		}
+		used[rt.tag] = true
 		item, _ := paths[openapiPath(rt.path)].(obj)
 		if item == nil {
 			item = obj{}
@@ -36,10 +52,10 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 	doc := obj{
 		"openapi": "3.1.0",
 		"info": obj{
-			"title":       "svc geodata API",
+			"title":       title,
 			"version":     version,
-			"summary":     "German open geodata per federal state: LoD2 buildings, DGM1 terrain, canopy height, 3D Tiles.",
-			"description": apiDescription,
+			"summary":     summary,
+			"description": desc,
 			"license":     obj{"name": "Data: per dataset, see /v1/attribution", "url": s.cfg.BaseURL + "/v1/attribution"},
 			"contact":     obj{"name": "The operator of this server", "url": s.cfg.BaseURL + "/docs"},
 		},
@@ -47,11 +63,46 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 		// limit, a key lifts it. Admin operations override this.
 		"security":   []obj{{}, {"apiKey": []string{}}},
 		"servers":    []obj{{"url": s.cfg.BaseURL}},
-		"tags":       tags(),
+		"tags":       usedTags(used),
 		"paths":      paths,
-		"components": components(s.cfg),
+		"components": usedComponents(paths, components(s.cfg)),
 	}
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+var schemaRef = regexp.MustCompile(`#/components/(schemas|headers)/([A-Za-z0-9_.-]+)`)
+
+// usedComponents keeps the schemas and headers the paths refer to, directly
+// or through other schemas, so a partial document (/ogc/api) carries no
+// unused components.
+func usedComponents(paths obj, comps obj) obj {
+	schemas, _ := comps["schemas"].(obj)
+	headers, _ := comps["headers"].(obj)
+	keptS, keptH := obj{}, obj{}
+	queue := []any{paths}
+	for len(queue) > 0 {
+		b, _ := json.Marshal(queue[0])
+		queue = queue[1:]
+		for _, m := range schemaRef.FindAllStringSubmatch(string(b), -1) {
+			kind, name := m[1], m[2]
+			if kind == "headers" {
+				if h, ok := headers[name]; ok && keptH[name] == nil {
+					keptH[name] = h
+				}
+				continue
+			}
+			if sc, ok := schemas[name]; ok && keptS[name] == nil {
+				keptS[name] = sc
+				queue = append(queue, sc)
+			}
+		}
+	}
+	out := obj{}
+	for k, v := range comps {
+		out[k] = v
+	}
+	out["schemas"], out["headers"] = keptS, keptH
+	return out
 }
 
 func (s *Server) operation(rt route) obj {
@@ -177,6 +228,17 @@ func responseDoc(r response) obj {
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
 
+// usedTags lists the tags of the operations in a document.
+func usedTags(used map[string]bool) []obj {
+	var out []obj
+	for _, t := range tags() {
+		if used[t["name"].(string)] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func tags() []obj {
 	return []obj{
 		{"name": "Discovery", "description": "Which datasets are published, with licences and attribution."},
@@ -186,6 +248,7 @@ func tags() []obj {
 		{"name": "Tilesets", "description": "3D Tiles of buildings."},
 		{"name": "Keys", "description": "Self-service trial keys."},
 		{"name": "Compatibility", "description": "The same data in the API shape of other services, so their clients work unchanged."},
+		{"name": ogcTag, "description": "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
 		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + adminAuthDoc},
 		{"name": "Tiles", "description": "The static tile host."},
 		{"name": "Service", "description": "Health, metrics and this description."},

@@ -165,6 +165,26 @@ func components(cfg Config) obj {
 			"type": enum("", "FeatureCollection"), "count": integer(""), "features": array(ref("RoofSurfaceFeature"), ""),
 			"svc": object("", []string{"gmlid", "bl"}, obj{"gmlid": str("the resolved id"), "bl": str("source BL"),
 				"attribution": array(ref("AttributionEntry"), "licence of the source BL")})}),
+		"OGCLink":        object("A link (OGC API Common)", []string{"href", "rel"}, obj{"href": strf("uri", ""), "rel": str(""), "type": str(""), "title": str("")}),
+		"OGCLanding":     object("OGC API landing page", []string{"links"}, obj{"title": str(""), "description": str(""), "links": array(ref("OGCLink"), "")}),
+		"OGCConformance": object("Conformance classes", nil, obj{"conformsTo": array(strf("uri", ""), "")}),
+		"OGCCollection": object("A feature collection", []string{"id", "links"}, obj{
+			"id": str(""), "title": str(""), "description": str(""), "itemType": enum("", "feature"),
+			"crs": array(strf("uri", ""), "CRS the features can be had in"), "storageCrs": strf("uri", "CRS of the stored geometry (per-BL collections)"),
+			"extent": object("", nil, obj{
+				"spatial":  object("", nil, obj{"bbox": array(array(number(""), ""), "minLon, minLat, maxLon, maxLat"), "crs": strf("uri", "")}),
+				"temporal": object("", nil, obj{"interval": array(array(nullablef("string", "date-time", ""), ""), "snapshot dates"), "trs": strf("uri", "")})}),
+			"links": array(ref("OGCLink"), "")}),
+		"OGCCollections": object("Feature collections", []string{"links", "collections"}, obj{
+			"links": array(ref("OGCLink"), ""), "collections": array(ref("OGCCollection"), ""), "crs": array(strf("uri", ""), "")}),
+		"OGCFeature": object("One surface as a GeoJSON Feature", []string{"type", "id", "geometry", "properties"}, obj{
+			"type": enum("", "Feature"), "id": str("<bl>.<surface_id>"), "geometry": geoJSON("MultiPolygon", "surface geometry, in the requested crs"),
+			"properties": obj{"type": "object", "description": "buildings: gmlid, bundesland, surface_id, building_id, surface_class, lod; roofs: gmlid, bundesland, area_m2, facets, tilt_deg, azimuth_deg"},
+			"links":      array(ref("OGCLink"), "")}),
+		"OGCFeatureCollection": object("A page of features", []string{"type", "features", "numberReturned", "links"}, obj{
+			"type": enum("", "FeatureCollection"), "features": array(ref("OGCFeature"), ""),
+			"numberReturned": integer(""), "numberMatched": integer("only without bbox, datetime and filters"),
+			"timeStamp": strf("date-time", ""), "links": array(ref("OGCLink"), "self, alternate, next, collection")}),
 		"ElevationBatchRequest": obj{"type": "object", "description": "Either `locations` ([lat, lon] pairs, latitude first) or a " +
 			"GeoJSON MultiPoint or LineString geometry (`type`, `coordinates` as [lon, lat] or [lon, lat, z])",
 			"properties": obj{
@@ -282,6 +302,7 @@ func components(cfg Config) obj {
 		"Cache-Control":       obj{"schema": obj{"type": "string"}, "description": "public, max-age=300"},
 		"Retry-After":         obj{"schema": obj{"type": "integer"}, "description": "seconds until the limit resets"},
 		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
+		"Content-Crs":         obj{"schema": obj{"type": "string"}, "description": "CRS of the coordinates, as <URI> (OGC API Features Part 2)"},
 	}
 	for k, v := range glbHeaderDocs() {
 		headers[k] = v

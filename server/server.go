@@ -64,7 +64,9 @@ type Server struct {
 	routes  []route
 	metrics *metrics
 	openapi []byte
-	handler http.Handler
+	// ogcOpenAPI describes the /ogc operations alone (GET /ogc/api).
+	ogcOpenAPI []byte
+	handler    http.Handler
 	// byPattern maps each ServeMux pattern to its route (exempt flag).
 	byPattern map[string]*route
 	qmesh     *qmesh.Tiler
@@ -111,6 +113,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s.openapi = doc
+	if s.ogcOpenAPI, err = s.buildOGCOpenAPI(); err != nil {
+		return nil, err
+	}
 	s.handler = s.middleware(s.accessControl(http.HandlerFunc(s.dispatch)))
 	return s, nil
 }
@@ -130,6 +135,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.terrainRoutes()...)
 	rs = append(rs, s.batchRoute())
 	rs = append(rs, s.openTopoDataRoutes()...)
+	rs = append(rs, s.ogcRoutes()...)
 	rs = append(rs, s.quantizedMeshRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.keyRoutes()...)

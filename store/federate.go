@@ -33,12 +33,17 @@ type FedHit struct {
 // then by each file's search order. It returns up to limit hits after
 // `after` and the position to continue from, or nil when nothing follows.
 func Search(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int) ([]FedHit, *Position, error) {
+	return SearchFiltered(ctx, sources, bbox, after, limit, Filter{})
+}
+
+// SearchFiltered is Search keeping only the surfaces f admits.
+func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int, f Filter) ([]FedHit, *Position, error) {
 	srcs := append([]Source(nil), sources...)
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].BL < srcs[j].BL })
 	results := make([][]Hit, len(srcs))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, src := range srcs {
-		if (after.BL != "" && src.BL < after.BL) || !bbox.Intersects(src.LoD2.BBox()) {
+		if (after.BL != "" && src.BL < after.BL) || !f.All && !bbox.Intersects(src.LoD2.BBox()) {
 			continue
 		}
 		var from int64
@@ -46,7 +51,7 @@ func Search(ctx context.Context, sources []Source, bbox geo.BBox, after Position
 			from = after.SurfaceID
 		}
 		g.Go(func() error {
-			hits, err := src.LoD2.Search(gctx, bbox, from, limit+1)
+			hits, err := src.LoD2.SearchFiltered(gctx, bbox, from, limit+1, f)
 			results[i] = hits
 			return err
 		})

@@ -115,6 +115,21 @@ type Hit struct {
 // bbox outline projected into the file's CRS. Errors wrap ErrCursor when
 // after is not a surface of this file.
 func (s *LoD2) Search(ctx context.Context, bbox geo.BBox, after int64, limit int) ([]Hit, error) {
+	return s.SearchFiltered(ctx, bbox, after, limit, Filter{})
+}
+
+// Filter narrows a search to some surfaces.
+type Filter struct {
+	All   bool   // ignore the bbox: every surface of the file
+	Class int    // surface class (ClassRoof...); 0 for all
+	GMLID string // gml:id of the building; "" for all
+}
+
+// SearchFiltered is Search keeping only the surfaces f admits.
+func (s *LoD2) SearchFiltered(ctx context.Context, bbox geo.BBox, after int64, limit int, f Filter) ([]Hit, error) {
+	if f.All {
+		bbox = s.bbox
+	}
 	if limit <= 0 || !bbox.Intersects(s.bbox) {
 		return nil, nil
 	}
@@ -145,7 +160,7 @@ func (s *LoD2) Search(ctx context.Context, bbox geo.BBox, after int64, limit int
 		if p, err = parseRecord(rec); err != nil {
 			return false
 		}
-		if q.meets(p) {
+		if (f.Class == 0 || p.class == f.Class) && (f.GMLID == "" || string(p.gmlid) == f.GMLID) && (f.All || q.meets(p)) {
 			hits = append(hits, Hit{SurfaceID: int64(p.surfaceID), BuildingID: int64(p.buildingID),
 				GMLID: string(p.gmlid), Class: p.class, Coords: p.coords})
 		}
@@ -219,6 +234,22 @@ func (s *LoD2) Building(ctx context.Context, gmlid string) (Building, error) {
 	}
 	out.Coords = append(out.Coords, ']')
 	return out, nil
+}
+
+// Surface returns surface sid as a search would. Errors wrap ErrNotFound.
+func (s *LoD2) Surface(sid int64) (Hit, error) {
+	if sid <= 0 || sid > int64(s.idx.n) {
+		return Hit{}, fmt.Errorf("store: surface %d: %w", sid, ErrNotFound)
+	}
+	rec, err := s.sf.record(int(s.idx.pos[sid-1]))
+	if err != nil {
+		return Hit{}, err
+	}
+	p, err := parseRecord(rec)
+	if err != nil {
+		return Hit{}, err
+	}
+	return Hit{SurfaceID: sid, BuildingID: int64(p.buildingID), GMLID: string(p.gmlid), Class: p.class, Coords: p.coords}, nil
 }
 
 // Counts returns the numbers of buildings and surfaces in the file.

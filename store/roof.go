@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 
@@ -57,6 +59,32 @@ func (s *LoD2) Roof(ctx context.Context, gmlid string) ([]Facet, error) {
 		return nil, fmt.Errorf("store: roof %q: %w", gmlid, err)
 	}
 	return facets, nil
+}
+
+// RoofSurface measures roof surface sid: one Facet per polygon. Errors
+// wrap ErrNotFound (also for a surface that is not a roof).
+func (s *LoD2) RoofSurface(ctx context.Context, sid int64) ([]Facet, error) {
+	var blob []byte
+	err := s.db.QueryRowContext(ctx, `SELECT geom FROM surfaces WHERE surface_id = ? AND surface_class = ?`, sid, ClassRoof).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: roof surface %d: %w", sid, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: roof surface %d: %w", sid, err)
+	}
+	g, _, err := spatialite.Decode(blob)
+	if err != nil {
+		return nil, fmt.Errorf("store: roof surface %d: %w", sid, err)
+	}
+	mp, ok := g.(*geom.MultiPolygon)
+	if !ok {
+		return nil, fmt.Errorf("%w: roof geometry is %T", ErrCorrupt, g)
+	}
+	out := make([]Facet, 0, mp.NumPolygons())
+	for i := range mp.NumPolygons() {
+		out = append(out, s.facet(mp.Polygon(i)))
+	}
+	return out, nil
 }
 
 // facet measures one polygon. The normal is Newell's (robust for the

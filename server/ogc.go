@@ -1,0 +1,833 @@
+package server
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+)
+
+// The OGC API - Features layer (Part 1 Core, Part 2 CRS by reference) over
+// the LoD2 packs: the same surfaces as /v1/buildings, in the shape GIS
+// clients (QGIS, GDAL's OAPIF driver) read.
+
+const ogcTag = "OGC API Features"
+
+// Conformance classes the layer implements.
+var ogcConformance = []string{
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+	"http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+}
+
+const (
+	ogcDefaultLimit = 10
+	ogcMaxLimit     = 10000
+	// Collection ids: the federated collections and the per-BL prefix.
+	collBuildings = "buildings"
+	collRoofs     = "roofs"
+	collBLPrefix  = "buildings-"
+)
+
+const ogcDesc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
+	"`buildings` (every published BL, federated like `/v1/buildings`), `buildings-<bl>` (one BL) and `roofs` (roof " +
+	"surfaces with tilt, azimuth and area). A feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
+	"with the id `<bl>.<surface_id>`; the building is its `gmlid` property. Paging follows the `next` link: its cursor " +
+	"names the snapshot of each BL, and after a reload that replaced one it answers 400 asking to restart; `prev` " +
+	"links are not offered (the standard makes them optional). `numberMatched` is given only without bbox, datetime " +
+	"and filters, where it is known without counting. Coordinates: CRS84 by default, `crs` and `bbox-crs` take " +
+	"CRS84, EPSG:4326 and EPSG:4258 (latitude first), EPSG:25832, EPSG:25833 and EPSG:3857; metres have 3 decimals, " +
+	"degrees 8. ETRS89 and WGS84 are treated as equal (PROJ's default between them). The `datetime` filter compares " +
+	"with the snapshot date of each BL. Property filters: `gmlid` (the building) and `surface_class` (CityGML class " +
+	"code, e.g. 712 roof). The building function is not kept by the importer, so there is no `function` filter. " +
+	"Unknown parameters are 400, as Part 1 allows."
+
+func ogcFormat() param {
+	return param{name: "f", in: "query", typ: "string", enum: []string{"json", "html"},
+		desc: "response format; default from the Accept header (text/html gives HTML), else JSON"}
+}
+
+func (s *Server) ogcRoutes() []route {
+	collP := param{name: "collectionId", in: "path", typ: "string", required: true, example: "buildings", desc: "`buildings`, `roofs` or `buildings-<bl>`"}
+	crsP := param{name: "crs", in: "query", typ: "string", desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
+	list := func(status int, schema, desc string) []response {
+		return []response{{status: status, desc: desc, schema: schema}, {status: 400, desc: "Malformed parameter", schema: "Problem"}}
+	}
+	return []route{
+		{method: "GET", path: "/ogc", opID: "ogcLanding", tag: ogcTag, stability: "beta", since: "0.2.0", exempt: true,
+			summary: "OGC API landing page", desc: ogcDesc, params: []param{ogcFormat()},
+			responses: list(200, "OGCLanding", "Links to the API description, conformance and collections"), handle: s.handleOGCLanding},
+		{method: "GET", path: "/ogc/conformance", opID: "ogcConformance", tag: ogcTag, stability: "beta", since: "0.2.0", exempt: true,
+			summary: "Conformance classes of the OGC API", params: []param{ogcFormat()},
+			responses: list(200, "OGCConformance", "Conformance classes"), handle: s.handleOGCConformance},
+		{method: "GET", path: "/ogc/api", opID: "ogcAPI", tag: ogcTag, stability: "beta", since: "0.2.0", exempt: true,
+			summary:   "OpenAPI description of the OGC API",
+			desc:      "An OpenAPI 3.1 document of the /ogc operations only (the whole server is described at /openapi.json).",
+			responses: []response{{status: 200, desc: "OpenAPI document", schema: "OpenAPIDocument", contentType: "application/vnd.oai.openapi+json;version=3.1"}},
+			handle:    s.handleOGCAPI},
+		{method: "GET", path: "/ogc/collections", opID: "ogcCollections", tag: ogcTag, stability: "beta", since: "0.2.0",
+			summary: "Feature collections", params: []param{ogcFormat()},
+			responses: list(200, "OGCCollections", "The collections"), handle: s.handleOGCCollections},
+		{method: "GET", path: "/ogc/collections/{collectionId}", opID: "ogcCollection", tag: ogcTag, stability: "beta", since: "0.2.0",
+			summary: "One feature collection", params: []param{collP, ogcFormat()},
+			responses: append(list(200, "OGCCollection", "The collection"), resp404), handle: s.handleOGCCollection},
+		{method: "GET", path: "/ogc/collections/{collectionId}/items", opID: "ogcItems", tag: ogcTag, stability: "beta", since: "0.2.0",
+			summary: "Features of a collection", desc: ogcDesc,
+			params: []param{collP,
+				{name: "bbox", in: "query", typ: "string", example: "8.67,50.104,8.684,50.113", desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
+				{name: "bbox-crs", in: "query", typ: "string", desc: "CRS of bbox; default CRS84"},
+				crsP,
+				{name: "limit", in: "query", typ: "integer", def: ogcDefaultLimit, min: f64(1), max: f64(ogcMaxLimit), desc: "page size"},
+				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link"},
+				{name: "datetime", in: "query", typ: "string", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date"},
+				{name: "gmlid", in: "query", typ: "string", desc: "only the surfaces of this building"},
+				{name: "surface_class", in: "query", typ: "integer", desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
+				ogcFormat()},
+			responses: []response{{status: 200, desc: "A page of features", schema: "OGCFeatureCollection", contentType: "application/geo+json", headers: []string{"Content-Crs"}},
+				{status: 400, desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", schema: "Problem"}, resp404},
+			handle: s.handleOGCItems},
+		{method: "GET", path: "/ogc/collections/{collectionId}/items/{featureId}", opID: "ogcItem", tag: ogcTag, stability: "beta", since: "0.2.0",
+			summary: "One feature",
+			params: []param{collP, {name: "featureId", in: "path", typ: "string", required: true, example: "he.1", desc: "`<bl>.<surface_id>`"},
+				crsP, ogcFormat()},
+			responses: []response{{status: 200, desc: "The feature", schema: "OGCFeature", contentType: "application/geo+json", headers: []string{"Content-Crs"}},
+				{status: 400, desc: "Malformed parameter or unsupported CRS", schema: "Problem"}, resp404},
+			handle: s.handleOGCItem},
+	}
+}
+
+// wantsHTML tells whether r asks for HTML: f=html, or no f and an Accept
+// header that names text/html before any JSON type.
+func wantsHTML(r *http.Request) (bool, error) {
+	switch f := r.URL.Query().Get("f"); f {
+	case "html":
+		return true, nil
+	case "json":
+		return false, nil
+	case "":
+	default:
+		return false, badRequest("Parameter f must be json or html, not %q.", clip(f))
+	}
+	acc := r.Header.Get("Accept")
+	h := strings.Index(acc, "text/html")
+	j := strings.Index(acc, "json")
+	return h >= 0 && (j < 0 || h < j), nil
+}
+
+// ogcLink is one entry of a links array.
+type ogcLink struct {
+	Href  string `json:"href"`
+	Rel   string `json:"rel"`
+	Type  string `json:"type,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+func (s *Server) ogcURL(path string, q url.Values) string {
+	u := s.cfg.BaseURL + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+// selfLinks are the self and alternate links of a resource at path.
+func (s *Server) selfLinks(path string, q url.Values, html bool, jsonType string) []ogcLink {
+	jq, hq := url.Values{}, url.Values{}
+	for k, v := range q {
+		if k != "f" {
+			jq[k], hq[k] = v, v
+		}
+	}
+	jq.Set("f", "json")
+	hq.Set("f", "html")
+	j := ogcLink{Href: s.ogcURL(path, jq), Rel: "self", Type: jsonType, Title: "this document"}
+	h := ogcLink{Href: s.ogcURL(path, hq), Rel: "alternate", Type: "text/html", Title: "this document as HTML"}
+	if html {
+		j.Rel, j.Title, h.Rel, h.Title = "alternate", "this document as JSON", "self", "this document"
+		return []ogcLink{h, j}
+	}
+	return []ogcLink{j, h}
+}
+
+func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error {
+	html, err := wantsHTML(r)
+	if err != nil {
+		return err
+	}
+	links := append(s.selfLinks("/ogc", nil, html, "application/json"),
+		ogcLink{Href: s.cfg.BaseURL + "/ogc/api", Rel: "service-desc", Type: "application/vnd.oai.openapi+json;version=3.1", Title: "the API definition"},
+		ogcLink{Href: s.cfg.BaseURL + "/docs", Rel: "service-doc", Type: "text/html", Title: "the API documentation"},
+		ogcLink{Href: s.cfg.BaseURL + "/ogc/conformance", Rel: "conformance", Type: "application/json", Title: "conformance classes"},
+		ogcLink{Href: s.cfg.BaseURL + "/ogc/collections", Rel: "data", Type: "application/json", Title: "the feature collections"})
+	body := map[string]any{"title": "svc geodata: OGC API - Features",
+		"description": "LoD2 building surfaces of the German federal states published by this server.", "links": links}
+	if html {
+		return s.writeOGCHTML(w, "svc OGC API", body)
+	}
+	return writeJSON(w, r, http.StatusOK, "", body)
+}
+
+func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request) error {
+	html, err := wantsHTML(r)
+	if err != nil {
+		return err
+	}
+	body := map[string]any{"conformsTo": ogcConformance}
+	if html {
+		return s.writeOGCHTML(w, "Conformance", body)
+	}
+	return writeJSON(w, r, http.StatusOK, "", body)
+}
+
+func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
+	_, _ = w.Write(s.ogcOpenAPI)
+	return nil
+}
+
+// ogcCollection is one collection: what it holds in the current view.
+type ogcCollection struct {
+	id, title, desc string
+	sources         []store.Source
+	snapshots       map[string]string // BL -> snapshot
+	roofs           bool
+}
+
+// ogcCollections lists the collections of view v, federated ones first.
+// With only set, it builds just that collection (the items route needs one).
+func ogcCollections(v *catalog.View, only string) []ogcCollection {
+	var srcs []store.Source
+	snaps := map[string]string{}
+	var per []ogcCollection
+	for _, p := range v.Packs(pack.LoD2) {
+		st, ok := p.Handle.(lod2Store)
+		if !ok {
+			continue
+		}
+		src := store.Source{BL: p.Manifest.BL, LoD2: st}
+		srcs = append(srcs, src)
+		snaps[src.BL] = p.Manifest.Snapshot
+		id := collBLPrefix + src.BL
+		if only != "" && only != id {
+			continue
+		}
+		per = append(per, ogcCollection{id: id, title: "LoD2 building surfaces, " + strings.ToUpper(src.BL),
+			desc:    fmt.Sprintf("Every LoD2 surface of BL %s, snapshot %s (%s).", src.BL, p.Manifest.Snapshot, p.Manifest.AttributionText()),
+			sources: []store.Source{src}, snapshots: map[string]string{src.BL: p.Manifest.Snapshot}})
+	}
+	if only != "" && only != collBuildings && only != collRoofs {
+		return per
+	}
+	slices.SortFunc(per, func(a, b ogcCollection) int { return strings.Compare(a.id, b.id) })
+	return append([]ogcCollection{
+		{id: collBuildings, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
+			sources: srcs, snapshots: snaps},
+		{id: collRoofs, title: "Roof surfaces", desc: "Roof surfaces of every published BL with tilt, azimuth (true north) and horizontal area; " +
+			"for a surface of several polygons the area is their sum and tilt and azimuth are those of the largest polygon.",
+			sources: srcs, snapshots: snaps, roofs: true},
+	}, per...)
+}
+
+func findCollection(v *catalog.View, id string) (ogcCollection, error) {
+	for _, c := range ogcCollections(v, id) {
+		if c.id == id {
+			return c, nil
+		}
+	}
+	return ogcCollection{}, notFound("There is no collection %q; see /ogc/collections.", clip(id))
+}
+
+// collectionDoc is the JSON of one collection.
+func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self bool) map[string]any {
+	path := "/ogc/collections/" + c.id
+	bbox := []float64{180, 90, -180, -90}
+	var first, last string
+	storage := ""
+	for _, src := range c.sources {
+		b := src.LoD2.BBox()
+		bbox = []float64{math.Min(bbox[0], b.MinLon), math.Min(bbox[1], b.MinLat), math.Max(bbox[2], b.MaxLon), math.Max(bbox[3], b.MaxLat)}
+		sn := c.snapshots[src.BL]
+		if first == "" || sn < first {
+			first = sn
+		}
+		if sn > last {
+			last = sn
+		}
+		if len(c.sources) == 1 {
+			storage = geo.CRS{EPSG: src.LoD2.EPSG()}.URI()
+		}
+	}
+	for i := range bbox {
+		bbox[i] = round(bbox[i], 6)
+	}
+	var crs []string
+	for _, c := range geo.SupportedCRS {
+		crs = append(crs, c.URI())
+	}
+	links := []ogcLink{}
+	if self {
+		links = s.selfLinks(path, nil, html, "application/json")
+	} else {
+		links = append(links, ogcLink{Href: s.ogcURL(path, nil), Rel: "self", Type: "application/json", Title: c.title})
+	}
+	links = append(links,
+		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"json"}}), Rel: "items", Type: "application/geo+json", Title: "the features"},
+		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"})
+	for _, src := range c.sources {
+		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
+			if l := licenseInfo(pk.Manifest.LicenseID); l.URL != "" {
+				links = append(links, ogcLink{Href: l.URL, Rel: "license", Title: src.BL + ": " + l.Label})
+			}
+		}
+	}
+	doc := map[string]any{"id": c.id, "title": c.title, "description": c.desc, "itemType": "feature", "crs": crs, "links": links}
+	if len(c.sources) > 0 {
+		doc["extent"] = map[string]any{
+			"spatial": map[string]any{"bbox": [][]float64{bbox}, "crs": geo.CRS84.URI()},
+			"temporal": map[string]any{"interval": [][]string{{first + "T00:00:00Z", last + "T00:00:00Z"}},
+				"trs": "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"}}
+	}
+	if storage != "" {
+		doc["storageCrs"] = storage
+	}
+	return doc
+}
+
+func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) error {
+	html, err := wantsHTML(r)
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	var cols []map[string]any
+	for _, c := range ogcCollections(v, "") {
+		cols = append(cols, s.collectionDoc(c, v, html, false))
+	}
+	crs := []string{}
+	for _, c := range geo.SupportedCRS {
+		crs = append(crs, c.URI())
+	}
+	body := map[string]any{"links": s.selfLinks("/ogc/collections", nil, html, "application/json"), "collections": cols, "crs": crs}
+	if html {
+		return s.writeOGCHTML(w, "Collections", body)
+	}
+	return writeJSON(w, r, http.StatusOK, "", body)
+}
+
+func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) error {
+	html, err := wantsHTML(r)
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	c, err := findCollection(v, r.PathValue("collectionId"))
+	if err != nil {
+		return err
+	}
+	body := s.collectionDoc(c, v, html, true)
+	if html {
+		return s.writeOGCHTML(w, c.title, body)
+	}
+	return writeJSON(w, r, http.StatusOK, "", body)
+}
+
+// ogcCursor is a paging position that also names the snapshot of its BL,
+// so a page asked for after a reload can say the data changed.
+type ogcCursor struct {
+	store.Position
+	Snapshot string
+}
+
+func (c ogcCursor) encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.BL + "/" + c.Snapshot + "/" + strconv.FormatInt(c.SurfaceID, 10)))
+}
+
+func decodeOGCCursor(s string) (ogcCursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(s) > maxCursorLen {
+		return ogcCursor{}, badRequest("Parameter cursor is not one this server issued; follow the next link unchanged.")
+	}
+	parts := strings.Split(string(raw), "/")
+	if len(parts) != 3 {
+		return ogcCursor{}, badRequest("Parameter cursor is not one this server issued; follow the next link unchanged.")
+	}
+	sid, ok := decimalInt(parts[2])
+	if !ok || sid <= 0 || parts[0] == "" {
+		return ogcCursor{}, badRequest("Parameter cursor is not one this server issued; follow the next link unchanged.")
+	}
+	return ogcCursor{Position: store.Position{BL: parts[0], SurfaceID: int64(sid)}, Snapshot: parts[1]}, nil
+}
+
+// itemsQuery is a parsed items request.
+type itemsQuery struct {
+	bbox     geo.BBox
+	all      bool // no bbox
+	crs      geo.CRS
+	limit    int
+	after    ogcCursor
+	filter   store.Filter
+	datetime [2]string // inclusive date bounds, "" open
+	hasTime  bool
+}
+
+func parseItemsQuery(q url.Values) (itemsQuery, error) {
+	iq := itemsQuery{all: true, limit: ogcDefaultLimit}
+	var err error
+	if iq.crs, err = parseCRSParam(q, "crs"); err != nil {
+		return iq, err
+	}
+	bboxCRS, err := parseCRSParam(q, "bbox-crs")
+	if err != nil {
+		return iq, err
+	}
+	if raw := q.Get("bbox"); raw != "" {
+		if iq.bbox, err = parseOGCBBox(raw, bboxCRS); err != nil {
+			return iq, err
+		}
+		iq.all = false
+	} else if q.Has("bbox-crs") {
+		return iq, badRequest("Parameter bbox-crs needs a bbox.")
+	}
+	if l := q.Get("limit"); l != "" {
+		n, ok := decimalInt(l)
+		if !ok || n < 1 || n > ogcMaxLimit {
+			return iq, badRequest("Parameter limit must be an integer from 1 to %d, not %q.", ogcMaxLimit, clip(l))
+		}
+		iq.limit = n
+	}
+	if c := q.Get("cursor"); c != "" {
+		if iq.after, err = decodeOGCCursor(c); err != nil {
+			return iq, err
+		}
+	}
+	if g, ok := q["gmlid"]; ok {
+		if g[0] == "" {
+			return iq, badRequest("Parameter gmlid is empty.")
+		}
+		iq.filter.GMLID = g[0]
+	}
+	if sc := q.Get("surface_class"); sc != "" {
+		n, ok := decimalInt(sc)
+		if !ok || n <= 0 {
+			return iq, badRequest("Parameter surface_class must be a CityGML class code such as 712, not %q.", clip(sc))
+		}
+		iq.filter.Class = n
+	}
+	if dt := q.Get("datetime"); dt != "" {
+		if iq.datetime, err = parseDatetime(dt); err != nil {
+			return iq, err
+		}
+		iq.hasTime = true
+	}
+	return iq, nil
+}
+
+func parseCRSParam(q url.Values, name string) (geo.CRS, error) {
+	raw := q.Get(name)
+	if raw == "" {
+		return geo.CRS84, nil
+	}
+	c, ok := geo.ParseCRS(raw)
+	if !ok {
+		var uris []string
+		for _, c := range geo.SupportedCRS {
+			uris = append(uris, c.URI())
+		}
+		return c, badRequest("Parameter %s %q is not supported; supported are %s.", name, clip(raw), strings.Join(uris, ", "))
+	}
+	return c, nil
+}
+
+// parseOGCBBox reads 4 or 6 numbers in crs (heights ignored) and returns
+// the WGS84 box enclosing them.
+func parseOGCBBox(raw string, crs geo.CRS) (geo.BBox, error) {
+	parts := strings.Split(raw, ",")
+	if len(parts) != 4 && len(parts) != 6 {
+		return geo.BBox{}, badRequest("Parameter bbox must have 4 or 6 numbers, not %d.", len(parts))
+	}
+	nums := make([]float64, len(parts))
+	for i, p := range parts {
+		v, ok := geo.ParseDecimal(strings.TrimSpace(p))
+		if !ok {
+			return geo.BBox{}, badRequest("Parameter bbox: %q is not a number.", clip(p))
+		}
+		nums[i] = v
+	}
+	if len(nums) == 6 {
+		nums = []float64{nums[0], nums[1], nums[3], nums[4]}
+	}
+	if nums[0] > nums[2] || nums[1] > nums[3] {
+		return geo.BBox{}, badRequest("Parameter bbox must be lower corner then upper corner (minX,minY,maxX,maxY).")
+	}
+	b := crs.BBoxToWGS84(nums[0], nums[1], nums[2], nums[3])
+	if !crs.Projected() && (b.MinLon < -180 || b.MaxLon > 180 || b.MinLat < -90 || b.MaxLat > 90) {
+		return geo.BBox{}, badRequest("Parameter bbox is outside longitude ±180, latitude ±90 (axis order of %s).", crs.URI())
+	}
+	if math.IsNaN(b.MinLon) || math.IsNaN(b.MinLat) || math.IsInf(b.MinLon, 0) {
+		return geo.BBox{}, badRequest("Parameter bbox cannot be converted to WGS84.")
+	}
+	b.MinLon, b.MaxLon = math.Max(b.MinLon, -180), math.Min(b.MaxLon, 180)
+	b.MinLat, b.MaxLat = math.Max(b.MinLat, -90), math.Min(b.MaxLat, 90)
+	return b, nil
+}
+
+// parseDatetime reads an RFC 3339 instant or interval into inclusive date
+// bounds ("" for an open end).
+func parseDatetime(raw string) ([2]string, error) {
+	day := func(s string) (string, error) {
+		if s == ".." || s == "" {
+			return "", nil
+		}
+		if t, err := time.Parse("2006-01-02", s); err == nil {
+			return t.Format("2006-01-02"), nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return "", badRequest("Parameter datetime: %q is not an RFC 3339 date or date-time.", clip(s))
+		}
+		return t.UTC().Format("2006-01-02"), nil
+	}
+	a, b, interval := strings.Cut(raw, "/")
+	lo, err := day(a)
+	if err != nil {
+		return [2]string{}, err
+	}
+	if !interval {
+		if lo == "" {
+			return [2]string{}, badRequest("Parameter datetime: an instant cannot be open (..).")
+		}
+		return [2]string{lo, lo}, nil
+	}
+	hi, err := day(b)
+	if err != nil {
+		return [2]string{}, err
+	}
+	if a == ".." && b == ".." || a == "" && b == "" {
+		return [2]string{}, badRequest("Parameter datetime: an interval needs at least one end.")
+	}
+	if lo != "" && hi != "" && lo > hi {
+		return [2]string{}, badRequest("Parameter datetime: the interval ends before it starts.")
+	}
+	return [2]string{lo, hi}, nil
+}
+
+func (iq itemsQuery) admitsSnapshot(snap string) bool {
+	if !iq.hasTime {
+		return true
+	}
+	return (iq.datetime[0] == "" || snap >= iq.datetime[0]) && (iq.datetime[1] == "" || snap <= iq.datetime[1])
+}
+
+func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
+	html, err := wantsHTML(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	iq, err := parseItemsQuery(q)
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	c, err := findCollection(v, r.PathValue("collectionId"))
+	if err != nil {
+		return err
+	}
+	var srcs []store.Source
+	for _, src := range c.sources {
+		if iq.admitsSnapshot(c.snapshots[src.BL]) {
+			srcs = append(srcs, src)
+		}
+	}
+	if iq.after.BL != "" {
+		snap, ok := c.snapshots[iq.after.BL]
+		if !ok || snap != iq.after.Snapshot {
+			return badRequest("The data changed since this cursor was issued (BL %s was at snapshot %s, now %s); restart paging without a cursor.",
+				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
+		}
+	}
+	f := iq.filter
+	f.All = iq.all
+	if c.roofs {
+		if f.Class != 0 && f.Class != store.ClassRoof {
+			srcs = nil
+		}
+		f.Class = store.ClassRoof
+	}
+	hits, next, err := store.SearchFiltered(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
+	if errors.Is(err, store.ErrCursor) {
+		return badRequest("Parameter cursor does not belong to the current data; restart paging without a cursor.")
+	}
+	if err != nil {
+		return err
+	}
+	var roofs [][]store.Facet
+	if c.roofs {
+		if roofs, err = roofFacets(r, srcs, hits); err != nil {
+			return err
+		}
+	}
+	if len(hits) > 0 {
+		setBL(r.Context(), hits[0].BL)
+	}
+	path := "/ogc/collections/" + c.id + "/items"
+	links := s.selfLinks(path, q, html, "application/geo+json")
+	if next != nil {
+		nq := url.Values{}
+		for k, v := range q {
+			nq[k] = v
+		}
+		nq.Set("cursor", ogcCursor{Position: *next, Snapshot: c.snapshots[next.BL]}.encode())
+		typ := "application/geo+json"
+		if html {
+			nq.Set("f", "html")
+			typ = "text/html"
+		} else if nq.Get("f") == "" {
+			nq.Set("f", "json")
+		}
+		links = append(links, ogcLink{Href: s.ogcURL(path, nq), Rel: "next", Type: typ, Title: "next page"})
+	}
+	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
+	matched := int64(-1)
+	if iq.all && !iq.hasTime && iq.filter == (store.Filter{}) && !c.roofs {
+		matched = 0
+		for _, src := range srcs {
+			_, n := src.LoD2.Counts()
+			matched += n
+		}
+	}
+	w.Header().Set("Content-Crs", "<"+iq.crs.URI()+">")
+	body := ogcItemsBody(hits, roofs, iq.crs, links, matched)
+	defer putBuffer(body)
+	if html {
+		var doc map[string]any
+		if err := json.Unmarshal(body.Bytes(), &doc); err != nil {
+			return err
+		}
+		return s.writeOGCHTML(w, c.title, doc)
+	}
+	w.Header().Set("Content-Type", "application/geo+json")
+	_, _ = w.Write(body.Bytes())
+	return nil
+}
+
+// roofFacets measures the roof surfaces of a page, one query each.
+func roofFacets(r *http.Request, srcs []store.Source, hits []store.FedHit) ([][]store.Facet, error) {
+	byBL := map[string]*store.LoD2{}
+	for _, s := range srcs {
+		byBL[s.BL] = s.LoD2
+	}
+	out := make([][]store.Facet, len(hits))
+	for i, h := range hits {
+		fs, err := byBL[h.BL].RoofSurface(r.Context(), h.SurfaceID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = fs
+	}
+	return out, nil
+}
+
+// ogcItemsBody writes the FeatureCollection; CRS84 copies the stored
+// coordinates, other CRS convert them.
+func ogcItemsBody(hits []store.FedHit, roofs [][]store.Facet, crs geo.CRS, links []ogcLink, matched int64) *bytes.Buffer {
+	b := getBuffer()
+	b.Grow(512 + 1200*len(hits))
+	b.WriteString(`{"type":"FeatureCollection","features":[`)
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		var facets []store.Facet
+		if roofs != nil {
+			facets = roofs[i]
+		}
+		writeOGCFeature(b, h, facets, roofs != nil, crs)
+	}
+	b.WriteString(`],"numberReturned":` + strconv.Itoa(len(hits)))
+	if matched >= 0 {
+		b.WriteString(`,"numberMatched":` + strconv.FormatInt(matched, 10))
+	}
+	b.WriteString(`,"timeStamp":"` + time.Now().UTC().Format(time.RFC3339) + `","links":`)
+	l, _ := json.Marshal(links)
+	b.Write(l)
+	b.WriteString("}\n")
+	return b
+}
+
+func writeOGCFeature(b *bytes.Buffer, h store.FedHit, facets []store.Facet, roof bool, crs geo.CRS) {
+	// Written piece by piece: a page has up to 10,000 features and string
+	// concatenation would allocate for each.
+	var num [24]byte
+	b.WriteString(`{"type":"Feature","id":"`)
+	b.WriteString(h.BL)
+	b.WriteByte('.')
+	b.Write(strconv.AppendInt(num[:0], h.SurfaceID, 10))
+	b.WriteString(`","geometry":{"type":"MultiPolygon","coordinates":`)
+	writeCoords(b, h.Coords, crs)
+	b.WriteString(`},"properties":{"gmlid":`)
+	writeJSONString(b, h.GMLID)
+	b.WriteString(`,"bundesland":"`)
+	b.WriteString(h.BL)
+	b.WriteByte('"')
+	if !roof {
+		b.WriteString(`,"surface_id":`)
+		b.Write(strconv.AppendInt(num[:0], h.SurfaceID, 10))
+		b.WriteString(`,"building_id":`)
+		b.Write(strconv.AppendInt(num[:0], h.BuildingID, 10))
+		b.WriteString(`,"surface_class":`)
+		b.Write(strconv.AppendInt(num[:0], int64(h.Class), 10))
+		b.WriteString(`,"lod":"LoD2"}}`)
+		return
+	}
+	area, big := 0.0, -1
+	for i, f := range facets {
+		area += f.AreaM2
+		if big < 0 || f.AreaM2 > facets[big].AreaM2 {
+			big = i
+		}
+	}
+	b.WriteString(`,"area_m2":` + strconv.FormatFloat(round(area, 2), 'f', -1, 64) + `,"facets":` + strconv.Itoa(len(facets)) + `,"tilt_deg":`)
+	if big < 0 {
+		b.WriteString(`null,"azimuth_deg":null}}`)
+		return
+	}
+	b.WriteString(strconv.FormatFloat(facets[big].TiltDeg, 'f', -1, 64) + `,"azimuth_deg":`)
+	if az := facets[big].AzimuthDeg; az != nil {
+		b.WriteString(strconv.FormatFloat(*az, 'f', -1, 64))
+	} else {
+		b.WriteString("null")
+	}
+	b.WriteString(`}}`)
+}
+
+// writeCoords writes GeoJSON MultiPolygon coordinates (WGS84 lon, lat, z
+// text) in crs.
+func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) {
+	if crs == geo.CRS84 {
+		b.Write(coords)
+		return
+	}
+	var mp [][][][]float64
+	if err := json.Unmarshal(coords, &mp); err != nil {
+		b.WriteString("[]")
+		return
+	}
+	prec := 8
+	if crs.Projected() {
+		prec = 3
+	}
+	buf := make([]byte, 0, 32)
+	b.WriteByte('[')
+	for i, poly := range mp {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		for j, ring := range poly {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('[')
+			for k, p := range ring {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				x, y := crs.FromWGS84(p[0], p[1])
+				b.WriteByte('[')
+				b.Write(strconv.AppendFloat(buf[:0], round(x, prec), 'f', -1, 64))
+				b.WriteByte(',')
+				b.Write(strconv.AppendFloat(buf[:0], round(y, prec), 'f', -1, 64))
+				if len(p) > 2 {
+					b.WriteByte(',')
+					b.Write(strconv.AppendFloat(buf[:0], p[2], 'f', -1, 64))
+				}
+				b.WriteByte(']')
+			}
+			b.WriteByte(']')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(']')
+}
+
+func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
+	html, err := wantsHTML(r)
+	if err != nil {
+		return err
+	}
+	crs, err := parseCRSParam(r.URL.Query(), "crs")
+	if err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	c, err := findCollection(v, r.PathValue("collectionId"))
+	if err != nil {
+		return err
+	}
+	fid := r.PathValue("featureId")
+	blCode, sidText, _ := strings.Cut(fid, ".")
+	sid, ok := decimalInt(sidText)
+	var src *store.LoD2
+	for _, s := range c.sources {
+		if s.BL == blCode {
+			src = s.LoD2
+		}
+	}
+	if !ok || src == nil {
+		return notFound("Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, clip(fid))
+	}
+	h, err := src.Surface(int64(sid))
+	if errors.Is(err, store.ErrNotFound) || err == nil && c.roofs && h.Class != store.ClassRoof {
+		return notFound("Collection %s has no feature %q.", c.id, clip(fid))
+	}
+	if err != nil {
+		return err
+	}
+	var facets []store.Facet
+	if c.roofs {
+		if facets, err = src.RoofSurface(r.Context(), int64(sid)); err != nil {
+			return err
+		}
+	}
+	setBL(r.Context(), blCode)
+	var b bytes.Buffer
+	writeOGCFeature(&b, store.FedHit{BL: blCode, Hit: h}, facets, c.roofs, crs)
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		return err
+	}
+	path := "/ogc/collections/" + c.id + "/items/" + url.PathEscape(fid)
+	doc["links"] = append(s.selfLinks(path, r.URL.Query(), html, "application/geo+json"),
+		ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
+	w.Header().Set("Content-Crs", "<"+crs.URI()+">")
+	if html {
+		return s.writeOGCHTML(w, "Feature "+fid, doc)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/geo+json")
+	_, _ = w.Write(append(out, '\n'))
+	return nil
+}

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+type ogcTestPage struct {
+	Features []struct {
+		ID         string         `json:"id"`
+		Properties map[string]any `json:"properties"`
+	} `json:"features"`
+	NumberReturned int              `json:"numberReturned"`
+	NumberMatched  *int             `json:"numberMatched"`
+	Links          []map[string]any `json:"links"`
+}
+
+func ogcGet(t *testing.T, path string) (int, []byte, ogcTestPage) {
+	t.Helper()
+	ts, err := demoServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	ts.Config.Handler.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	var p ogcTestPage
+	if rec.Code == 200 {
+		json.Unmarshal(rec.Body.Bytes(), &p)
+	}
+	return rec.Code, rec.Body.Bytes(), p
+}
+
+func nextOf(p ogcTestPage) string {
+	for _, l := range p.Links {
+		if l["rel"] == "next" {
+			u, _ := url.Parse(l["href"].(string))
+			return u.RequestURI()
+		}
+	}
+	return ""
+}
+
+const ogcItems = "/ogc/collections/buildings/items"
+
+// TestOGCItemsParameters covers the items parameters and their refusals.
+func TestOGCItemsParameters(t *testing.T) {
+	const bbox = "bbox=8.672,50.111,8.676,50.113"
+	_, _, all := ogcGet(t, ogcItems+"?limit=10000&"+bbox)
+	if all.NumberReturned < 50 || all.NumberMatched != nil {
+		t.Fatalf("bbox page: %d features, numberMatched %v", all.NumberReturned, all.NumberMatched)
+	}
+	// Paging through the next links gives the same features once each.
+	seen := map[string]bool{}
+	path := ogcItems + "?limit=7&" + bbox
+	for path != "" {
+		code, body, p := ogcGet(t, path)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", path, code, body)
+		}
+		for _, f := range p.Features {
+			if seen[f.ID] {
+				t.Fatalf("%s seen twice", f.ID)
+			}
+			seen[f.ID] = true
+		}
+		path = nextOf(p)
+	}
+	if len(seen) != all.NumberReturned {
+		t.Fatalf("paging gave %d features, one page %d", len(seen), all.NumberReturned)
+	}
+	if _, _, p := ogcGet(t, ogcItems+"?limit=1"); p.NumberMatched == nil || *p.NumberMatched < 1000 {
+		t.Errorf("numberMatched without filters: %v", p.NumberMatched)
+	}
+	gmlid, _ := all.Features[0].Properties["gmlid"].(string)
+	for _, tc := range []struct {
+		name, query string
+		check       func(ogcTestPage) bool
+	}{
+		{"gmlid filter", "gmlid=" + url.QueryEscape(gmlid), func(p ogcTestPage) bool {
+			for _, f := range p.Features {
+				if f.Properties["gmlid"] != gmlid {
+					return false
+				}
+			}
+			return p.NumberReturned > 0
+		}},
+		{"surface_class filter", "surface_class=712", func(p ogcTestPage) bool {
+			for _, f := range p.Features {
+				if f.Properties["surface_class"] != 712.0 {
+					return false
+				}
+			}
+			return p.NumberReturned > 0
+		}},
+		{"datetime with the snapshot", "datetime=2020-01-01/..", func(p ogcTestPage) bool { return p.NumberReturned == all.NumberReturned }},
+		{"datetime before the snapshots", "datetime=2001-01-01T00:00:00Z", func(p ogcTestPage) bool { return p.NumberReturned == 0 }},
+		{"bbox-crs UTM", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := ogcItems + "?limit=10000&" + bbox + "&" + tc.query
+			if tc.check == nil {
+				// The UTM box around the WGS84 one holds at least its features.
+				q = ogcItems + "?limit=10000&bbox=476800,5551300,477200,5551600&bbox-crs=EPSG:25832"
+				tc.check = func(p ogcTestPage) bool { return p.NumberReturned > 0 }
+			}
+			code, body, p := ogcGet(t, q)
+			if code != 200 || !tc.check(p) {
+				t.Fatalf("%d %d features: %.300s", code, p.NumberReturned, body)
+			}
+		})
+	}
+	stale := base64.RawURLEncoding.EncodeToString([]byte("he/2001-01-01/5"))
+	for _, tc := range []struct{ name, query, mention string }{
+		{"bad crs", "crs=EPSG:31467", "not supported"},
+		{"five numbers", "bbox=1,2,3,4,5", "4 or 6"},
+		{"inverted bbox", "bbox=9,50,8,51", "lower corner"},
+		{"limit 0", "limit=0", "limit"},
+		{"limit too big", "limit=10001", "limit"},
+		{"bad datetime", "datetime=yesterday", "datetime"},
+		{"garbage cursor", "cursor=%21%21", "cursor"},
+		{"cursor from another snapshot", "cursor=" + stale, "changed"},
+		{"unknown parameter", "colour=red", "colour"},
+		{"bbox-crs without bbox", "bbox-crs=EPSG:25832", "needs a bbox"},
+		{"bad f", "f=xml", "json or html"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body, _ := ogcGet(t, ogcItems+"?"+tc.query)
+			if code != 400 || !strings.Contains(string(body), tc.mention) {
+				t.Fatalf("%d %s", code, body)
+			}
+		})
+	}
+	for _, path := range []string{"/ogc/collections/nope", "/ogc/collections/nope/items", "/ogc/collections/buildings/items/he.0",
+		"/ogc/collections/buildings/items/xx.1", "/ogc/collections/buildings-he/items/nrw.1"} {
+		if code, body, _ := ogcGet(t, path); code != 404 {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
+	}
+}
+
+// TestOGCRoofs: roof features carry tilt, azimuth and area, and a wall is
+// not a feature of the roofs collection.
+func TestOGCRoofs(t *testing.T) {
+	code, body, p := ogcGet(t, "/ogc/collections/roofs/items?limit=50&bbox=8.672,50.111,8.676,50.113")
+	if code != 200 || p.NumberReturned == 0 {
+		t.Fatalf("%d %.300s", code, body)
+	}
+	for _, f := range p.Features {
+		if a, _ := f.Properties["area_m2"].(float64); a <= 0 || f.Properties["tilt_deg"] == nil {
+			t.Fatalf("roof %s: %v", f.ID, f.Properties)
+		}
+	}
+	_, _, walls := ogcGet(t, ogcItems+"?limit=1&surface_class=709&bbox=8.672,50.111,8.676,50.113")
+	if len(walls.Features) == 0 {
+		t.Fatal("no wall")
+	}
+	if code, _, _ := ogcGet(t, "/ogc/collections/roofs/items/"+walls.Features[0].ID); code != 404 {
+		t.Errorf("wall %s in roofs: %d", walls.Features[0].ID, code)
+	}
+	if code, body, _ := ogcGet(t, "/ogc/collections/roofs/items/"+p.Features[0].ID+"?crs=EPSG:25832"); code != 200 || !strings.Contains(string(body), "tilt_deg") {
+		t.Errorf("roof item: %d %.200s", code, body)
+	}
+}
