@@ -24,7 +24,7 @@ type CanopyHit struct {
 // ErrNoData, or a *TileError for an unreadable CDSM tile. An unreadable
 // TDSM tile leaves CrownBaseM nil rather than failing the request.
 func Canopy(ctx context.Context, datasets []*Dataset, lon, lat float64, trunk bool) (CanopyHit, error) {
-	h, err := sampleAt(ctx, datasets, LayerCDSM, lon, lat, Nearest)
+	h, err := sampleAt(ctx, datasets, LayerCDSM, lon, lat, Nearest, 0)
 	if err != nil {
 		return CanopyHit{Hit: h}, err
 	}

@@ -53,15 +53,30 @@ func ParseInterpolation(s string) (Interpolation, bool) {
 // outside the layer, so a hole or the coverage edge never pulls values
 // towards a fill value.
 func (l *Layer) SampleInterp(ctx context.Context, x, y float64, m Interpolation) (float64, int, error) {
+	return l.SampleLevel(ctx, x, y, m, 0)
+}
+
+// SampleLevel is SampleInterp on overview level (0 full resolution; a
+// level beyond a tile's overviews takes its coarsest one). Map tiles of a
+// large area read the overviews, not every full-resolution block.
+func (l *Layer) SampleLevel(ctx context.Context, x, y float64, m Interpolation, level int) (float64, int, error) {
 	v, tile, err := l.Sample(ctx, x, y)
-	if err != nil || m == Nearest {
+	if err != nil || m == Nearest && level == 0 {
 		return v, tile, err
 	}
 	c, err := l.open(ctx, tile)
 	if err != nil {
 		return 0, tile, &TileError{TileID: l.TileID(tile), Err: err}
 	}
-	gt := c.GeoTransform()
+	level = min(level, c.Levels()-1)
+	gt := c.LevelGeoTransform(level)
+	if level > 0 && m == Nearest {
+		lv, ok, err := l.readLevel(ctx, tile, level, x, y)
+		if err != nil || !ok {
+			return v, tile, err // NoData in the overview: keep the full-resolution value
+		}
+		return lv, tile, nil
+	}
 	if gt[2] != 0 || gt[4] != 0 || gt[1] == 0 || gt[5] == 0 {
 		return v, tile, nil // rotated grids keep the nearest value
 	}
@@ -73,7 +88,7 @@ func (l *Layer) SampleInterp(ctx context.Context, x, y float64, m Interpolation)
 	px := func(di, dj int) (float64, bool, error) {
 		X := gt[0] + (i0+float64(di)+0.5)*gt[1]
 		Y := gt[3] + (j0+float64(dj)+0.5)*gt[5]
-		return l.pixel(ctx, tile, X, Y)
+		return l.pixel(ctx, tile, level, X, Y)
 	}
 	if m == Cubic {
 		var wx, wy [4]float64
@@ -138,17 +153,17 @@ func keys(t float64) float64 {
 // pixel reads the pixel centred at X, Y: from tile when it holds it,
 // else from the first other tile of the layer that does. ok is false for
 // NoData and for a point outside the layer.
-func (l *Layer) pixel(ctx context.Context, tile int, X, Y float64) (float64, bool, error) {
+func (l *Layer) pixel(ctx context.Context, tile, level int, X, Y float64) (float64, bool, error) {
 	b := &l.tiles[tile].BBox
 	if X > b[0] && X < b[2] && Y > b[1] && Y < b[3] {
-		return l.read(ctx, tile, X, Y)
+		return l.readLevel(ctx, tile, level, X, Y)
 	}
 	for _, i := range l.route.lookup(X, Y) {
 		b := &l.tiles[i].BBox
 		if int(i) == tile || !(X > b[0] && X < b[2] && Y > b[1] && Y < b[3]) {
 			continue
 		}
-		v, ok, err := l.read(ctx, int(i), X, Y)
+		v, ok, err := l.readLevel(ctx, int(i), level, X, Y)
 		if err != nil || ok {
 			return v, ok, err
 		}
@@ -156,13 +171,14 @@ func (l *Layer) pixel(ctx context.Context, tile int, X, Y float64) (float64, boo
 	return 0, false, nil
 }
 
-// read samples tile i at X, Y without the edge rule.
-func (l *Layer) read(ctx context.Context, i int, X, Y float64) (float64, bool, error) {
+// readLevel samples tile i on level (or its coarsest) at X, Y without the
+// edge rule.
+func (l *Layer) readLevel(ctx context.Context, i, level int, X, Y float64) (float64, bool, error) {
 	c, err := l.open(ctx, i)
 	if err != nil {
 		return 0, false, &TileError{TileID: l.TileID(i), Err: err}
 	}
-	v, ok, err := c.Sample(ctx, X, Y)
+	v, ok, err := c.SampleLevel(ctx, min(level, c.Levels()-1), X, Y)
 	if err != nil {
 		return 0, false, &TileError{TileID: l.TileID(i), Err: err}
 	}

@@ -23,19 +23,25 @@ type Hit struct {
 // tile cannot be read (wrapping raster.ErrUnavailable for an unreachable
 // pass-through source).
 func Elevation(ctx context.Context, datasets []*Dataset, lon, lat float64) (Hit, error) {
-	return sampleAt(ctx, datasets, LayerDGM, lon, lat, Nearest)
+	return sampleAt(ctx, datasets, LayerDGM, lon, lat, Nearest, 0)
 }
 
 // ElevationWith is Elevation with an interpolation method (see
 // Layer.SampleInterp). The neighbours of a point come from its answering
 // dataset only: across a BL border the other state's grid is not mixed in.
 func ElevationWith(ctx context.Context, datasets []*Dataset, lon, lat float64, m Interpolation) (Hit, error) {
-	return sampleAt(ctx, datasets, LayerDGM, lon, lat, m)
+	return sampleAt(ctx, datasets, LayerDGM, lon, lat, m, 0)
+}
+
+// ElevationLevel is ElevationWith on a COG overview level (see
+// Layer.SampleLevel): for map tiles whose pixels are larger than the DGM's.
+func ElevationLevel(ctx context.Context, datasets []*Dataset, lon, lat float64, m Interpolation, level int) (Hit, error) {
+	return sampleAt(ctx, datasets, LayerDGM, lon, lat, m, level)
 }
 
 // sampleAt is Elevation on any layer. A dataset whose tile holds NoData
 // lets the next dataset try; a read error ends the search.
-func sampleAt(ctx context.Context, datasets []*Dataset, layer string, lon, lat float64, m Interpolation) (Hit, error) {
+func sampleAt(ctx context.Context, datasets []*Dataset, layer string, lon, lat float64, m Interpolation, level int) (Hit, error) {
 	res := ErrOutside
 	for _, d := range datasets {
 		l := d.layers[layer]
@@ -43,7 +49,7 @@ func sampleAt(ctx context.Context, datasets []*Dataset, layer string, lon, lat f
 			continue
 		}
 		x, y := geo.ToUTM(d.Zone, lon, lat)
-		v, tile, err := l.SampleInterp(ctx, x, y, m)
+		v, tile, err := l.SampleLevel(ctx, x, y, m, level)
 		switch {
 		case err == nil:
 			return Hit{Value: v, Dataset: d, TileID: l.TileID(tile)}, nil

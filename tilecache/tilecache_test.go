@@ -1,0 +1,55 @@
+package tilecache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestCache(t *testing.T) {
+	c := New(250)
+	ctx := context.Background()
+	var builds atomic.Int64
+	build := func(n int) func(context.Context) (Entry, error) {
+		return func(context.Context) (Entry, error) {
+			builds.Add(1)
+			time.Sleep(10 * time.Millisecond)
+			return Entry{Data: make([]byte, n)}, nil
+		}
+	}
+	// Concurrent requests for one missing tile build it once.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if e, err := c.Get(ctx, "a", build(100)); err != nil || len(e.Data) != 100 || e.ETag != ETag("a") {
+				t.Errorf("%v %d %q", err, len(e.Data), e.ETag)
+			}
+		})
+	}
+	wg.Wait()
+	if builds.Load() != 1 {
+		t.Fatalf("%d builds for one tile", builds.Load())
+	}
+	c.Get(ctx, "b", build(100))
+	c.Get(ctx, "a", build(100)) // a is now the most recent
+	c.Get(ctx, "c", build(100)) // over 250 bytes: b, the least recent, goes
+	hits, n, size := c.Stats()
+	if n != 3 || size != 200 || hits < 8 {
+		t.Fatalf("hits %d builds %d size %d", hits, n, size)
+	}
+	c.Get(ctx, "b", build(100))
+	if builds.Load() != 4 {
+		t.Fatalf("evicted tile not rebuilt: %d builds", builds.Load())
+	}
+	// Errors are not cached.
+	boom := errors.New("boom")
+	if _, err := c.Get(ctx, "x", func(context.Context) (Entry, error) { return Entry{}, boom }); !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if e, err := c.Get(ctx, "x", build(10)); err != nil || len(e.Data) != 10 {
+		t.Fatalf("after an error: %v", err)
+	}
+}
