@@ -37,7 +37,7 @@ func TestCache(t *testing.T) {
 	c.Get(ctx, "a", build(100)) // a is now the most recent
 	c.Get(ctx, "c", build(100)) // over 250 bytes: b, the least recent, goes
 	hits, n, size := c.Stats()
-	if n != 3 || size != 200 || hits < 8 {
+	if n != 3 || size != 200 || hits != 1 { // waiters of a build share it, they are not hits
 		t.Fatalf("hits %d builds %d size %d", hits, n, size)
 	}
 	c.Get(ctx, "b", build(100))
