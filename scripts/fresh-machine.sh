@@ -18,7 +18,8 @@ echo "== fresh clone in $work/svc: no ../shared, no node_modules"
 [ ! -e ../shared ] && [ ! -e node_modules ] || { echo "fresh-machine: not a fresh layout" >&2; exit 1; }
 make test 2>&1 | tee "$work/run1.log" | grep -E '^(ok|FAIL|---)' || true
 grep -q '^FAIL' "$work/run1.log" && { echo "fresh-machine: make test failed without npm modules" >&2; exit 1; }
-echo "== skipped for want of a tool:"; grep -ho 'skipping: [^"]*' "$work/run1.log" | sort | uniq -c | sort -rn | head -20
+# go test prints skip messages only with -v; make test runs without it.
+echo "== packages with skipped interop tests show 'ok' here; run 'go test -v ./... | grep skipping' for the reasons"
 if [ "${1:-}" = --no-npm ]; then exit 0; fi
 if command -v npm >/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/demo"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/terrain"
 )
 
 // demoServer serves the demo pack (five BL, imported from generated
@@ -27,7 +30,11 @@ var demoServer = sync.OnceValues(func() (*httptest.Server, error) {
 	if err := demo.Run(context.Background(), demo.Options{DataDir: data, Seed: 1}); err != nil {
 		return nil, err
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cache := raster.NewCache(0)
+	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error) {
+		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
+	}
+	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack, pack.Terrain: openRaster}})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}

@@ -165,6 +165,10 @@ func components(cfg Config) obj {
 			"type": enum("", "FeatureCollection"), "count": integer(""), "features": array(ref("RoofSurfaceFeature"), ""),
 			"svc": object("", []string{"gmlid", "bl"}, obj{"gmlid": str("the resolved id"), "bl": str("source BL"),
 				"attribution": array(ref("AttributionEntry"), "licence of the source BL")})}),
+		"TileJSON": object("TileJSON 3.0.0 of a raster tile layer", []string{"tilejson", "tiles"}, obj{
+			"tilejson": str("3.0.0"), "name": str(""), "scheme": enum("", "xyz"), "format": enum("", "png"),
+			"tiles": array(str(""), "URL templates"), "minzoom": integer(""), "maxzoom": integer(""), "tileSize": integer(""),
+			"bounds": array(number(""), "west, south, east, north (WGS84)"), "attribution": str("")}),
 		"OGCLink":        object("A link (OGC API Common)", []string{"href", "rel"}, obj{"href": strf("uri", ""), "rel": str(""), "type": str(""), "title": str("")}),
 		"OGCLanding":     object("OGC API landing page", []string{"links"}, obj{"title": str(""), "description": str(""), "links": array(ref("OGCLink"), "")}),
 		"OGCConformance": object("Conformance classes", nil, obj{"conformsTo": array(strf("uri", ""), "")}),

@@ -8,6 +8,7 @@ import (
 	"context"
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/tilecache"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -70,8 +71,9 @@ type Server struct {
 	// byPattern maps each ServeMux pattern to its route (exempt flag).
 	byPattern map[string]*route
 	qmesh     *qmesh.Tiler
-	schemas   obj       // component schemas, for the docs page examples
-	damage    damageLog // damaged files met while answering
+	hillshade *tilecache.Cache // rendered hillshade PNGs
+	schemas   obj              // component schemas, for the docs page examples
+	damage    damageLog        // damaged files met while answering
 }
 
 // New builds the server and its route table.
@@ -98,7 +100,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		deps.Now = time.Now
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
-		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes)}
+		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20)}
 	s.schemas, _ = components(cfg)["schemas"].(obj)
 	s.routes = s.routeTable()
 	s.byPattern = make(map[string]*route, len(s.routes))
@@ -137,6 +139,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.openTopoDataRoutes()...)
 	rs = append(rs, s.ogcRoutes()...)
 	rs = append(rs, s.quantizedMeshRoutes()...)
+	rs = append(rs, s.hillshadeRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.apiKeyRoutes()...)

@@ -85,6 +85,25 @@ func (l *Layer) SampleLevel(ctx context.Context, x, y float64, m Interpolation, 
 	fy := (y-gt[3])/gt[5] - 0.5
 	i0, j0 := math.Floor(fx), math.Floor(fy)
 	tx, ty := fx-i0, fy-j0
+	if w, h := c.LevelSize(level); m == Bilinear && i0 >= 0 && j0 >= 0 && int(i0)+1 < w && int(j0)+1 < h {
+		// All four pixels in this tile: one read (most points).
+		q, ok, err := c.Quad(ctx, level, int(i0), int(j0))
+		if err != nil {
+			return 0, tile, &TileError{TileID: l.TileID(tile), Err: err}
+		}
+		sum, wsum := 0.0, 0.0
+		for k := range 4 {
+			wt := (1 - math.Abs(float64(k%2)-tx)) * (1 - math.Abs(float64(k/2)-ty))
+			if ok[k] && wt != 0 {
+				sum += q[k] * wt
+				wsum += wt
+			}
+		}
+		if wsum == 0 {
+			return v, tile, nil
+		}
+		return sum / wsum, tile, nil
+	}
 	px := func(di, dj int) (float64, bool, error) {
 		X := gt[0] + (i0+float64(di)+0.5)*gt[1]
 		Y := gt[3] + (j0+float64(dj)+0.5)*gt[5]

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/hillshade"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
+	"github.com/svc-geodata/svc/tilecache"
+)
+
+const hillshadeBase = "/v1/terrain/hillshade"
+
+func (s *Server) hillshadeRoutes() []route {
+	styleP := param{name: "style", in: "query", typ: "string", def: "shade", enum: []string{"shade", "hypsometric"},
+		desc: "`shade`: grey multidirectional hillshade; `hypsometric`: the shading over an elevation colour ramp"}
+	return []route{
+		{method: "GET", path: hillshadeBase + ".json", opID: "getHillshadeTileJSON", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
+			summary: "TileJSON of the hillshade map tiles (beyond the spec)",
+			desc: "TileJSON 3.0.0 for QGIS (XYZ Tiles), Leaflet, OpenLayers and MapLibre (`{type: 'raster', url: '<base>/v1/terrain/hillshade.json'}`): " +
+				"the tile URL template, zoom range, the bounds of the published DGM and its attribution. `style` is passed on to the tile URLs.",
+			params:    []param{styleP},
+			responses: []response{{status: 200, desc: "TileJSON", schema: "TileJSON"}, resp400},
+			handle:    s.handleHillshadeJSON},
+		{method: "GET", path: hillshadeBase + "/{z}/{x}/{tile}", opID: "getHillshadeTile", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
+			summary: "One hillshade map tile (beyond the spec)",
+			desc: "Web Mercator XYZ tile (EPSG:3857, y from the north, as OpenStreetMap), 256 px or 512 px with `@2x`, zoom " +
+				strconv.Itoa(hillshade.MinZoom) + " to " + strconv.Itoa(hillshade.MaxZoom) + ". The DGM of every published BL (both UTM zones) " +
+				"is sampled bilinearly at the tile's pixel centres (from a COG overview when a tile pixel covers at least 4 DGM pixels) and shaded " +
+				"as `gdaldem hillshade -multidirectional` does on the DGM warped to the tile (altitude 45°, z factor 1, Web Mercator metres): at zoom " +
+				"17 and above the values equal GDAL's within 1 (of 255). Transparent outside coverage and on NoData; a tile without any data is a " +
+				"transparent PNG too (200), so map clients show no errors. Tiles are cached; the strong ETag changes with the data, If-None-Match " +
+				"answers 304. Like the tile host, not counted against the keyless limit.",
+			params: []param{
+				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(hillshade.MinZoom), max: f64(hillshade.MaxZoom), desc: "zoom"},
+				{name: "x", in: "path", typ: "integer", required: true, example: 17157, min: f64(0), desc: "column from the west, below 2^z"},
+				{name: "tile", in: "path", typ: "string", required: true, example: "11088.png", pattern: `^[0-9]+(@2x)?\.png$`, desc: "`<y>.png` or `<y>@2x.png`, y the row from the north"},
+				styleP,
+			},
+			responses: []response{{status: 200, desc: "PNG tile", contentType: "image/png"}, {status: 304, desc: "Not modified"},
+				resp400, resp404, {status: 502, desc: "A DGM tile could not be read", schema: "Problem"}},
+			handle: s.handleHillshadeTile},
+	}
+}
+
+func parseStyle(v string) (hillshade.Style, error) {
+	switch v {
+	case "", "shade":
+		return hillshade.Shade, nil
+	case "hypsometric":
+		return hillshade.Hypsometric, nil
+	}
+	return 0, invalid("Parameter style must be shade or hypsometric, not %q.", clip(v))
+}
+
+func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request) error {
+	style := r.URL.Query().Get("style")
+	if _, err := parseStyle(style); err != nil {
+		return err
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	bounds := []float64{180, 90, -180, -90}
+	var attr []string
+	for _, p := range v.Packs(pack.Terrain) {
+		if b := p.Manifest.BBoxWGS84; len(b) == 4 {
+			bounds = []float64{math.Min(bounds[0], b[0]), math.Min(bounds[1], b[1]), math.Max(bounds[2], b[2]), math.Max(bounds[3], b[3])}
+		}
+		if a := attributionText(p.Manifest); !slices.Contains(attr, a) {
+			attr = append(attr, a)
+		}
+	}
+	if bounds[0] > bounds[2] {
+		bounds = []float64{-180, -85.0511, 180, 85.0511}
+	}
+	q := ""
+	if style != "" {
+		q = "?style=" + style
+	}
+	return writeJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
+		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
+		"tiles":   []string{s.cfg.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
+		"minzoom": hillshade.MinZoom, "maxzoom": hillshade.MaxZoom, "bounds": bounds, "tileSize": 256,
+		"attribution": strings.Join(attr, "; ")})
+}
+
+func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request) error {
+	name, ok := strings.CutSuffix(r.PathValue("tile"), ".png")
+	size := 256
+	if n, two := strings.CutSuffix(name, "@2x"); two {
+		name, size = n, 512
+	}
+	z, errZ := tileIndex(r.PathValue("z"))
+	x, errX := tileIndex(r.PathValue("x"))
+	y, errY := tileIndex(name)
+	if errZ != nil || errX != nil || errY != nil || !ok {
+		return badRequest("A tile address is %s/<z>/<x>/<y>.png (or <y>@2x.png) with non-negative integers.", hillshadeBase)
+	}
+	style, err := parseStyle(r.URL.Query().Get("style"))
+	if err != nil {
+		return err
+	}
+	if z < hillshade.MinZoom || z > hillshade.MaxZoom || x >= 1<<z || y >= 1<<z {
+		return notFound("No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
+	}
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	datasets := rasterPacks(v, pack.Terrain)
+	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
+	e, err := s.hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
+		g, err := hillshade.Sample(ctx, levelHeights(datasets), z, x, y, size)
+		if err != nil {
+			return tilecache.Entry{}, err
+		}
+		b, err := hillshade.PNG(g.Render(style))
+		return tilecache.Entry{Data: b}, err
+	})
+	if err != nil {
+		if errors.Is(err, hillshade.ErrTile) {
+			return notFound("%v", err)
+		}
+		return rasterProblem(err, "terrain", 0, 0)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/png")
+	h.Set("ETag", e.ETag)
+	h.Set("Cache-Control", "public, max-age=3600")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, e.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Length", strconv.Itoa(len(e.Data)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(e.Data)
+	return nil
+}
+
+// levelHeights samples the DGM bilinearly on an overview level; no
+// coverage and NoData are "no value".
+func levelHeights(datasets []*terrain.Dataset) hillshade.Heights {
+	return func(ctx context.Context, lon, lat float64, level int) (float64, bool, error) {
+		h, err := terrain.ElevationLevel(ctx, datasets, lon, lat, terrain.Bilinear, level)
+		switch {
+		case err == nil:
+			return h.Value, true, nil
+		case errors.Is(err, terrain.ErrOutside), errors.Is(err, terrain.ErrNoData):
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+}
