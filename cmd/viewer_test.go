@@ -278,6 +278,14 @@ func TestViewerInBrowser(t *testing.T) {
 		run("click the 3D building", chromedp.MouseClickXY(pick.X, pick.Y))
 		waitJS("3D building panel", fmt.Sprintf(`(document.getElementById('building-gmlid') || {}).textContent === %q`, pick.Gmlid), 20*time.Second)
 	}
+	// For the screenshot, give the globe's terrain and hillshade imagery a
+	// moment to draw (SwiftShader is slow); not a condition of the test.
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+		var done bool
+		if chromedp.Run(bctx, chromedp.Evaluate(`svcViewer.globe.scene.globe.tilesLoaded`, &done)) == nil && done {
+			break
+		}
+	}
 	shot("viewer-3d")
 
 	// A field phone: 360 px wide, the panel under the map, nothing wider

@@ -263,7 +263,21 @@
       selectionIndicator: false, terrainProvider: new C.EllipsoidTerrainProvider(),
     });
     globe = sv.globe = viewer;
+    viewer.scene.globe.baseColor = C.Color.fromCssColorString('#9a9a90');
     for (const a of attribution) viewer.creditDisplay.addStaticCredit(new C.Credit(esc(a), true));
+    // The server's hillshade as imagery over the DGM's extent: the offline
+    // Natural Earth texture is far too coarse at street level.
+    try {
+      const r = await fetch(api('v1/terrain/hillshade.json'));
+      if (r.ok) {
+        const tj = await r.json();
+        const b = tj.bounds;
+        viewer.imageryLayers.addImageryProvider(new C.UrlTemplateImageryProvider({
+          url: api('v1/terrain/hillshade/{z}/{x}/{y}.png'), minimumLevel: tj.minzoom, maximumLevel: 18,
+          rectangle: C.Rectangle.fromDegrees(b[0], b[1], b[2], b[3]) }));
+        sv.globeHillshade = true;
+      }
+    } catch (e) { sv.errors.push('hillshade: ' + e.message); }
     // Terrain: quantized-mesh from this server when it serves it, else the
     // terrain-mesh tilesets on the plain ellipsoid.
     let qm = false;
