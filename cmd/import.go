@@ -24,7 +24,7 @@ The pack becomes visible only when the import finished; on any error the previou
 published and nothing of the failed import remains. A running server picks up the new pack on
 SIGHUP or POST /v1/admin/datasets.`,
 	}
-	c.AddCommand(newImportLoD2(), newImportDGM(), newImportVegetation())
+	c.AddCommand(newImportLoD2(), newImportDGM(), newImportVegetation(), newImportOSM())
 	c.PersistentPreRunE = sweepBefore
 	return c
 }

@@ -32,16 +32,17 @@ const (
 	OSMCover    Product = "osm-cover"    // 3D Tiles land cover themes
 	Vegetation  Product = "veg"          // CDSM/TDSM COGs and vegetation 3D Tiles
 	Buildings3D Product = "buildings"    // 3D Tiles of LoD2 buildings (the /v1/tilesets records)
+	OSM         Product = "osm"          // features of an OpenStreetMap extract, the input of osm-cover
 )
 
 // Products lists every product in a fixed order.
 func Products() []Product {
-	return []Product{LoD2, Terrain, TerrainMesh, OSMCover, Vegetation, Buildings3D}
+	return []Product{LoD2, Terrain, TerrainMesh, OSMCover, Vegetation, Buildings3D, OSM}
 }
 
 // Static reports whether the product's files are served by the static tile
 // host. LoD2 SpatiaLite files are answered through the API only.
-func (p Product) Static() bool { return p != LoD2 }
+func (p Product) Static() bool { return p != LoD2 && p != OSM }
 
 // Valid reports whether p is one of Products.
 func (p Product) Valid() bool {
@@ -115,6 +116,19 @@ type Manifest struct {
 	OSMCover    *OSMCoverInfo    `json:"osm_cover,omitempty"`
 	Vegetation  *VegetationInfo  `json:"vegetation,omitempty"`
 	Tileset     *TilesetInfo     `json:"tileset,omitempty"`
+	OSM         *OSMInfo         `json:"osm,omitempty"`
+}
+
+// OSMInfo is the manifest part of an imported OpenStreetMap extract.
+type OSMInfo struct {
+	File       string         `json:"file"`        // gzip-compressed JSON lines of features, relative
+	SourceFile string         `json:"source_file"` // name of the imported .osm.pbf / .osm
+	Features   map[string]int `json:"features"`    // per "<theme>/<class>"
+	// SkippedRelations and SkippedWays could not be assembled (members or
+	// nodes missing from the extract); OutsideExtent lay outside the BL.
+	SkippedRelations int `json:"skipped_relations"`
+	SkippedWays      int `json:"skipped_ways"`
+	OutsideExtent    int `json:"outside_extent"`
 }
 
 // LoD2Info is the LoD2 part of a manifest (SPEC 2.1).

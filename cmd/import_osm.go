@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svc-geodata/svc/importer"
+)
+
+func newImportOSM() *cobra.Command {
+	var o importer.Common
+	c := &cobra.Command{
+		Use:   "osm --bl BL --snapshot YYYY-MM-DD [--license odbl-1.0] FILE.osm.pbf",
+		Short: "Import an OpenStreetMap extract (.osm.pbf or .osm) for the BL's OSM cover",
+		Long: `osm reads an OpenStreetMap extract of the BL (a Geofabrik .osm.pbf, or OSM XML) in three
+streaming passes (relations, ways, nodes), keeping only what the OSM cover themes need: land-cover
+areas (multipolygon relations assembled from their member ways, holes included), roads, paths and
+rails with their width, lanes, layer, bridge and tunnel tags, and the coastline. Geometry is
+projected to the BL's UTM zone and clipped to the extent of the BL's published packs (import the
+DGM first), or to the file's bounds. Relations or areas missing members at the extract's edge are
+skipped and counted; lines cut at the edge keep their pieces. Then run 'svc build osm-cover'.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.LicenseID == "" {
+				o.LicenseID = "odbl-1.0"
+			}
+			start := time.Now()
+			m, err := importer.OSM(c.Context(), o, args[0])
+			if err != nil {
+				return err
+			}
+			total, classes := 0, make([]string, 0, len(m.OSM.Features))
+			for k, n := range m.OSM.Features {
+				total += n
+				classes = append(classes, fmt.Sprintf("%s %d", k, n))
+			}
+			sort.Strings(classes)
+			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d features (%s); skipped %d relations and %d ways missing members, %d outside the BL; in %s\n",
+				m.Key(), total, strings.Join(classes, ", "), m.OSM.SkippedRelations, m.OSM.SkippedWays, m.OSM.OutsideExtent,
+				time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(c.OutOrStdout(), "next: svc build osm-cover --data %s --bl %s\n", o.DataDir, m.BL)
+			return nil
+		},
+	}
+	commonFlags(c, &o)
+	c.Flags().Lookup("license").Usage = "licence id (default odbl-1.0, the licence of OpenStreetMap)"
+	addEnvHelp(c)
+	return c
+}

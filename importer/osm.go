@@ -1,0 +1,195 @@
+package importer
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/osmdata"
+	"github.com/svc-geodata/svc/pack"
+)
+
+// OSMFeaturesFile is the name of the features file in an osm pack.
+const OSMFeaturesFile = "features.jsonl.gz"
+
+// OSMAttribution is what ODbL requires to be shown.
+const OSMAttribution = "© OpenStreetMap contributors"
+
+// OSM imports an OpenStreetMap extract (.osm.pbf, or .osm XML) of c.BL:
+// the classified areas, transport lines and coastline (package osmdata),
+// clipped to the extent of the BL's published packs (or the file's
+// bounds when the BL has none yet), into an osm pack that `svc build
+// osm-cover` turns into 3D Tiles. Bad input is an error naming the file
+// and what is wrong: not an OSM file or truncated, no way in it, nothing
+// inside the BL.
+func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
+	c = c.Normalize()
+	st, err := c.check()
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	zone, err := geo.ZoneForEPSG(st.EPSG)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	fi, err := os.Stat(file)
+	switch {
+	case err != nil:
+		return pack.Manifest{}, fmt.Errorf("%w: %s: %v", ErrOptions, file, errors.Unwrap(err))
+	case fi.IsDir():
+		return pack.Manifest{}, fmt.Errorf("%w: %s is a directory, not an .osm.pbf or .osm file", ErrOptions, file)
+	case fi.Size() == 0:
+		return pack.Manifest{}, fmt.Errorf("%w: %s is empty", osmdata.ErrFormat, file)
+	}
+	xml, err := sniffXML(file)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	extent := blExtent(c.DataDir, c.BL)
+	feats, stats, err := osmdata.Read(ctx, func() (io.ReadCloser, error) { return os.Open(file) },
+		osmdata.Options{Zone: zone, Clip: extent, XML: xml})
+	switch {
+	case errors.Is(err, osmdata.ErrFormat):
+		return pack.Manifest{}, fmt.Errorf("%s: not a readable OSM %s file (truncated or another format): %w", file, map[bool]string{true: "XML", false: "PBF"}[xml], err)
+	case errors.Is(err, osmdata.ErrEmpty):
+		return pack.Manifest{}, fmt.Errorf("%s: %w (%d nodes, %d relations)", file, err, stats.Nodes, stats.Relations)
+	case errors.Is(err, osmdata.ErrOutside):
+		return pack.Manifest{}, fmt.Errorf("%s: %w of BL %s: wrong file or wrong --bl?", file, err, c.BL)
+	case err != nil:
+		return pack.Manifest{}, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(feats) == 0 {
+		return pack.Manifest{}, fmt.Errorf("%s: %w: none of its %d ways is land cover, transport or coastline", file, osmdata.ErrEmpty, stats.Ways)
+	}
+	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.OSM, BL: c.BL, Snapshot: c.Snapshot})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	defer w.Abort()
+	bbox, err := writeFeatures(filepath.Join(w.Dir(), OSMFeaturesFile), feats, zone)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	m := c.manifest(st)
+	m.SourceName, m.Attribution = "OpenStreetMap", OSMAttribution
+	if m.SourceURL == "" {
+		m.SourceURL = "https://www.openstreetmap.org/copyright"
+	}
+	m.CRS = fmt.Sprintf("EPSG:%d", st.EPSG)
+	m.BBoxWGS84 = bbox
+	m.OSM = &pack.OSMInfo{File: OSMFeaturesFile, SourceFile: filepath.Base(file), Features: stats.Features,
+		SkippedRelations: stats.SkippedRelations, SkippedWays: stats.SkippedWays, OutsideExtent: stats.OutsideExtent}
+	return w.Commit(ctx, m)
+}
+
+// sniffXML tells an OSM XML file from a PBF by its first bytes.
+func sniffXML(file string) (bool, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	s := strings.TrimSpace(string(head[:n]))
+	return strings.HasPrefix(s, "<"), nil
+}
+
+// blExtent is the WGS84 union of the BL's published packs' extents, the
+// zero box when it has none.
+func blExtent(dataDir, code string) geo.BBox {
+	b := geo.BBox{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
+	for _, f := range pack.List(dataDir) {
+		m := f.Manifest
+		if m.BL != code || f.Key.Product == pack.OSM || len(m.BBoxWGS84) != 4 {
+			continue
+		}
+		x := m.BBoxWGS84
+		b = geo.BBox{MinLon: math.Min(b.MinLon, x[0]), MinLat: math.Min(b.MinLat, x[1]), MaxLon: math.Max(b.MaxLon, x[2]), MaxLat: math.Max(b.MaxLat, x[3])}
+	}
+	if math.IsInf(b.MinLon, 0) {
+		return geo.BBox{}
+	}
+	return b
+}
+
+// writeFeatures writes one JSON feature per line, gzip-compressed, and
+// returns the WGS84 extent of their geometry.
+func writeFeatures(path string, feats []osmdata.Feature, z geo.Zone) ([]float64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
+	bw := bufio.NewWriterSize(zw, 1<<20)
+	enc := json.NewEncoder(bw)
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	see := func(p [2]float64) {
+		minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
+		minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
+	}
+	for _, ft := range feats {
+		for _, p := range ft.Polygons {
+			for _, pt := range p[0] {
+				see(pt)
+			}
+		}
+		for _, l := range ft.Lines {
+			for _, pt := range l {
+				see(pt)
+			}
+		}
+		if err := enc.Encode(ft); err != nil {
+			return nil, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	lon0, lat0 := geo.FromUTM(z, minX, minY)
+	lon1, lat1 := geo.FromUTM(z, maxX, maxY)
+	lon2, lat2 := geo.FromUTM(z, minX, maxY)
+	lon3, lat3 := geo.FromUTM(z, maxX, minY)
+	return []float64{math.Min(lon0, lon2), math.Min(lat0, lat3), math.Max(lon1, lon3), math.Max(lat1, lat2)}, f.Sync()
+}
+
+// ReadOSMFeatures streams the features of an osm pack.
+func ReadOSMFeatures(dir string, m pack.Manifest, each func(osmdata.Feature) error) error {
+	if m.OSM == nil {
+		return fmt.Errorf("%w: %s is not an osm pack", ErrOptions, dir)
+	}
+	f, err := os.Open(filepath.Join(dir, m.OSM.File))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("osm pack %s: %w", dir, err)
+	}
+	dec := json.NewDecoder(bufio.NewReaderSize(zr, 1<<20))
+	for {
+		var ft osmdata.Feature
+		if err := dec.Decode(&ft); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("osm pack %s: %w", dir, err)
+		}
+		if err := each(ft); err != nil {
+			return err
+		}
+	}
+}
