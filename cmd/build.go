@@ -21,7 +21,7 @@ func newBuild() *cobra.Command {
 		Long: `build derives static artefacts from the packs in the data directory and writes them as packs of their
 own, published atomically like imports. A running server picks them up on SIGHUP or POST /v1/admin/datasets.`,
 	}
-	c.AddCommand(newBuildTileset(), newBuildTerrainMesh(), newBuildVegetation())
+	c.AddCommand(newBuildTileset(), newBuildTerrainMesh(), newBuildVegetation(), newBuildOSMCover())
 	c.PersistentPreRunE = sweepBefore
 	return c
 }

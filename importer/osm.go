@@ -22,7 +22,7 @@ import (
 const OSMFeaturesFile = "features.jsonl.gz"
 
 // OSMAttribution is what ODbL requires to be shown.
-const OSMAttribution = "© OpenStreetMap contributors"
+const OSMAttribution = osmdata.Attribution
 
 // OSM imports an OpenStreetMap extract (.osm.pbf, or .osm XML) of c.BL:
 // the classified areas, transport lines and coastline (package osmdata),
@@ -164,32 +164,4 @@ func writeFeatures(path string, feats []osmdata.Feature, z geo.Zone) ([]float64,
 	lon2, lat2 := geo.FromUTM(z, minX, maxY)
 	lon3, lat3 := geo.FromUTM(z, maxX, minY)
 	return []float64{math.Min(lon0, lon2), math.Min(lat0, lat3), math.Max(lon1, lon3), math.Max(lat1, lat2)}, f.Sync()
-}
-
-// ReadOSMFeatures streams the features of an osm pack.
-func ReadOSMFeatures(dir string, m pack.Manifest, each func(osmdata.Feature) error) error {
-	if m.OSM == nil {
-		return fmt.Errorf("%w: %s is not an osm pack", ErrOptions, dir)
-	}
-	f, err := os.Open(filepath.Join(dir, m.OSM.File))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("osm pack %s: %w", dir, err)
-	}
-	dec := json.NewDecoder(bufio.NewReaderSize(zr, 1<<20))
-	for {
-		var ft osmdata.Feature
-		if err := dec.Decode(&ft); errors.Is(err, io.EOF) {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("osm pack %s: %w", dir, err)
-		}
-		if err := each(ft); err != nil {
-			return err
-		}
-	}
 }

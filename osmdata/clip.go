@@ -6,36 +6,36 @@ import (
 	"github.com/svc-geodata/svc/geo"
 )
 
-// box is a clip rectangle in UTM metres.
-type box struct{ minX, minY, maxX, maxY float64 }
+// Box is a clip rectangle in projected metres.
+type Box struct{ MinX, MinY, MaxX, MaxY float64 }
 
 // clipBox is the UTM rectangle enclosing a WGS84 box (its edges sampled);
 // nil for the zero box.
-func clipBox(b geo.BBox, z geo.Zone) *box {
+func clipBox(b geo.BBox, z geo.Zone) *Box {
 	if b == (geo.BBox{}) {
 		return nil
 	}
-	r := &box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	r := &Box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	const steps = 16
 	for i := range steps + 1 {
 		t := float64(i) / steps
 		for _, p := range [][2]float64{{b.MinLon + t*(b.MaxLon-b.MinLon), b.MinLat}, {b.MinLon + t*(b.MaxLon-b.MinLon), b.MaxLat},
 			{b.MinLon, b.MinLat + t*(b.MaxLat-b.MinLat)}, {b.MaxLon, b.MinLat + t*(b.MaxLat-b.MinLat)}} {
 			x, y := geo.ToUTM(z, p[0], p[1])
-			r.minX, r.maxX = math.Min(r.minX, x), math.Max(r.maxX, x)
-			r.minY, r.maxY = math.Min(r.minY, y), math.Max(r.maxY, y)
+			r.MinX, r.MaxX = math.Min(r.MinX, x), math.Max(r.MaxX, x)
+			r.MinY, r.MaxY = math.Min(r.MinY, y), math.Max(r.MaxY, y)
 		}
 	}
 	return r
 }
 
 // apply clips a feature's geometry; what lies outside goes.
-func (b *box) apply(f Feature) Feature {
+func (b *Box) apply(f Feature) Feature {
 	var polys [][][][2]float64
 	for _, p := range f.Polygons {
 		var out [][][2]float64
 		for i, r := range p {
-			c := b.ring(r)
+			c := b.Ring(r)
 			if len(c) < 4 {
 				if i == 0 {
 					break // the outer ring is outside: so are its holes
@@ -50,14 +50,15 @@ func (b *box) apply(f Feature) Feature {
 	}
 	var lines [][][2]float64
 	for _, l := range f.Lines {
-		lines = append(lines, b.line(l)...)
+		lines = append(lines, b.Line(l)...)
 	}
 	f.Polygons, f.Lines = polys, lines
 	return f
 }
 
-// ring clips a closed ring (Sutherland-Hodgman against the four edges).
-func (b *box) ring(r [][2]float64) [][2]float64 {
+// Ring clips a closed ring (Sutherland-Hodgman against the four edges);
+// nil when nothing is left.
+func (b *Box) Ring(r [][2]float64) [][2]float64 {
 	pts := r[:len(r)-1]
 	for edge := range 4 {
 		if len(pts) == 0 {
@@ -66,25 +67,25 @@ func (b *box) ring(r [][2]float64) [][2]float64 {
 		inside := func(p [2]float64) bool {
 			switch edge {
 			case 0:
-				return p[0] >= b.minX
+				return p[0] >= b.MinX
 			case 1:
-				return p[0] <= b.maxX
+				return p[0] <= b.MaxX
 			case 2:
-				return p[1] >= b.minY
+				return p[1] >= b.MinY
 			}
-			return p[1] <= b.maxY
+			return p[1] <= b.MaxY
 		}
 		cut := func(p, q [2]float64) [2]float64 {
 			var t float64
 			switch edge {
 			case 0:
-				t = (b.minX - p[0]) / (q[0] - p[0])
+				t = (b.MinX - p[0]) / (q[0] - p[0])
 			case 1:
-				t = (b.maxX - p[0]) / (q[0] - p[0])
+				t = (b.MaxX - p[0]) / (q[0] - p[0])
 			case 2:
-				t = (b.minY - p[1]) / (q[1] - p[1])
+				t = (b.MinY - p[1]) / (q[1] - p[1])
 			default:
-				t = (b.maxY - p[1]) / (q[1] - p[1])
+				t = (b.MaxY - p[1]) / (q[1] - p[1])
 			}
 			return [2]float64{p[0] + t*(q[0]-p[0]), p[1] + t*(q[1]-p[1])}
 		}
@@ -108,8 +109,8 @@ func (b *box) ring(r [][2]float64) [][2]float64 {
 	return append(pts, pts[0])
 }
 
-// line clips a polyline into the pieces inside (Liang-Barsky per segment).
-func (b *box) line(l [][2]float64) [][][2]float64 {
+// Line clips a polyline into the pieces inside (Liang-Barsky per segment).
+func (b *Box) Line(l [][2]float64) [][][2]float64 {
 	var out [][][2]float64
 	var cur [][2]float64
 	flush := func() {
@@ -123,7 +124,7 @@ func (b *box) line(l [][2]float64) [][][2]float64 {
 		t0, t1 := 0.0, 1.0
 		dx, dy := q[0]-p[0], q[1]-p[1]
 		ok := true
-		for _, c := range [][2]float64{{-dx, p[0] - b.minX}, {dx, b.maxX - p[0]}, {-dy, p[1] - b.minY}, {dy, b.maxY - p[1]}} {
+		for _, c := range [][2]float64{{-dx, p[0] - b.MinX}, {dx, b.MaxX - p[0]}, {-dy, p[1] - b.MinY}, {dy, b.MaxY - p[1]}} {
 			if c[0] == 0 {
 				if c[1] < 0 {
 					ok = false

@@ -287,6 +287,24 @@ func meshArrays(m rtin.Mesh, heights []float32, n int, dx0, dy0, step float64) (
 // writeTerrainTileset writes the single-level quadtree: a root without
 // content whose children are the DGM tiles.
 func writeTerrainTileset(path string, children []*tileJSON, heightModel, attribution string) error {
+	return writeQuadtree(path, children, "1.0", heightModel, attribution, "svc terrain-mesh")
+}
+
+// writeTilesetOf is the same single-level tileset for GLB content (3D Tiles
+// 1.1).
+func writeTilesetOf(path string, children []*tileJSON, heightModel, attribution, generator string) error {
+	return writeQuadtree(path, children, "1.1", heightModel, attribution, generator)
+}
+
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+func writeQuadtree(path string, children []*tileJSON, version, heightModel, attribution, generator string) error {
 	region := append([]float64(nil), children[0].BoundingVolume["region"].([]float64)...)
 	for _, c := range children[1:] {
 		r := c.BoundingVolume["region"].([]float64)
@@ -298,14 +316,10 @@ func writeTerrainTileset(path string, children []*tileJSON, heightModel, attribu
 	// relief of the area, at least one tile's worth.
 	rootErr := math.Max(region[5]-region[4], 100)
 	doc := tilesetJSON{
-		Asset:          assetOf("1.0", "svc terrain-mesh", heightModel, attribution),
+		Asset:          assetOf(version, generator, heightModel, attribution),
 		GeometricError: rootErr,
 		Root: &tileJSON{BoundingVolume: map[string]any{"region": region}, GeometricError: rootErr,
 			Refine: "REPLACE", Children: children},
 	}
-	data, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
+	return writeJSONFile(path, doc)
 }
