@@ -88,6 +88,9 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	m.BBoxWGS84 = bbox
 	m.OSM = &pack.OSMInfo{File: OSMFeaturesFile, SourceFile: filepath.Base(file), Features: stats.Features,
 		SkippedRelations: stats.SkippedRelations, SkippedWays: stats.SkippedWays, OutsideExtent: stats.OutsideExtent}
+	if b := stats.Clip; b != nil {
+		m.OSM.ClipUTM = []float64{b.MinX, b.MinY, b.MaxX, b.MaxY}
+	}
 	return w.Commit(ctx, m)
 }
 

@@ -48,6 +48,9 @@ type Stats struct {
 	// (cut at its edge) that could not be used.
 	SkippedWays   int `json:"skipped_ways"`
 	OutsideExtent int `json:"outside_extent"`
+	// Clip is the UTM box the features were clipped to (nil: none); the
+	// coastline ends on its edges, where the sea is closed.
+	Clip *Box `json:"clip,omitempty"`
 }
 
 // Options configure Read.
@@ -251,6 +254,7 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 	}
 
 	box := clipBox(clip, o.Zone)
+	st.Clip = box
 	var out []Feature
 	add := func(f Feature) {
 		if box != nil {

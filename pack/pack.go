@@ -129,6 +129,9 @@ type OSMInfo struct {
 	SkippedRelations int `json:"skipped_relations"`
 	SkippedWays      int `json:"skipped_ways"`
 	OutsideExtent    int `json:"outside_extent"`
+	// ClipUTM is the box (minX, minY, maxX, maxY in the pack's CRS) the
+	// features were clipped to; the sea theme closes the coastline on it.
+	ClipUTM []float64 `json:"clip_utm,omitempty"`
 }
 
 // LoD2Info is the LoD2 part of a manifest (SPEC 2.1).

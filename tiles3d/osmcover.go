@@ -156,8 +156,11 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 		themes = append(themes, pack.Theme{Name: "canopy", Path: "canopy/tileset.json", TileCount: n})
 	}
 	if len(coast) > 0 {
-		ext := unionBBox(src.BBoxWGS84, tsrc.BBoxWGS84)
-		n, err := b.sea(ctx, coast, ext)
+		box := utmBox(unionBBox(src.BBoxWGS84, tsrc.BBoxWGS84), b.z)
+		if c := src.OSM.ClipUTM; len(c) == 4 {
+			box = osmdata.Box{MinX: c[0], MinY: c[1], MaxX: c[2], MaxY: c[3]}
+		}
+		n, err := b.sea(ctx, coast, box)
 		if err != nil {
 			return pack.Manifest{}, err
 		}
@@ -552,7 +555,8 @@ func (b *coverBuild) dgmTile(ctx context.Context, t terrain.Tile) (map[string]*t
 	}
 	out := map[string]*tileJSON{}
 	for th, m := range map[string]*meshBuf{osmdata.ThemeSurface: surf, osmdata.ThemeTransport: trans} {
-		tj, err := b.writeTile(th, t.Name, m)
+		edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
+		tj, err := b.writeTile(th, t.Name, m, t.BBox[0]+edge/2, t.BBox[3]-edge/2)
 		if err != nil {
 			return nil, err
 		}
@@ -563,9 +567,10 @@ func (b *coverBuild) dgmTile(ctx context.Context, t terrain.Tile) (map[string]*t
 	return out, nil
 }
 
-// writeTile encodes one theme's triangles of one tile as a GLB in a frame
-// at the tile's centre, lifted to ellipsoidal heights.
-func (b *coverBuild) writeTile(theme, name string, m *meshBuf) (*tileJSON, error) {
+// writeTile encodes one theme's triangles of one tile as a GLB in the
+// frame at the tile's centre cx, cy, lifted to ellipsoidal heights: for a
+// DGM tile the frame of its terrain-mesh tile, so both share coordinates.
+func (b *coverBuild) writeTile(theme, name string, m *meshBuf, cx, cy float64) (*tileJSON, error) {
 	if len(m.idx) == 0 {
 		return nil, nil
 	}
@@ -576,7 +581,6 @@ func (b *coverBuild) writeTile(theme, name string, m *meshBuf) (*tileJSON, error
 		minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
 		hmin, hmax = math.Min(hmin, p[2]), math.Max(hmax, p[2])
 	}
-	cx, cy := (minX+maxX)/2, (minY+maxY)/2
 	pos := make([]float32, 0, 3*len(m.pos))
 	nrm := make([]float32, 0, 3*len(m.pos))
 	for _, p := range m.pos {
@@ -602,7 +606,7 @@ func (b *coverBuild) writeTile(theme, name string, m *meshBuf) (*tileJSON, error
 	if err := os.WriteFile(filepath.Join(b.dir, theme, filepath.FromSlash(uri)), glb.Pad8(data), 0o644); err != nil {
 		return nil, err
 	}
-	half := math.Max(maxX-minX, maxY-minY) / 2
+	half := math.Max(math.Max(maxX-cx, cx-minX), math.Max(maxY-cy, cy-minY))
 	abs, nlo, nhi, err := lift(gridFrame(b.z, cx, cy), b.o.HeightModel, b.z, cx, cy, half)
 	if err != nil {
 		return nil, err
@@ -678,12 +682,10 @@ func (b *coverBuild) canopy(ctx context.Context) (int64, error) {
 
 // sea writes the sea theme: the sea polygons (package osmdata's coastline
 // rule, land on the left) flat at 0 m DHHN2016, cut into 1 km tiles.
-func (b *coverBuild) sea(ctx context.Context, coast [][][2]float64, ext []float64) (int64, error) {
-	if len(ext) != 4 {
+func (b *coverBuild) sea(ctx context.Context, coast [][][2]float64, box osmdata.Box) (int64, error) {
+	if box.MaxX <= box.MinX {
 		return 0, nil
 	}
-	lonlat := geo.BBox{MinLon: ext[0], MinLat: ext[1], MaxLon: ext[2], MaxLat: ext[3]}
-	box := utmBox(lonlat, b.z)
 	polys := osmdata.SeaPolygons(coast, box)
 	if len(polys) == 0 {
 		return 0, nil
@@ -709,7 +711,7 @@ func (b *coverBuild) sea(ctx context.Context, coast [][][2]float64, ext []float6
 				}
 			}
 			name := "sea_" + strconv.Itoa(int(x0/1000)) + "_" + strconv.Itoa(int(y0/1000))
-			tj, err := b.writeTile("sea", name, m)
+			tj, err := b.writeTile("sea", name, m, x0+500, y0+500)
 			if err != nil {
 				return 0, err
 			}
@@ -724,8 +726,13 @@ func (b *coverBuild) sea(ctx context.Context, coast [][][2]float64, ext []float6
 	return int64(len(children)), writeCoverTileset(filepath.Join(b.dir, "sea", "tileset.json"), children, b.o.HeightModel.ID(), b.copyright, "sea")
 }
 
-// utmBox is the UTM rectangle enclosing a WGS84 box.
-func utmBox(bb geo.BBox, z geo.Zone) osmdata.Box {
+// utmBox is the UTM rectangle enclosing a WGS84 box (minLon, minLat,
+// maxLon, maxLat).
+func utmBox(ext []float64, z geo.Zone) osmdata.Box {
+	if len(ext) != 4 {
+		return osmdata.Box{}
+	}
+	bb := geo.BBox{MinLon: ext[0], MinLat: ext[1], MaxLon: ext[2], MaxLat: ext[3]}
 	out := osmdata.Box{MinX: math.Inf(1), MinY: math.Inf(1), MaxX: math.Inf(-1), MaxY: math.Inf(-1)}
 	for _, p := range [][2]float64{{bb.MinLon, bb.MinLat}, {bb.MinLon, bb.MaxLat}, {bb.MaxLon, bb.MinLat}, {bb.MaxLon, bb.MaxLat},
 		{(bb.MinLon + bb.MaxLon) / 2, bb.MinLat}, {(bb.MinLon + bb.MaxLon) / 2, bb.MaxLat}} {
