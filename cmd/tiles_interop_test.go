@@ -78,7 +78,7 @@ func TestDemoTilesetsValidate(t *testing.T) {
 		kinds[kind] = true
 		zones[map[string]string{"he": "32", "nrw": "32", "sh": "32", "be": "33", "bb": "33"}[parts[1]]] = true
 	}
-	for _, k := range []string{"buildings", "terrain-mesh", "trees", "plantcover"} {
+	for _, k := range []string{"buildings", "terrain-mesh", "trees", "plantcover", "osm-cover"} {
 		if !kinds[k] {
 			t.Errorf("demo pack has no %s tileset", k)
 		}

@@ -92,7 +92,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		o.Log("terrain mesh %-3s %d tiles, RTIN tolerance %g m", site.BL, tm.TerrainMesh.TileCount, tm.TerrainMesh.RTINToleranceM)
 	}
-	return nil
+	return buildOSMCover(ctx, o)
 }
 
 // Origin returns the south-west corner of the site's first tile in its UTM

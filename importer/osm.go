@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/svc-geodata/svc/geo"
@@ -55,8 +56,23 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 		return pack.Manifest{}, err
 	}
 	extent := blExtent(c.DataDir, c.BL)
-	feats, stats, err := osmdata.Read(ctx, func() (io.ReadCloser, error) { return os.Open(file) },
-		osmdata.Options{Zone: zone, Clip: extent, XML: xml})
+	// The reader's live memory is the kept ways and node coordinates; the
+	// decoder churns through blocks around it. A tighter GC target keeps the
+	// peak near the live size (60 MB of PBF: 274 MB peak RSS instead of 561,
+	// 15 % slower), so a state extract stays well under 1.5 GB.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.OSM, BL: c.BL, Snapshot: c.Snapshot})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	defer w.Abort()
+	fw, err := newFeatureWriter(filepath.Join(w.Dir(), OSMFeaturesFile))
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	defer fw.f.Close()
+	stats, err := osmdata.Stream(ctx, func() (io.ReadCloser, error) { return os.Open(file) },
+		osmdata.Options{Zone: zone, Clip: extent, XML: xml}, fw.write)
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
 		return pack.Manifest{}, fmt.Errorf("%s: not a readable OSM %s file (truncated or another format): %w", file, map[bool]string{true: "XML", false: "PBF"}[xml], err)
@@ -67,15 +83,10 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	case err != nil:
 		return pack.Manifest{}, fmt.Errorf("%s: %w", file, err)
 	}
-	if len(feats) == 0 {
+	if fw.n == 0 {
 		return pack.Manifest{}, fmt.Errorf("%s: %w: none of its %d ways is land cover, transport or coastline", file, osmdata.ErrEmpty, stats.Ways)
 	}
-	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.OSM, BL: c.BL, Snapshot: c.Snapshot})
-	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
-	}
-	defer w.Abort()
-	bbox, err := writeFeatures(filepath.Join(w.Dir(), OSMFeaturesFile), feats, zone)
+	bbox, err := fw.close(zone)
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
@@ -125,46 +136,59 @@ func blExtent(dataDir, code string) geo.BBox {
 	return b
 }
 
-// writeFeatures writes one JSON feature per line, gzip-compressed, and
-// returns the WGS84 extent of their geometry.
-func writeFeatures(path string, feats []osmdata.Feature, z geo.Zone) ([]float64, error) {
+// featureWriter writes one JSON feature per line, gzip-compressed, as the
+// reader hands them over, and keeps the extent of their geometry.
+type featureWriter struct {
+	f                      *os.File
+	zw                     *gzip.Writer
+	bw                     *bufio.Writer
+	enc                    *json.Encoder
+	n                      int
+	minX, minY, maxX, maxY float64
+}
+
+func newFeatureWriter(path string) (*featureWriter, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
 	bw := bufio.NewWriterSize(zw, 1<<20)
-	enc := json.NewEncoder(bw)
-	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	see := func(p [2]float64) {
-		minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
-		minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
-	}
-	for _, ft := range feats {
-		for _, p := range ft.Polygons {
-			for _, pt := range p[0] {
-				see(pt)
-			}
-		}
-		for _, l := range ft.Lines {
-			for _, pt := range l {
-				see(pt)
-			}
-		}
-		if err := enc.Encode(ft); err != nil {
-			return nil, err
+	return &featureWriter{f: f, zw: zw, bw: bw, enc: json.NewEncoder(bw),
+		minX: math.Inf(1), minY: math.Inf(1), maxX: math.Inf(-1), maxY: math.Inf(-1)}, nil
+}
+
+func (w *featureWriter) see(p [2]float64) {
+	w.minX, w.maxX = math.Min(w.minX, p[0]), math.Max(w.maxX, p[0])
+	w.minY, w.maxY = math.Min(w.minY, p[1]), math.Max(w.maxY, p[1])
+}
+
+func (w *featureWriter) write(ft osmdata.Feature) error {
+	for _, p := range ft.Polygons {
+		for _, pt := range p[0] {
+			w.see(pt)
 		}
 	}
-	if err := bw.Flush(); err != nil {
+	for _, l := range ft.Lines {
+		for _, pt := range l {
+			w.see(pt)
+		}
+	}
+	w.n++
+	return w.enc.Encode(ft)
+}
+
+// close finishes the file and returns the WGS84 extent of the features.
+func (w *featureWriter) close(z geo.Zone) ([]float64, error) {
+	if err := w.bw.Flush(); err != nil {
 		return nil, err
 	}
-	if err := zw.Close(); err != nil {
+	if err := w.zw.Close(); err != nil {
 		return nil, err
 	}
-	lon0, lat0 := geo.FromUTM(z, minX, minY)
-	lon1, lat1 := geo.FromUTM(z, maxX, maxY)
-	lon2, lat2 := geo.FromUTM(z, minX, maxY)
-	lon3, lat3 := geo.FromUTM(z, maxX, minY)
-	return []float64{math.Min(lon0, lon2), math.Min(lat0, lat3), math.Max(lon1, lon3), math.Max(lat1, lat2)}, f.Sync()
+	lon0, lat0 := geo.FromUTM(z, w.minX, w.minY)
+	lon1, lat1 := geo.FromUTM(z, w.maxX, w.maxY)
+	lon2, lat2 := geo.FromUTM(z, w.minX, w.maxY)
+	lon3, lat3 := geo.FromUTM(z, w.maxX, w.minY)
+	return []float64{math.Min(lon0, lon2), math.Min(lat0, lat3), math.Max(lon1, lon3), math.Max(lat1, lat2)}, w.f.Sync()
 }

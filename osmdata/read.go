@@ -78,10 +78,51 @@ type scanner interface {
 	Close() error
 }
 
-// Read reads the file open returns three times (relations, then ways,
-// then nodes), keeping in memory only the members and node ids of the
-// objects it uses, so memory follows the kept features, not the file.
+// Read is Stream collecting the features, sorted by theme.
 func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([]Feature, Stats, error) {
+	var out []Feature
+	st, err := Stream(ctx, open, o, func(f Feature) error {
+		out = append(out, f)
+		return nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Theme < out[j].Theme })
+	return out, st, nil
+}
+
+// wayMeta is what a classified way keeps of its tags.
+type wayMeta struct {
+	theme, class, name string
+	width              float64
+	layer              int
+	bridge, tunnel     bool
+}
+
+func metaOf(t osm.Tags) *wayMeta {
+	m := &wayMeta{name: t.Find("name")}
+	switch {
+	case t.Find("natural") == "coastline":
+		m.theme, m.class = ThemeCoastline, "coastline"
+	case transportClass(t) != "":
+		m.theme, m.class = ThemeTransport, transportClass(t)
+		m.width, m.layer = widthOf(t, m.class), layerOf(t)
+		m.bridge, m.tunnel = yes(t.Find("bridge")), yes(t.Find("tunnel")) || t.Find("covered") == "yes"
+	case surfaceClass(t) != "":
+		m.theme, m.class = ThemeSurface, surfaceClass(t)
+	default:
+		return nil
+	}
+	return m
+}
+
+// Stream reads the file open returns three times (relations, then ways,
+// then nodes), keeping in memory only the member ways, the node ids of the
+// ways it uses and their coordinates, and hands each feature to emit as
+// soon as it is complete, so memory follows the kept ways and nodes, not
+// the file or the features.
+func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, emit func(Feature) error) (Stats, error) {
 	st := Stats{Features: map[string]int{}}
 	clip := o.Clip
 	pass := func(skipNodes, skipWays, skipRels bool, each func(osm.Object) error) (*osmpbf.Header, error) {
@@ -176,7 +217,7 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 		return nil
 	})
 	if err != nil {
-		return nil, st, err
+		return st, err
 	}
 	if clip == (geo.BBox{}) && hdr != nil && hdr.Bounds != nil {
 		b := hdr.Bounds
@@ -185,10 +226,9 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 
 	// Pass 2: the ways: classified ones and relation members.
 	type way struct {
-		id     int64
-		nodes  []int64
-		tags   osm.Tags // only for classified ways
-		member bool
+		id    int64
+		nodes []int64
+		meta  *wayMeta // only for classified ways
 	}
 	ways := map[int64]*way{}
 	var order []int64
@@ -196,23 +236,20 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 		w := obj.(*osm.Way)
 		st.Ways++
 		id := int64(w.ID)
-		keep := surfaceClass(w.Tags) != "" || transportClass(w.Tags) != "" || w.Tags.Find("natural") == "coastline"
-		if !keep && !member[id] {
+		meta := metaOf(w.Tags)
+		if meta == nil && !member[id] {
 			return nil
 		}
-		x := &way{id: id, nodes: make([]int64, len(w.Nodes)), member: member[id]}
+		x := &way{id: id, nodes: make([]int64, len(w.Nodes)), meta: meta}
 		for i, n := range w.Nodes {
 			x.nodes[i] = int64(n.ID)
-		}
-		if keep {
-			x.tags = slices.Clone(w.Tags)
 		}
 		ways[id] = x
 		order = append(order, id)
 		return nil
 	})
 	if err != nil {
-		return nil, st, err
+		return st, err
 	}
 
 	// Pass 3: the coordinates of the nodes those ways use.
@@ -234,10 +271,10 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 		return nil
 	})
 	if err != nil {
-		return nil, st, err
+		return st, err
 	}
 	if st.Ways == 0 {
-		return nil, st, ErrEmpty
+		return st, ErrEmpty
 	}
 	// line returns the projected points of a way, false when a node is
 	// missing (the way is cut by the extract's edge).
@@ -255,33 +292,33 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 
 	box := clipBox(clip, o.Zone)
 	st.Clip = box
-	var out []Feature
-	add := func(f Feature) {
+	emitted := 0
+	add := func(f Feature) error {
 		if box != nil {
 			f = box.apply(f)
 		}
 		if len(f.Polygons) == 0 && len(f.Lines) == 0 {
 			st.OutsideExtent++
-			return
+			return nil
 		}
 		st.Features[f.Theme+"/"+f.Class]++
-		out = append(out, f)
+		emitted++
+		return emit(f)
 	}
 	for _, id := range order {
 		w := ways[id]
-		if w.tags == nil {
+		if w.meta == nil {
 			continue
 		}
 		pts, ok := line(w.nodes)
 		closed := len(w.nodes) > 3 && w.nodes[0] == w.nodes[len(w.nodes)-1]
-		f := Feature{ID: id, Type: "way", Name: w.tags.Find("name")}
-		switch {
-		case w.tags.Find("natural") == "coastline":
-			f.Theme, f.Class = ThemeCoastline, "coastline"
-		case transportClass(w.tags) != "":
-			f.Theme, f.Class = ThemeTransport, transportClass(w.tags)
-		default:
-			f.Theme, f.Class = ThemeSurface, surfaceClass(w.tags)
+		mt := w.meta
+		f := Feature{ID: id, Type: "way", Name: mt.name, Theme: mt.theme, Class: mt.class}
+		if f.Theme == ThemeTransport {
+			f.WidthM, f.Layer, f.Bridge, f.Tunnel = mt.width, mt.layer, mt.bridge, mt.tunnel
+		}
+		if !member[id] {
+			w.meta = nil // not needed again: let it go
 		}
 		if !ok {
 			// A line cut by the extract's edge keeps its pieces of known
@@ -295,11 +332,9 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 				st.SkippedWays++
 				continue
 			}
-			if f.Theme == ThemeTransport {
-				f.WidthM, f.Layer = widthOf(w.tags, f.Class), layerOf(w.tags)
-				f.Bridge, f.Tunnel = yes(w.tags.Find("bridge")), yes(w.tags.Find("tunnel")) || w.tags.Find("covered") == "yes"
+			if err := add(f); err != nil {
+				return st, err
 			}
-			add(f)
 			continue
 		}
 		switch {
@@ -310,16 +345,12 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 				continue // an open way with an area tag: not an area
 			}
 			f.Polygons = [][][][2]float64{{pts}}
-		case f.Theme == ThemeTransport:
-			f.Lines = [][][2]float64{pts}
-			f.WidthM = widthOf(w.tags, f.Class)
-			f.Layer = layerOf(w.tags)
-			f.Bridge = yes(w.tags.Find("bridge"))
-			f.Tunnel = yes(w.tags.Find("tunnel")) || w.tags.Find("covered") == "yes"
 		default:
 			f.Lines = [][][2]float64{pts}
 		}
-		add(f)
+		if err := add(f); err != nil {
+			return st, err
+		}
 	}
 	for _, r := range rels {
 		polys, ok := assemble(r.outer, r.inner, func(id int64) ([]int64, bool) {
@@ -333,13 +364,14 @@ func Read(ctx context.Context, open func() (io.ReadCloser, error), o Options) ([
 			st.SkippedRelations++
 			continue
 		}
-		add(Feature{ID: r.id, Type: "relation", Theme: ThemeSurface, Class: r.class, Name: r.name, Polygons: polys})
+		if err := add(Feature{ID: r.id, Type: "relation", Theme: ThemeSurface, Class: r.class, Name: r.name, Polygons: polys}); err != nil {
+			return st, err
+		}
 	}
-	if len(out) == 0 && st.OutsideExtent > 0 {
-		return nil, st, ErrOutside
+	if emitted == 0 && st.OutsideExtent > 0 {
+		return st, ErrOutside
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Theme < out[j].Theme })
-	return out, st, nil
+	return st, nil
 }
 
 type countingReader struct {

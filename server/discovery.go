@@ -294,6 +294,9 @@ type attributionEntry struct {
 func (s *Server) attribution(v *catalog.View) any {
 	out := []attributionEntry{}
 	for _, prod := range pack.Products() {
+		if prod == pack.OSM {
+			continue // the import's features: served only as osm-cover, which has its own entry
+		}
 		for _, p := range v.Packs(prod) {
 			m := p.Manifest
 			l := licenseInfo(m.LicenseID)
