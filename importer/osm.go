@@ -75,7 +75,7 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 		osmdata.Options{Zone: zone, Clip: extent, XML: xml}, fw.write)
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
-		return pack.Manifest{}, fmt.Errorf("%s: not a readable OSM %s file (truncated or another format): %w", file, map[bool]string{true: "XML", false: "PBF"}[xml], err)
+		return pack.Manifest{}, fmt.Errorf("%s: %w (read as %s; truncated or another format)", file, err, map[bool]string{true: "OSM XML", false: ".osm.pbf"}[xml])
 	case errors.Is(err, osmdata.ErrEmpty):
 		return pack.Manifest{}, fmt.Errorf("%s: %w (%d nodes, %d relations)", file, err, stats.Nodes, stats.Relations)
 	case errors.Is(err, osmdata.ErrOutside):

@@ -65,9 +65,10 @@ type Options struct {
 
 // Errors of Read.
 var (
-	ErrFormat  = errors.New("osmdata: not an OSM file")
-	ErrEmpty   = errors.New("osmdata: the extract holds no way")
-	ErrOutside = errors.New("osmdata: the extract does not meet the extent")
+	// The texts are what a user reads after the file name.
+	ErrFormat  = errors.New("not a readable OSM file")
+	ErrEmpty   = errors.New("the extract holds no way")
+	ErrOutside = errors.New("the extract does not meet the extent")
 )
 
 // scanner is what the PBF and XML scanners have in common.
