@@ -1,11 +1,21 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
+	"fmt"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/demo"
+	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
 
@@ -64,7 +74,7 @@ func FuzzBuildingID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		ts, err := demoServer()
+		ts, err := smallLoD2Server()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,3 +142,44 @@ func FuzzLocations(f *testing.F) {
 		}
 	})
 }
+
+// smallLoD2Server serves one small LoD2 pack (twelve buildings, one with a
+// part): the building routes' lookups without the demo's raster and 3D
+// builds, so each fuzz worker starts in well under a second.
+var smallLoD2Server = sync.OnceValues(func() (*httptest.Server, error) {
+	data, err := tempDir()
+	if err != nil {
+		return nil, err
+	}
+	var bs []demo.Building
+	for i := range 12 {
+		b := demo.Building{ID: fmt.Sprintf("DEHEDM%08d", i+1), X: 477020 + float64(i%4)*25, Y: 5551020 + float64(i/4)*25, Z0: 100,
+			Length: 10, Depth: 8, Height: 6, PitchDeg: 35, Roof: demo.RoofKind(i % 3)}
+		if i == 5 {
+			b.Part = &demo.Building{ID: b.ID + "_BP1", X: b.X + 7, Y: b.Y, Z0: 100, Length: 4, Depth: 5, Height: 3}
+		}
+		bs = append(bs, b)
+	}
+	src := filepath.Join(data, "he.gml")
+	fh, err := os.Create(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := demo.WriteCityGML(fh, demo.CityGMLOptions{EPSG: 25832, Version: 2}, bs); err != nil {
+		return nil, err
+	}
+	fh.Close()
+	if _, err := importer.LoD2(context.Background(), importer.Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"},
+		[]string{src}); err != nil {
+		return nil, err
+	}
+	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	if _, err := cat.Reload(context.Background()); err != nil {
+		return nil, err
+	}
+	srv, err := New(Config{BaseURL: "http://api.test"}, Deps{Catalog: cat})
+	if err != nil {
+		return nil, err
+	}
+	return httptest.NewServer(srv), nil
+})
