@@ -47,6 +47,24 @@ type cacheEntry struct {
 	used atomic.Int64
 	done chan struct{}
 	err  error // set before done is closed when the load failed
+	// slot is the COG's pointer to this entry (see level.slots), cleared
+	// when the entry leaves the cache.
+	slot *atomic.Pointer[cacheEntry]
+}
+
+// touch marks e as used now (for the LRU order), writing only when the
+// clock moved, so warm reads of one tile do not write shared memory.
+func (c *Cache) touch(e *cacheEntry) {
+	if now := c.clock.Load(); e.used.Load() != now {
+		e.used.Store(now)
+	}
+}
+
+// forget clears e's slot; the caller holds c.mu and removes e.
+func (e *cacheEntry) forget() {
+	if e.slot != nil {
+		e.slot.CompareAndSwap(e, nil)
+	}
 }
 
 // CacheStats is a snapshot of a cache's counters, for metrics.
@@ -91,16 +109,14 @@ func (c *Cache) decoder() (*zstd.Decoder, error) {
 // get returns the tile for k, calling load at most once across concurrent
 // callers when it is missing. The warm path takes a read lock and does not
 // allocate.
-func (c *Cache) get(ctx context.Context, k cacheKey, load func() (*block, error)) (*block, error) {
+func (c *Cache) get(ctx context.Context, k cacheKey, slot *atomic.Pointer[cacheEntry], load func() (*block, error)) (*block, error) {
 	for {
 		c.mu.RLock()
 		e := c.entries[k]
 		c.mu.RUnlock()
 		if e != nil {
 			if b := e.blk.Load(); b != nil {
-				if now := c.clock.Load(); e.used.Load() != now {
-					e.used.Store(now)
-				}
+				c.touch(e)
 				return b, nil
 			}
 			b, retry, err := c.wait(ctx, e)
@@ -114,7 +130,7 @@ func (c *Cache) get(ctx context.Context, k cacheKey, load func() (*block, error)
 			c.mu.Unlock()
 			continue
 		}
-		e = &cacheEntry{done: make(chan struct{})}
+		e = &cacheEntry{done: make(chan struct{}), slot: slot}
 		c.entries[k] = e
 		c.mu.Unlock()
 		return c.fill(k, e, load)
@@ -152,6 +168,9 @@ func (c *Cache) fill(k cacheKey, e *cacheEntry, load func() (*block, error)) (*b
 		e.used.Store(c.clock.Add(1))
 		c.bytes += b.size()
 		c.evictLocked(k)
+		if e.slot != nil {
+			e.slot.Store(e)
+		}
 	}
 	c.mu.Unlock()
 	e.err = err
@@ -181,6 +200,7 @@ func (c *Cache) evictLocked(keep cacheKey) {
 		}
 		c.bytes -= oldest.blk.Load().size()
 		c.evicts++
+		oldest.forget()
 		delete(c.entries, victim)
 	}
 }
@@ -194,6 +214,7 @@ func (c *Cache) drop(id uint64) {
 		if k.cog == id {
 			if b := e.blk.Load(); b != nil {
 				c.bytes -= b.size()
+				e.forget()
 				delete(c.entries, k)
 			}
 		}

@@ -26,7 +26,7 @@ func TestCacheSingleFlight(t *testing.T) {
 	results := make([]*block, 50)
 	for i := range results {
 		wg.Go(func() {
-			b, err := c.get(context.Background(), cacheKey{1, 0, 7}, load)
+			b, err := c.get(context.Background(), cacheKey{1, 0, 7}, nil, load)
 			if err != nil {
 				t.Error(err)
 			}
@@ -54,7 +54,7 @@ func TestCacheEvictsLRUByBytes(t *testing.T) {
 	var loads int
 	get := func(tile int32) {
 		t.Helper()
-		if _, err := c.get(ctx, cacheKey{1, 0, tile}, func() (*block, error) { loads++; return blockOf(1000), nil }); err != nil {
+		if _, err := c.get(ctx, cacheKey{1, 0, tile}, nil, func() (*block, error) { loads++; return blockOf(1000), nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,10 +84,10 @@ func TestCacheErrorsAreNotCached(t *testing.T) {
 	c := NewCache(1 << 20)
 	boom := errors.New("boom")
 	k := cacheKey{1, 0, 0}
-	if _, err := c.get(context.Background(), k, func() (*block, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, err := c.get(context.Background(), k, nil, func() (*block, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
-	b, err := c.get(context.Background(), k, func() (*block, error) { return blockOf(1), nil })
+	b, err := c.get(context.Background(), k, nil, func() (*block, error) { return blockOf(1), nil })
 	if err != nil || b == nil {
 		t.Fatalf("retry after error: %v", err)
 	}
@@ -96,7 +96,7 @@ func TestCacheErrorsAreNotCached(t *testing.T) {
 func TestCacheOversizeBlockNotKept(t *testing.T) {
 	t.Parallel()
 	c := NewCache(100)
-	b, err := c.get(context.Background(), cacheKey{1, 0, 0}, func() (*block, error) { return blockOf(1000), nil })
+	b, err := c.get(context.Background(), cacheKey{1, 0, 0}, nil, func() (*block, error) { return blockOf(1000), nil })
 	if err != nil || b == nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestCacheWaiterContext(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	loaderCtx, cancelLoader := context.WithCancel(context.Background())
 	go func() {
-		_, _ = c.get(loaderCtx, k, func() (*block, error) {
+		_, _ = c.get(loaderCtx, k, nil, func() (*block, error) {
 			close(started)
 			<-release
 			return nil, loaderCtx.Err()
@@ -122,13 +122,13 @@ func TestCacheWaiterContext(t *testing.T) {
 	// A waiter whose own context ends gives up with its context's error.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	if _, err := c.get(ctx, k, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.get(ctx, k, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("waiter err = %v, want deadline exceeded", err)
 	}
 	// A live waiter retries when the loader was cancelled.
 	done := make(chan error)
 	go func() {
-		_, err := c.get(context.Background(), k, func() (*block, error) { return blockOf(1), nil })
+		_, err := c.get(context.Background(), k, nil, func() (*block, error) { return blockOf(1), nil })
 		done <- err
 	}()
 	time.Sleep(10 * time.Millisecond)

@@ -1,6 +1,7 @@
 package raster
 
 import (
+	"sync/atomic"
 	"cmp"
 	"context"
 	"fmt"
@@ -130,6 +131,7 @@ func (c *COG) readOverviews(ctx context.Context, t *tiffFile, ifds []*ifd) error
 func (c *COG) finish(t *tiffFile, g georef) error {
 	main := c.levels[0]
 	for _, lv := range c.levels {
+		lv.slots = make([]atomic.Pointer[cacheEntry], len(lv.offsets))
 		lv.codec.zstd = c.cache.decoder
 		lv.gt = levelTransform(g.gt, main.width, main.height, lv.width, lv.height)
 		inv, ok := invGeoTransform(lv.gt)
@@ -170,8 +172,15 @@ func (c *COG) Close() error {
 
 // block returns decoded block idx of level li, from the cache or the source.
 func (c *COG) block(ctx context.Context, li, idx int) (*block, error) {
+	slot := &c.levels[li].slots[idx]
+	if e := slot.Load(); e != nil {
+		if b := e.blk.Load(); b != nil {
+			c.cache.touch(e)
+			return b, nil
+		}
+	}
 	k := cacheKey{cog: c.id, level: int32(li), tile: int32(idx)}
-	return c.cache.get(ctx, k, func() (*block, error) { return c.loadBlock(ctx, li, idx) })
+	return c.cache.get(ctx, k, slot, func() (*block, error) { return c.loadBlock(ctx, li, idx) })
 }
 
 // loadBlock reads and decodes block idx of level li. Sparse blocks (byte

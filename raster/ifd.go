@@ -1,6 +1,7 @@
 package raster
 
 import (
+	"sync/atomic"
 	"context"
 	"fmt"
 )
@@ -15,6 +16,10 @@ type level struct {
 	counts         []uint64
 	codec          codec
 	gt, inv        [6]float64 // geotransform of this level and its inverse
+	// slots point at the cache entries of this level's blocks, so a warm
+	// read is one atomic load on the COG's own memory instead of the
+	// shared cache's lock (which two cores contend for).
+	slots []atomic.Pointer[cacheEntry]
 }
 
 // subfileType returns NewSubfileType of d (0 when absent).
