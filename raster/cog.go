@@ -1,12 +1,12 @@
 package raster
 
 import (
-	"sync/atomic"
 	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // Info describes an opened GeoTIFF.

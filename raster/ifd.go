@@ -1,9 +1,9 @@
 package raster
 
 import (
-	"sync/atomic"
 	"context"
 	"fmt"
+	"sync/atomic"
 )
 
 // level is one image of a COG: the full resolution or an overview.
