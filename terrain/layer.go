@@ -28,6 +28,7 @@ type Layer struct {
 	prefix string // "<bl>/<snapshot>/", prepended to tile names for tile ids
 	dir    string
 	tiles  []Tile
+	ids    []string // public tile ids, made once: every answer names its tile
 	slots  []tileSlot
 	route  router
 	cache  *raster.Cache
@@ -56,7 +57,11 @@ type failedOpen struct {
 const failMemory = 2 * time.Second
 
 func newLayer(prefix, dir string, tiles []Tile, cache *raster.Cache, client *http.Client) *Layer {
-	return &Layer{prefix: prefix, dir: dir, tiles: tiles, slots: make([]tileSlot, len(tiles)),
+	ids := make([]string, len(tiles))
+	for i, t := range tiles {
+		ids[i] = prefix + t.Name
+	}
+	return &Layer{prefix: prefix, dir: dir, tiles: tiles, ids: ids, slots: make([]tileSlot, len(tiles)),
 		route: newRouter(tiles), cache: cache, client: client}
 }
 
@@ -65,7 +70,7 @@ func newLayer(prefix, dir string, tiles []Tile, cache *raster.Cache, client *htt
 func (l *Layer) Tiles() []Tile { return l.tiles }
 
 // TileID returns the public id of tile i: "<bl>/<snapshot>/<name>".
-func (l *Layer) TileID(i int) string { return l.prefix + l.tiles[i].Name }
+func (l *Layer) TileID(i int) string { return l.ids[i] }
 
 // Sample returns the value at x, y (metres in the layer's CRS). Tiles
 // containing the point are tried by name; in each, a point closer than EdgeM
