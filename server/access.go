@@ -25,7 +25,11 @@ func setBL(ctx context.Context, code string) { info(ctx).bl = code }
 func (s *Server) resolve(r *http.Request) string {
 	ri := info(r.Context())
 	if !ri.resolved {
-		_, ri.pattern = s.mux.Handler(r)
+		if p, ok := s.exact[methodPath{r.Method, r.URL.Path}]; ok && r.Host != "" {
+			ri.pattern = p
+		} else {
+			_, ri.pattern = s.mux.Handler(r)
+		}
 		ri.resolved = true
 	}
 	return ri.pattern

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/svc-geodata/svc/bl"
@@ -15,12 +16,31 @@ const discoveryCache = "public, max-age=300"
 
 func (s *Server) discoveryRoutes() []route {
 	list := func(op, path, summary, schema, stability string, h func(*catalog.View) any) route {
+		// The body depends only on the published view: it is made once per
+		// view (a reload publishes a new one) and then written as is.
+		var last atomic.Pointer[viewBody]
 		return route{
 			method: "GET", path: path, opID: op, summary: summary, tag: "Discovery",
 			stability: stability, since: "0.1.0", exempt: path == "/v1/datasets",
 			responses: []response{{status: 200, desc: "Published datasets", schema: schema, headers: []string{"Cache-Control"}}},
 			handle: func(w http.ResponseWriter, r *http.Request) error {
-				return writeJSON(w, r, http.StatusOK, discoveryCache, h(s.deps.Catalog.Current()))
+				v := s.deps.Catalog.Current()
+				vb := last.Load()
+				if vb == nil || vb.view != v {
+					body, err := json.Marshal(h(v))
+					if err != nil {
+						return fmt.Errorf("encode response: %w", err)
+					}
+					vb = &viewBody{view: v, body: append(body, '\n')}
+					last.Store(vb)
+				}
+				hd := w.Header()
+				hd["Content-Type"], hd["Cache-Control"] = hdrJSON, hdrDiscoveryCache
+				w.WriteHeader(http.StatusOK)
+				if r.Method != http.MethodHead {
+					_, _ = w.Write(vb.body)
+				}
+				return nil
 			},
 		}
 	}
@@ -307,3 +327,11 @@ func (s *Server) attribution(v *catalog.View) any {
 	}
 	return map[string]any{"attribution": out, "count": len(out)}
 }
+
+// viewBody is a response body made for one published view.
+type viewBody struct {
+	view *catalog.View
+	body []byte
+}
+
+var hdrDiscoveryCache = []string{discoveryCache}

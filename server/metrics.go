@@ -21,7 +21,14 @@ var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 // histogram per route; the hot path touches only atomics after the first
 // request of a series.
 type metrics struct {
-	mu     sync.RWMutex
+	mu     sync.Mutex // serialises adding series
+	series atomic.Pointer[metricSeries]
+}
+
+// metricSeries is replaced, never changed, when a series is added: the hot
+// path reads it without a lock (a read lock's shared counter is written by
+// every core on every request).
+type metricSeries struct {
 	counts map[seriesKey]*atomic.Int64
 	hists  map[string]*histogram
 }
@@ -38,24 +45,34 @@ type histogram struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{counts: map[seriesKey]*atomic.Int64{}, hists: map[string]*histogram{}}
+	m := &metrics{}
+	m.series.Store(&metricSeries{counts: map[seriesKey]*atomic.Int64{}, hists: map[string]*histogram{}})
+	return m
 }
 
 func (m *metrics) observe(route string, status int, d time.Duration) {
 	k := seriesKey{route, status}
-	m.mu.RLock()
-	c, h := m.counts[k], m.hists[route]
-	m.mu.RUnlock()
+	s := m.series.Load()
+	c, h := s.counts[k], s.hists[route]
 	if c == nil || h == nil {
 		m.mu.Lock()
-		if c = m.counts[k]; c == nil {
+		s = m.series.Load()
+		next := &metricSeries{counts: make(map[seriesKey]*atomic.Int64, len(s.counts)+1), hists: make(map[string]*histogram, len(s.hists)+1)}
+		for kk, v := range s.counts {
+			next.counts[kk] = v
+		}
+		for kk, v := range s.hists {
+			next.hists[kk] = v
+		}
+		if c = next.counts[k]; c == nil {
 			c = new(atomic.Int64)
-			m.counts[k] = c
+			next.counts[k] = c
 		}
-		if h = m.hists[route]; h == nil {
+		if h = next.hists[route]; h == nil {
 			h = &histogram{buckets: make([]atomic.Int64, len(latencyBuckets))}
-			m.hists[route] = h
+			next.hists[route] = h
 		}
+		m.series.Store(next)
 		m.mu.Unlock()
 	}
 	c.Add(1)
@@ -80,16 +97,15 @@ func (m *metrics) write(w io.Writer, publishedBL map[pack.Product]int, totalBL i
 		route string
 		h     *histogram
 	}
-	m.mu.RLock()
-	counts := make([]count, 0, len(m.counts))
-	for k, c := range m.counts {
+	ser := m.series.Load()
+	counts := make([]count, 0, len(ser.counts))
+	for k, c := range ser.counts {
 		counts = append(counts, count{k, c.Load()})
 	}
-	hists := make([]hist, 0, len(m.hists))
-	for r, h := range m.hists {
+	hists := make([]hist, 0, len(ser.hists))
+	for r, h := range ser.hists {
 		hists = append(hists, hist{r, h})
 	}
-	m.mu.RUnlock()
 	sort.Slice(counts, func(i, j int) bool {
 		if counts[i].k.route != counts[j].k.route {
 			return counts[i].k.route < counts[j].k.route

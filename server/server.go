@@ -70,6 +70,9 @@ type Server struct {
 	handler    http.Handler
 	// byPattern maps each ServeMux pattern to its route (exempt flag).
 	byPattern map[string]*route
+	// exact maps method and path of the routes without wildcards to their
+	// pattern: the cheap routes skip a second ServeMux match.
+	exact     map[methodPath]string
 	qmesh     *qmesh.Tiler
 	hillshade *tilecache.Cache // rendered hillshade PNGs
 	schemas   obj              // component schemas, for the docs page examples
@@ -104,8 +107,16 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.schemas, _ = components(cfg)["schemas"].(obj)
 	s.routes = s.routeTable()
 	s.byPattern = make(map[string]*route, len(s.routes))
+	s.exact = map[methodPath]string{}
 	for i, rt := range s.routes {
-		s.byPattern[rt.method+" "+rt.path] = &s.routes[i]
+		pattern := rt.method + " " + rt.path
+		s.byPattern[pattern] = &s.routes[i]
+		if !strings.Contains(rt.path, "{") && !strings.HasSuffix(rt.path, "/") {
+			s.exact[methodPath{rt.method, rt.path}] = pattern
+			if rt.method == "GET" {
+				s.exact[methodPath{"HEAD", rt.path}] = pattern
+			}
+		}
 	}
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.method+" "+rt.path, s.adapt(rt))
@@ -216,3 +227,5 @@ type headerRecorder struct {
 func (h *headerRecorder) Header() http.Header         { return h.header }
 func (h *headerRecorder) Write(p []byte) (int, error) { return len(p), nil }
 func (h *headerRecorder) WriteHeader(status int)      { h.status = status }
+
+type methodPath struct{ method, path string }
