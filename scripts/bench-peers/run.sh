@@ -49,6 +49,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # initdb refuses to run as root: run the cluster as the postgres user then.
 pgrun() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
@@ -127,10 +128,20 @@ else
   echo "== real LoD2 samples not found at $real (clone the repository next to ../shared): real-data workload skipped" >&2
 fi
 
-PGFS_SERVER_HTTPHOST=127.0.0.1 PGFS_SERVER_HTTPPORT=$pgfs_port PGFS_DATABASE_DBPOOLMAXCONNS=16 \
-  PGFS_PAGING_LIMITMAX=10000 DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/bench" \
-  "$pgfs" >"$work/pgfs.log" 2>&1 &
-pids+=($!)
+# pg_featureserv is restarted before each of its workloads: after wrk closes its 64 connections
+# mid-request at the end of a run, pg_featureserv v1.3.1 keeps pool connections checked out and
+# later requests wait for one until its 30 s write timeout (seen as 503s on the next workload).
+pgfs_pid=
+start_pgfs() {
+  if [ -n "$pgfs_pid" ]; then kill "$pgfs_pid" 2>/dev/null || true; wait "$pgfs_pid" 2>/dev/null || true; fi
+  PGFS_SERVER_HTTPHOST=127.0.0.1 PGFS_SERVER_HTTPPORT=$pgfs_port PGFS_DATABASE_DBPOOLMAXCONNS=16 \
+    PGFS_PAGING_LIMITMAX=10000 DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/bench" \
+    "$pgfs" >>"$work/pgfs.log" 2>&1 &
+  pgfs_pid=$!
+  pids+=($pgfs_pid)
+  wait_http "http://127.0.0.1:$pgfs_port/collections"
+}
+start_pgfs
 
 svc="http://127.0.0.1:$svc_port" hello="http://127.0.0.1:$hello_port" pgfsurl="http://127.0.0.1:$pgfs_port"
 wait_http "$svc/healthz"
@@ -160,6 +171,7 @@ measure() { # url -> "req/s p50 p99"
 }
 pair() { # workload peer peer_url svc_url
   echo "== $1: $2 vs svc ($DURATION each)" >&2
+  case "$3" in "$pgfsurl"*) start_pgfs ;; esac
   # Warm both first (connection pools, the database's and the OS's caches), so a
   # short run measures the steady state and not the first requests.
   for _ in $(seq 20); do curl -s -o /dev/null "$3"; curl -s -o /dev/null "$4"; done
