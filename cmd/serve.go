@@ -33,7 +33,7 @@ type serveOptions struct {
 	trustedProxies                                                      []string
 	logFormat, logLevel                                                 string
 	keylessLimit, trialMintsPerIP, batchMaxPoints                       int
-	trialMinting                                                        bool
+	trialMinting, publicSourceURL                                       bool
 	rasterCacheMB                                                       int
 	stateURL                                                            string
 	init                                                                bool
@@ -73,6 +73,7 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.IntVar(&o.trialMintsPerIP, "trial-mints-per-ip", access.DefaultMintsPerClient, "trial keys one IP may mint per 24 h")
 	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
 	f.IntVar(&o.batchMaxPoints, "batch-max-points", 10000, "points per batch elevation request (POST /v1/terrain/elevation, /opentopodata)")
+	f.BoolVar(&o.publicSourceURL, "public-source-url", false, "show the packs' source_url in the manifest.json the tile host serves")
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
@@ -160,7 +161,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	}
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
 		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
-		BatchMaxPoints: o.batchMaxPoints},
+		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL},
 		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc})
 	if err != nil {
 		return err

@@ -42,6 +42,9 @@ type Config struct {
 	// BatchMaxPoints caps the points of one batch elevation request
 	// (default 10,000).
 	BatchMaxPoints int
+	// PublicSourceURL shows the packs' source_url in the manifest.json the
+	// tile host serves (off: it may name a local path or an internal mirror).
+	PublicSourceURL bool
 }
 
 // Deps are the components the server uses.

@@ -332,6 +332,19 @@ func TestTiles(t *testing.T) {
 			}
 		}
 	})
+	t.Run("manifest without source_url", func(t *testing.T) {
+		commitPack(t, f.data, pack.Key{Product: pack.TerrainMesh, BL: "nrw", Snapshot: "2026-07-16"},
+			pack.Manifest{LicenseID: "dl-de-zero-2.0", SourceURL: "file:///home/operator/secret-mirror",
+				TerrainMesh: &pack.TerrainMeshInfo{TilesetPath: "tileset.json", TileCount: 1}},
+			map[string]string{"tileset.json": "{}"})
+		if _, err := f.cat.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := f.do(t, "GET", "/tiles/terrain-mesh/nrw/2026-07-16/manifest.json", nil)
+		if resp.StatusCode != 200 || strings.Contains(string(body), "secret-mirror") || !strings.Contains(string(body), `"license_id"`) {
+			t.Errorf("manifest: %d %s", resp.StatusCode, body)
+		}
+	})
 	t.Run("range", func(t *testing.T) {
 		resp, body := f.do(t, "GET", tif, map[string]string{"Range": "bytes=10-19"})
 		if resp.StatusCode != 206 || len(body) != 10 || resp.Header.Get("Content-Range") != "bytes 10-19/1000" {

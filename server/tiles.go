@@ -2,6 +2,7 @@ package server
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -63,7 +64,33 @@ func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return notFound("No published %s pack for %s snapshot %s.", prod, parts[1], parts[2])
 	}
-	return s.serveFile(w, r, pk.Dir, strings.Join(parts[3:], "/"))
+	name := strings.Join(parts[3:], "/")
+	if name == pack.ManifestName {
+		return s.serveManifest(w, r, pk.Manifest)
+	}
+	return s.serveFile(w, r, pk.Dir, name)
+}
+
+// serveManifest answers a pack's manifest.json as published, without its
+// source_url unless the operator chose to show it (Config.PublicSourceURL):
+// an import records where the files came from, which may be a path on the
+// operator's machine or an internal mirror.
+func (s *Server) serveManifest(w http.ResponseWriter, r *http.Request, m pack.Manifest) error {
+	if !s.cfg.PublicSourceURL {
+		m.SourceURL = ""
+	}
+	body, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("tiles: manifest: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(append(body, '\n'))
+	}
+	return nil
 }
 
 // serveFile serves name inside dir through os.Root, which refuses paths and
