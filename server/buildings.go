@@ -88,7 +88,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	hits, next, err := store.Search(r.Context(), lod2Sources(v), bbox, after, limit)
+	hits, next, damaged, err := store.Search(r.Context(), lod2Sources(v), bbox, after, limit)
 	if errors.Is(err, store.ErrCursor) {
 		return badRequest("Parameter cursor does not belong to the current data (%v); restart the search without a cursor.", err)
 	}
@@ -98,7 +98,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if len(hits) > 0 {
 		setBL(r.Context(), hits[0].BL) // usage by BL counts a page for the BL it starts in
 	}
-	buf := searchBody(v, hits, next, bbox, limit)
+	buf := searchBody(v, hits, next, bbox, limit, s.damagedWarnings(v, damaged))
 	defer putBuffer(buf)
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(buf.Bytes())
@@ -108,7 +108,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 // searchBody writes the FeatureCollection by hand: the coordinates are
 // stored as ready GeoJSON text, and re-encoding them through encoding/json
 // would cost more than the search itself.
-func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox geo.BBox, limit int) *bytes.Buffer {
+func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox geo.BBox, limit int, warnings []string) *bytes.Buffer {
 	b := getBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","bbox":[`)
@@ -139,6 +139,11 @@ func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox
 	attr, _ := json.Marshal(attributionFor(v, bls))
 	b.WriteString(`],"svc":{"attribution":`)
 	b.Write(attr)
+	if len(warnings) > 0 {
+		w, _ := json.Marshal(warnings)
+		b.WriteString(`,"warnings":`)
+		b.Write(w)
+	}
 	b.WriteString(`,"next":"`)
 	if next != nil {
 		b.WriteString(encodeCursor(*next))
@@ -284,4 +289,20 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
 	buf.WriteString(s)
 	buf.WriteByte('"')
+}
+
+// damagedWarnings notes the BL a federated search skipped in the damage log
+// (admin health, /readyz) and words them for svc.warnings.
+func (s *Server) damagedWarnings(v *catalog.View, damaged []*store.DamagedError) []string {
+	var out []string
+	for _, d := range damaged {
+		id := "lod2/" + d.BL
+		if pk, ok := v.Pack(pack.LoD2, d.BL); ok {
+			id += "/" + pk.Manifest.Snapshot
+		}
+		s.damage.noteAs(id, d)
+		out = append(out, fmt.Sprintf("BL %s was skipped: its LoD2 data is damaged (%s); the other states are complete, "+
+			"and the operator sees it in /v1/admin/health and /readyz.", d.BL, id))
+	}
+	return out
 }

@@ -572,7 +572,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		}
 		f.Class = store.ClassRoof
 	}
-	hits, next, err := store.SearchFiltered(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
+	hits, next, damaged, err := store.SearchFiltered(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
 	if errors.Is(err, store.ErrCursor) {
 		return badRequest("Parameter cursor does not belong to the current data; restart paging without a cursor.")
 	}
@@ -615,6 +615,11 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	w.Header().Set("Content-Crs", "<"+iq.crs.URI()+">")
+	for _, wmsg := range s.damagedWarnings(v, damaged) {
+		// OGC has no place for warnings in a FeatureCollection: RFC 7234's
+		// Warning header carries them (code 199, miscellaneous).
+		w.Header().Add("Warning", `199 svc "`+strings.ReplaceAll(wmsg, `"`, "'")+`"`)
+	}
 	body := ogcItemsBody(hits, roofs, iq.crs, links, matched)
 	defer putBuffer(body)
 	if html {

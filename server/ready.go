@@ -30,6 +30,11 @@ func (d *damageLog) note(err error) {
 	if errors.As(err, &te) {
 		id = te.TileID
 	}
+	d.noteAs(id, err)
+}
+
+// noteAs records damage of the file or pack id.
+func (d *damageLog) noteAs(id string, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.items == nil {

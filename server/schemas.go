@@ -159,8 +159,9 @@ func components(cfg Config) obj {
 		"BuildingSearchResponse": object("GeoJSON FeatureCollection of building surfaces (SPEC 4.4)", nil, obj{
 			"type": enum("", "FeatureCollection"), "bbox": bbox4, "count": integer("features on this page"), "limit": integer("the page size asked for"),
 			"features": array(ref("BuildingSurfaceFeature"), ""),
-			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL present"),
-				"next": str("cursor of the next page; empty when there is none")})}),
+			"svc": object("", []string{"attribution", "next"}, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL present"),
+				"next":     str("cursor of the next page; empty when there is none"),
+				"warnings": array(str(""), "present only when a state was skipped because its LoD2 data is damaged; the page then holds the other states' surfaces")})}),
 		"RoofResponse": object("Roof facets of one building (SPEC 4.4)", nil, obj{
 			"type": enum("", "FeatureCollection"), "count": integer(""), "features": array(ref("RoofSurfaceFeature"), ""),
 			"svc": object("", []string{"gmlid", "bl"}, obj{"gmlid": str("the resolved id"), "bl": str("source BL"),

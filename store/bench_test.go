@@ -49,7 +49,7 @@ func BenchmarkSearchFederated(b *testing.B) {
 	box := geo.BBox{MinLon: lon0, MinLat: lat0, MaxLon: lon1, MaxLat: lat1}
 	b.ReportAllocs()
 	for b.Loop() {
-		hits, _, err := Search(context.Background(), srcs, box, Position{}, 100)
+		hits, _, _, err := Search(context.Background(), srcs, box, Position{}, 100)
 		if err != nil || len(hits) != 100 {
 			b.Fatalf("%d hits, %v", len(hits), err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -28,19 +29,34 @@ type FedHit struct {
 	Hit
 }
 
+// DamagedError is the error of a source a federated search skipped
+// because its file is damaged (it wraps ErrCorrupt).
+type DamagedError struct {
+	BL  string
+	Err error
+}
+
+func (e *DamagedError) Error() string { return "LoD2 data of " + e.BL + ": " + e.Err.Error() }
+func (e *DamagedError) Unwrap() error { return e.Err }
+
 // Search runs a bbox search over every source whose extent meets bbox,
 // concurrently, and merges the results in the federated order: by BL code,
 // then by each file's search order. It returns up to limit hits after
 // `after` and the position to continue from, or nil when nothing follows.
-func Search(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int) ([]FedHit, *Position, error) {
+//
+// A source whose file turns out damaged (ErrCorrupt) is skipped, not fatal:
+// the other states keep answering, and the skipped ones come back in
+// damaged (one *DamagedError each) for the caller to report.
+func Search(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int) ([]FedHit, *Position, []*DamagedError, error) {
 	return SearchFiltered(ctx, sources, bbox, after, limit, Filter{})
 }
 
 // SearchFiltered is Search keeping only the surfaces f admits.
-func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int, f Filter) ([]FedHit, *Position, error) {
+func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int, f Filter) ([]FedHit, *Position, []*DamagedError, error) {
 	srcs := append([]Source(nil), sources...)
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].BL < srcs[j].BL })
 	results := make([][]Hit, len(srcs))
+	damaged := make([]*DamagedError, len(srcs))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, src := range srcs {
 		if (after.BL != "" && src.BL < after.BL) || !f.All && !bbox.Intersects(src.LoD2.BBox()) {
@@ -52,12 +68,22 @@ func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after 
 		}
 		g.Go(func() error {
 			hits, err := src.LoD2.SearchFiltered(gctx, bbox, from, limit+1, f)
+			if errors.Is(err, ErrCorrupt) {
+				damaged[i] = &DamagedError{BL: src.BL, Err: err}
+				return nil
+			}
 			results[i] = hits
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var skipped []*DamagedError
+	for _, d := range damaged {
+		if d != nil {
+			skipped = append(skipped, d)
+		}
 	}
 	var out []FedHit
 	for i, hits := range results {
@@ -66,9 +92,9 @@ func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after 
 		}
 	}
 	if len(out) <= limit {
-		return out, nil, nil
+		return out, nil, skipped, nil
 	}
 	out = out[:limit]
 	last := out[limit-1]
-	return out, &Position{BL: last.BL, SurfaceID: last.SurfaceID}, nil
+	return out, &Position{BL: last.BL, SurfaceID: last.SurfaceID}, skipped, nil
 }
