@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/store/state"
 	"github.com/svc-geodata/svc/terrain"
 	"maps"
 	"net/http"
@@ -112,6 +113,10 @@ func toHTTPError(err error) *httpError {
 			detail: "This answer needs " + where + ", which is damaged; the operator sees it in /v1/admin/health and /readyz " +
 				"(svc verify names the file). Other data keeps being served.",
 			header: http.Header{"Retry-After": {"3600"}}}
+	case errors.Is(err, state.ErrFull):
+		return &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable", cause: err,
+			detail: "The server's key and usage store has no space left; nothing was written. Try again later.",
+			header: http.Header{"Retry-After": {"60"}}}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable", cause: err,
 			detail: "The request took longer than this operation's time budget and was abandoned; try again shortly.",

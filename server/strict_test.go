@@ -2,11 +2,14 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svc-geodata/svc/store/state"
 )
 
 // TestStrictInput: each form of sloppy input the issue names is refused
@@ -72,5 +75,14 @@ func TestTimeBudget(t *testing.T) {
 	}
 	if b := budgetOf(&route{path: "/v1/buildings"}); b != defaultBudget {
 		t.Errorf("default budget %v", b)
+	}
+}
+
+// TestStorageFullIs503: a write refused for want of space (state.ErrFull,
+// however wrapped) is a 503 with Retry-After, not a 500.
+func TestStorageFullIs503(t *testing.T) {
+	he := toHTTPError(fmt.Errorf("access: mint trial key: %w", fmt.Errorf("state: create key: %w", state.ErrFull)))
+	if he.status != 503 || he.header.Get("Retry-After") == "" || strings.Contains(he.detail, "state:") {
+		t.Fatalf("%+v", he)
 	}
 }

@@ -137,7 +137,12 @@ func (s *Postgres) tx(ctx context.Context, f func(pgx.Tx) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	return pgx.BeginFunc(ctx, s.pool, f)
+	err := pgx.BeginFunc(ctx, s.pool, f)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "53100" { // disk_full
+		return fmt.Errorf("%w: %v", ErrFull, err)
+	}
+	return err
 }
 
 // Now returns the database's clock: replicas take day and month windows from

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // driver "sqlite"
+	"modernc.org/sqlite" // driver "sqlite"
 )
 
 // migrations are applied in order; each runs once, recorded in
@@ -130,13 +130,26 @@ func (s *SQLite) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return full(err)
 	}
 	if err := f(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return full(err)
 	}
-	return tx.Commit()
+	return full(tx.Commit())
+}
+
+// sqliteFull is SQLITE_FULL, the primary result code of a write that found
+// the disk (or max_page_count) exhausted.
+const sqliteFull = 13
+
+// full marks a disk-full error with ErrFull.
+func full(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqliteFull {
+		return fmt.Errorf("%w: %v", ErrFull, err)
+	}
+	return err
 }
 
 // KeysVersion implements Store.

@@ -23,6 +23,9 @@ var (
 	ErrMintLimit = errors.New("state: trial mint limit reached")
 	ErrExists    = errors.New("state: key already exists")
 	ErrClosed    = errors.New("state: store closed")
+	// ErrFull: the store cannot write because its disk (or quota) is full;
+	// the transaction was rolled back, nothing was written.
+	ErrFull = errors.New("state: storage full")
 )
 
 // Anonymous is the usage subject of keyless traffic; keyed traffic uses the

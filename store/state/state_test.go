@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -331,5 +332,41 @@ func testAudit(t *testing.T, s Store) {
 	}
 	if rest, _ := s.Audit(ctx, ev[2].Seq, 10); len(rest) != 0 {
 		t.Errorf("after the last: %+v", rest)
+	}
+}
+
+// TestDiskFull fills the database up to SQLite's page limit (a disk that
+// is full, as the writer sees it): creating a key fails with ErrFull, and
+// nothing of it (key or audit event) is written.
+func TestDiskFull(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "svc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateKey(ctx, testKey("k1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	var pages int64
+	if err := s.w.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	big := testKey("k2", 2)
+	notes := strings.Repeat("n", 1<<20)
+	big.Notes = &notes
+	if err := s.CreateKey(ctx, big); !errors.Is(err, ErrFull) {
+		t.Fatalf("create on a full disk: %v, want ErrFull", err)
+	}
+	keys, err := s.ListKeys(ctx)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("after the failed create: %d keys, %v", len(keys), err)
+	}
+	events, err := s.Audit(ctx, 0, 100)
+	if err != nil || len(events) != 1 {
+		t.Fatalf("after the failed create: %d audit events, %v", len(events), err)
 	}
 }
