@@ -186,7 +186,13 @@ func runServe(ctx context.Context, o serveOptions) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	go watchHUP(ctx, log, hup, reload)
+	go watchHUP(ctx, log, hup, func() (*catalog.View, error) {
+		v, err := reload()
+		if err == nil {
+			srv.VerifyInBackground(ctx)
+		}
+		return v, err
+	})
 	if o.pprof != "" {
 		stopPprof, err := servePprof(o.pprof, log)
 		if err != nil {
@@ -196,6 +202,10 @@ func runServe(ctx context.Context, o serveOptions) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	// Every file against its manifest's size and checksum, in the
+	// background: the server answers meanwhile, and a damaged file shows in
+	// /readyz and /v1/admin/health before a request meets it.
+	srv.VerifyInBackground(ctx)
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", o.baseURL, "data", o.data, "version", Version)
 	if o.logFormat == "text" && !o.quiet {
 		printWelcome(ctx, o.out, o.baseURL, cat.Current())

@@ -78,6 +78,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.damage.reset() // a rescan is how the operator says the data was repaired
+	s.VerifyInBackground(r.Context())
 	return writeJSON(w, r, http.StatusOK, "no-store", reloadResponse(v))
 }
 

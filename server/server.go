@@ -79,7 +79,8 @@ type Server struct {
 	qmesh     *qmesh.Tiler
 	hillshade *tilecache.Cache // rendered hillshade PNGs
 	schemas   obj              // component schemas, for the docs page examples
-	damage    damageLog        // damaged files met while answering
+	damage    damageLog        // damaged files met while answering or found by verify
+	verify    verifier
 }
 
 // New builds the server and its route table.
