@@ -8,14 +8,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // GLB limits (SPEC 8): public, and with the admin token.
@@ -187,14 +184,6 @@ func (s *Server) adminToken(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-// glbSource is a published LoD2 pack meeting the bbox.
-type glbSource struct {
-	bl, snapshot string
-	attribution  string // the BL's licence attribution, written into the GLB
-	st           lod2Store
-	ids          []int64
-}
-
 func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request) error {
 	g, err := parseGLBRequest(r.URL.Query())
 	if err != nil {
@@ -205,40 +194,41 @@ func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request) error {
 	if g.admin {
 		g.maxAreaKM2, g.maxBuildings = glbAdminAreaKM2, glbAdminBuildings
 	}
+	req := g.exportRequest()
 	if a := g.bbox.AreaKM2(); a > g.maxAreaKM2 {
 		return tooLarge(g, "The bbox covers %.3f km2; this endpoint allows at most %g km2.", a, g.maxAreaKM2)
 	}
-	c := g.bbox.Center()
-	g.zone, g.anchor = geo.ZoneForLon(c.Lon), c
-	if g.origin == "corner" {
-		g.anchor = geo.LonLat{Lon: g.bbox.MinLon, Lat: g.bbox.MinLat}
-	}
-	g.originE, g.originN = geo.ToUTM(g.zone, g.anchor.Lon, g.anchor.Lat)
+	an := req.Anchor()
+	g.zone, g.anchor, g.originE, g.originN = an.Zone, an.LonLat, an.E, an.N
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	srcs := glbSources(v, g.bbox)
+	srcs := export.SourcesIn(v, g.bbox)
 	etag := glbETag(g, srcs)
 	setGLBHeaders(w.Header(), g, etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	total := 0
-	for i := range srcs {
-		ids, err := srcs[i].st.BuildingIDsIn(r.Context(), g.bbox, g.maxBuildings-total)
-		if errors.Is(err, store.ErrTooMany) {
-			return tooLarge(g, "More than %d buildings meet the bbox; this endpoint allows at most %d.", g.maxBuildings, g.maxBuildings)
-		}
-		if err != nil {
-			return err
-		}
-		srcs[i].ids, total = ids, total+len(ids)
-	}
-	b, err := s.buildGLB(r, g, srcs)
-	if err != nil {
+	res, err := export.GLB(r.Context(), srcs, req)
+	var tl *export.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return tooLarge(g, "%s", strings.Replace(tl.Detail, "are allowed", "are allowed by this endpoint", 1))
+	case errors.Is(err, export.ErrOptions):
+		return invalid("Parameters: %v", errors.Unwrap(err))
+	case err != nil:
 		return err
 	}
-	return writeGLB(w, r, g, b)
+	if n := len(res.BL); n > 0 {
+		setBL(r.Context(), res.BL[n-1])
+	}
+	return writeGLB(w, r, g, res.Builder)
+}
+
+// exportRequest is the request for package export.
+func (g glbRequest) exportRequest() export.GLBRequest {
+	return export.GLBRequest{BBox: g.bbox, ZBase: g.zBase, Frame: g.frame, Origin: g.origin, Colorize: g.colorize, Merge: g.merge,
+		Ground: g.ground, RotateX: g.rotX, RotateZ: g.rotZ, WeldM: g.weld, MaxAreaKM2: g.maxAreaKM2, MaxBuildings: g.maxBuildings}
 }
 
 func tooLarge(g glbRequest, format string, args ...any) error {
@@ -251,28 +241,14 @@ func tooLarge(g glbRequest, format string, args ...any) error {
 	return e
 }
 
-// glbSources returns the published LoD2 packs whose extent meets bbox, by
-// BL code.
-func glbSources(v *catalog.View, bbox geo.BBox) []glbSource {
-	var out []glbSource
-	for _, p := range v.Packs(pack.LoD2) {
-		st, ok := p.Handle.(lod2Store)
-		if ok && bbox.Intersects(st.BBox()) {
-			out = append(out, glbSource{bl: p.Manifest.BL, snapshot: p.Manifest.Snapshot, attribution: attributionText(p.Manifest), st: st})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].bl < out[j].bl })
-	return out
-}
-
 // glbETag is a strong validator: the output is a deterministic function of
 // the normalised parameters and the snapshots of the packs read.
-func glbETag(g glbRequest, srcs []glbSource) string {
+func glbETag(g glbRequest, srcs []export.Source) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%v|%s|%s|%s|%s|%t|%t|%t|%g|%g|%g", glbETagVersionSalt, g.bbox, g.zBase, g.compression, g.frame, g.origin,
 		g.colorize, g.merge, g.ground, g.rotX, g.rotZ, g.weld)
 	for _, s := range srcs {
-		fmt.Fprintf(h, "|%s:%s", s.bl, s.snapshot)
+		fmt.Fprintf(h, "|%s:%s", s.BL, s.Snapshot)
 	}
 	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
 }

@@ -1,0 +1,63 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
+)
+
+// TestExportGLBEqualsHTTP: svc export glb and GET /v1/buildings/3d.glb
+// share one implementation; for the same bbox and framing they write the
+// same bytes, which the Khronos validator accepts.
+func TestExportGLBEqualsHTTP(t *testing.T) {
+	data := demoData(t)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--log-level", "warn", "--quiet")
+		done <- err
+	}()
+	defer func() { cancel(); <-done }()
+	base := "http://" + addr
+	waitUp(t, base+"/healthz")
+	const bbox = "8.672,50.106,8.68,50.112"
+	resp, err := http.Get(base + "/v1/buildings/3d.glb?bbox=" + bbox + "&rotate_x=-90&colorize_roofs=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(want) < 1000 {
+		t.Fatalf("HTTP: %d, %d bytes", resp.StatusCode, len(want))
+	}
+	out := filepath.Join(t.TempDir(), "town.glb")
+	text, err := runCLI(t, "export", "glb", "--data", data, "--bbox", bbox, "--rotate-x", "-90", "--colorize-roofs", "-o", out)
+	if err != nil || !strings.Contains(text, "buildings of [he]") {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the CLI wrote %d bytes, HTTP answered %d; they differ", len(got), len(want))
+	}
+	node := testtool.Node(t, "gltf-validator")
+	root, _ := testtool.ModuleRoot()
+	rep, err := exec.Command(node, filepath.Join(root, "glb", "testdata", "validate.js"), out).Output()
+	if err != nil || !strings.Contains(string(rep), `"Errors":0`) && !strings.Contains(string(rep), `"errors":0`) {
+		t.Errorf("gltf-validator: %v %s", err, rep)
+	}
+	if _, err := runCLI(t, "export", "glb", "--data", data, "--bbox", "5,47,15,55", "-o", out); err == nil || !strings.Contains(errorText(err), "km2") {
+		t.Errorf("a bbox over the limit: %v", err)
+	}
+}
