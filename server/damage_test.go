@@ -51,6 +51,7 @@ func TestDamagedCOGStaysLocal(t *testing.T) {
 	// Damage the Hesse COG's tile data, keeping its size and header.
 	cogs, _ := filepath.Glob(filepath.Join(data, "terrain", "he", "*", "tiles", "*.tif"))
 	b, _ := os.ReadFile(cogs[0])
+	intact := bytes.Clone(b)
 	for i := len(b) / 2; i < len(b)/2+400 && i < len(b); i++ {
 		b[i] ^= 0x5a
 	}
@@ -97,11 +98,23 @@ func TestDamagedCOGStaysLocal(t *testing.T) {
 	if b, _ := json.Marshal(h); h["status"] != "degraded" || !strings.Contains(string(b), "damaged file") {
 		t.Errorf("admin health: %s", b)
 	}
-	r := httptest.NewRequest("POST", "/v1/admin/datasets", nil)
-	r.Header.Set("X-Svc-Admin-Token", testToken)
-	srv.ServeHTTP(httptest.NewRecorder(), r)
+	rescan := func() {
+		r := httptest.NewRequest("POST", "/v1/admin/datasets", nil)
+		r.Header.Set("X-Svc-Admin-Token", testToken)
+		srv.ServeHTTP(httptest.NewRecorder(), r)
+		srv.WaitVerify()
+	}
+	// A rescan clears the notes and verifies every file again in the
+	// background: the file is still damaged, so it is found again without
+	// a request meeting it; once repaired, a rescan leaves the server ready.
+	rescan()
+	if code, m := get("/readyz"); code != 200 || m["status"] != "degraded" {
+		t.Errorf("after a rescan of the still damaged file: %d %v", code, m)
+	}
+	os.WriteFile(cogs[0], intact, 0o644)
+	rescan()
 	if _, m := get("/readyz"); m["status"] != "ready" {
-		t.Errorf("after the rescan: %v", m)
+		t.Errorf("after the repair and a rescan: %v", m)
 	}
 }
 
