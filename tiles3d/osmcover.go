@@ -104,7 +104,7 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	if err := checkCovers(o.HeightModel, tsrc.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
-	ds, err := terrain.OpenPack(ctx, tdir, tsrc, terrain.Options{Cache: o.Cache})
+	ds, err := terrain.OpenPack(ctx, tdir, tsrc, terrain.Options{Cache: buildCache(o.Cache)})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}

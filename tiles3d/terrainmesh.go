@@ -78,7 +78,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if err := checkCovers(o.HeightModel, src.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
-	ds, err := terrain.OpenPack(ctx, dir, src, terrain.Options{Cache: o.Cache})
+	ds, err := terrain.OpenPack(ctx, dir, src, terrain.Options{Cache: buildCache(o.Cache)})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}

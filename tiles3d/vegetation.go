@@ -96,6 +96,7 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 	res := VegetationResult{Hardened: HardenedPlantcover(o.BL, o.Snapshot), HeightModel: o.HeightModel.ID()}
 	var dgm *terrain.Layer
 	if src, tdir, err := newestPack(o.DataDir, pack.Terrain, o.BL, func(m pack.Manifest) bool { return m.Terrain != nil }); err == nil {
+		o.Cache = buildCache(o.Cache)
 		ds, err := terrain.OpenPack(ctx, tdir, src, terrain.Options{Cache: o.Cache})
 		if err != nil {
 			return res, fmt.Errorf("tiles3d: %w", err)
