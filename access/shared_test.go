@@ -115,3 +115,19 @@ func TestSharedOutage(t *testing.T) {
 		t.Fatal("no recovery after the database restarted")
 	}
 }
+
+// TestSharedKeylessN: a batch counted as n calls on one replica is seen by
+// the others (the PostgreSQL upsert adds n, saturating at the limit + 1).
+func TestSharedKeylessN(t *testing.T) {
+	reps, _, _ := replicas(t, 2, 10)
+	client := ClientOf(netip.MustParseAddr("192.0.2.7"))
+	if d := reps[0].KeylessN(client, 4); !d.Allowed || d.Remaining != 6 {
+		t.Fatalf("4 calls on replica 0: %+v", d)
+	}
+	if d := reps[1].KeylessN(client, 5); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("5 more on replica 1: %+v", d)
+	}
+	if d := reps[0].KeylessN(client, 3); d.Allowed || d.Remaining != 0 {
+		t.Fatalf("3 more past the limit: %+v", d)
+	}
+}

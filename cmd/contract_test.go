@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,16 +23,7 @@ import (
 // describe an answer the server does not give.
 func TestContract(t *testing.T) {
 	data := demoData(t)
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--admin-token", "tok", "--log-level", "warn", "--quiet")
-		done <- err
-	}()
-	defer func() { cancel(); <-done }()
-	base := "http://" + addr
-	waitUp(t, base+"/healthz")
+	base := serveData(t, data, "--admin-token", "tok")
 	var doc struct {
 		Paths      map[string]map[string]operation `json:"paths"`
 		Components struct {

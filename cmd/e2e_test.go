@@ -245,3 +245,20 @@ func checkDocsInBrowser(t *testing.T, url string) {
 		t.Errorf("docs screenshot looks blank (luma variance %.0f)", v)
 	}
 }
+
+// serveData runs `svc serve` on data (plus args) on a free loopback port
+// until the test ends and returns its base URL once it answers.
+func serveData(t *testing.T, data string, args ...string) string {
+	t.Helper()
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, append([]string{"serve", "--data", data, "--addr", addr, "--log-level", "warn", "--quiet"}, args...)...)
+		done <- err
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	base := "http://" + addr
+	waitUp(t, base+"/healthz")
+	return base
+}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image/png"
 	"io"
@@ -27,16 +26,7 @@ func TestHillshadeMatchesGDAL(t *testing.T) {
 	dem := testtool.Require(t, "gdaldem", "apt-get install gdal-bin")
 	buildvrt := testtool.Require(t, "gdalbuildvrt", "apt-get install gdal-bin")
 	data := demoData(t)
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--log-level", "warn", "--quiet")
-		done <- err
-	}()
-	defer func() { cancel(); <-done }()
-	base := "http://" + addr
-	waitUp(t, base+"/healthz")
+	base := serveData(t, data)
 	tifs, _ := filepath.Glob(filepath.Join(data, "terrain", "he", "*", "tiles", "*.tif"))
 	if len(tifs) < 2 {
 		t.Fatalf("demo he DGM tiles: %v", tifs)

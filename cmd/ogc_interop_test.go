@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,16 +36,7 @@ func TestOGCWithGDAL(t *testing.T) {
 	cs2cs := testtool.Require(t, "cs2cs", "apt-get install proj-bin")
 	spatialite := testtool.Require(t, "spatialite", "apt-get install spatialite-bin")
 	data := demoData(t)
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--log-level", "warn", "--quiet")
-		done <- err
-	}()
-	defer func() { cancel(); <-done }()
-	base := "http://" + addr
-	waitUp(t, base+"/healthz")
+	base := serveData(t, data)
 	landing := "OAPIF:" + base + "/ogc"
 
 	var cols struct {

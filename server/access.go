@@ -63,7 +63,7 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !limitedPath(r.URL.Path) {
+		if !apiPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -210,11 +210,4 @@ func (s *Server) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// limitedPath tells the paths under the access rules of SPEC 5 and 8: /v1 and
-// the layers that answer the same data in other shapes (OGC API Features,
-// opentopodata), so a limit cannot be sidestepped through them.
-func limitedPath(path string) bool {
-	return strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/ogc/") || path == "/ogc" || strings.HasPrefix(path, "/opentopodata/")
 }

@@ -51,8 +51,21 @@ func (s *Server) discoveryRoutes() []route {
 			func(v *catalog.View) any { return s.terrainDatasets(v) }),
 		list("listTerrainMeshDatasets", "/v1/terrain-mesh/datasets", "List the terrain mesh 3D Tiles datasets", "TerrainMeshDatasetList", "beta",
 			func(v *catalog.View) any { return s.terrainMeshDatasets(v) }),
-		list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta",
-			func(v *catalog.View) any { return s.osmCoverDatasets(v) }),
+		func() route {
+			rt := list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta",
+				func(v *catalog.View) any { return s.osmCoverDatasets(v) })
+			rt.desc = "Built by `svc import osm` and `svc build osm-cover` from an OpenStreetMap extract (ODbL 1.0, attribution " +
+				"`© OpenStreetMap contributors`). Themes, each a 3D Tiles 1.1 tileset with one GLB per DGM tile (per 1 km cell for the sea): " +
+				"`surface` (land-cover areas; classes forest, grass, meadow, farmland, scrub, park, water, wetland, residential, commercial, " +
+				"industrial, retail, square, parking, sport, cemetery, hedge, beach), `transport` (roads, paths and rails as ribbons of their " +
+				"`width` tag, else `lanes` x 3.25 m, else a class default; bridges at deck height between the ground at their ends; tunnels " +
+				"left out), `canopy` (the BL's vegetation surface from its CDSM; absent without a vegetation pack) and `sea` (flat at 0 m " +
+				"DHHN2016, from `natural=coastline`, land on its left; present only where the extract has a coastline). Areas and ribbons " +
+				"are cut on a 10 m grid and draped 0.2 m (transport 0.35 m) above the terrain mesh of the same DGM. Each feature carries " +
+				"`class`, `osm_id` and `name` (EXT_mesh_features, EXT_structural_metadata). Heights are ellipsoidal (`height_model`). " +
+				"`bbox` is the extent of the imported features, clipped to the BL's published extent."
+			return rt
+		}(),
 		func() route {
 			rt := list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta",
 				func(v *catalog.View) any { return s.vegetationDatasets(v) })

@@ -176,10 +176,7 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error 
 		ogcLink{Href: s.cfg.BaseURL + "/ogc/collections", Rel: "data", Type: "application/json", Title: "the feature collections"})
 	body := map[string]any{"title": "svc geodata: OGC API - Features",
 		"description": "LoD2 building surfaces of the German federal states published by this server.", "links": links}
-	if html {
-		return s.writeOGCHTML(w, "svc OGC API", body)
-	}
-	return writeJSON(w, r, http.StatusOK, "", body)
+	return s.ogcAnswer(w, r, html, "svc OGC API", body)
 }
 
 func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request) error {
@@ -188,10 +185,7 @@ func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	body := map[string]any{"conformsTo": ogcConformance}
-	if html {
-		return s.writeOGCHTML(w, "Conformance", body)
-	}
-	return writeJSON(w, r, http.StatusOK, "", body)
+	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
 func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request) error {
@@ -324,10 +318,7 @@ func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) er
 		crs = append(crs, c.URI())
 	}
 	body := map[string]any{"links": s.selfLinks("/ogc/collections", nil, html, "application/json"), "collections": cols, "crs": crs}
-	if html {
-		return s.writeOGCHTML(w, "Collections", body)
-	}
-	return writeJSON(w, r, http.StatusOK, "", body)
+	return s.ogcAnswer(w, r, html, "Collections", body)
 }
 
 func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) error {
@@ -342,10 +333,7 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	body := s.collectionDoc(c, v, html, true)
-	if html {
-		return s.writeOGCHTML(w, c.title, body)
-	}
-	return writeJSON(w, r, http.StatusOK, "", body)
+	return s.ogcAnswer(w, r, html, c.title, body)
 }
 
 // ogcCursor is a paging position that also names the snapshot of its BL,
@@ -835,4 +823,12 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(append(out, '\n'))
 	return nil
+}
+
+// ogcAnswer writes an OGC JSON document, or its HTML page.
+func (s *Server) ogcAnswer(w http.ResponseWriter, r *http.Request, html bool, title string, doc map[string]any) error {
+	if html {
+		return s.writeOGCHTML(w, title, doc)
+	}
+	return writeJSON(w, r, http.StatusOK, "", doc)
 }

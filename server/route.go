@@ -92,7 +92,7 @@ func budgetOf(rt *route) time.Duration {
 		return rt.budget
 	case strings.HasPrefix(rt.path, "/v1/tilesets/") && strings.Contains(rt.path, "...}"):
 		return 0
-	case strictPath(rt.path):
+	case apiPath(rt.path):
 		return defaultBudget
 	}
 	return 0

@@ -42,7 +42,7 @@ func checkQuery(rt *route, r *http.Request) error {
 	if strings.Contains(raw, ";") {
 		r.URL.RawQuery = strings.ReplaceAll(raw, ";", "%3B")
 	}
-	if !strictPath(rt.path) || strings.Contains(rt.path, "...}") {
+	if !apiPath(rt.path) || strings.Contains(rt.path, "...}") {
 		return nil
 	}
 	var known []string
@@ -63,8 +63,10 @@ func checkQuery(rt *route, r *http.Request) error {
 	return nil
 }
 
-// strictPath tells the API paths whose unknown query parameters are
-// refused: /v1, the OGC API (Part 1 allows it) and the opentopodata layer.
-func strictPath(p string) bool {
+// apiPath tells the data API paths: /v1, the OGC API and the opentopodata
+// layer. They refuse unknown query parameters (OGC Part 1 allows it), have
+// a time budget, and are under the access rules of SPEC 5 and 8, so a limit
+// cannot be sidestepped through another shape of the same data.
+func apiPath(p string) bool {
 	return strings.HasPrefix(p, "/v1/") || p == "/ogc" || strings.HasPrefix(p, "/ogc/") || strings.HasPrefix(p, "/opentopodata/")
 }

@@ -104,15 +104,11 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	if err := checkCovers(o.HeightModel, tsrc.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
-	ds, err := terrain.OpenPack(ctx, tdir, tsrc, terrain.Options{Cache: buildCache(o.Cache)})
+	ds, layer, err := openDGM(ctx, tdir, tsrc, o.Cache)
 	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+		return pack.Manifest{}, err
 	}
 	defer ds.Close()
-	layer := ds.Layer(terrain.LayerDGM)
-	if layer == nil {
-		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no DGM layer", ErrNoSource, tsrc.Key())
-	}
 	var feats []osmdata.Feature
 	var coast [][][2]float64
 	if err := osmdata.ReadFile(filepath.Join(srcDir, filepath.FromSlash(src.OSM.File)), func(f osmdata.Feature) error {

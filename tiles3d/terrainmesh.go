@@ -78,15 +78,11 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if err := checkCovers(o.HeightModel, src.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
-	ds, err := terrain.OpenPack(ctx, dir, src, terrain.Options{Cache: buildCache(o.Cache)})
+	ds, layer, err := openDGM(ctx, dir, src, o.Cache)
 	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+		return pack.Manifest{}, err
 	}
 	defer ds.Close()
-	layer := ds.Layer(terrain.LayerDGM)
-	if layer == nil {
-		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no DGM layer", ErrNoSource, src.Key())
-	}
 	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.TerrainMesh, BL: src.BL, Snapshot: src.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
@@ -322,4 +318,19 @@ func writeQuadtree(path string, children []*tileJSON, version, heightModel, attr
 			Refine: "REPLACE", Children: children},
 	}
 	return writeJSONFile(path, doc)
+}
+
+// openDGM opens the terrain pack in dir for a build (with buildCache) and
+// returns its DGM layer; the caller closes the dataset.
+func openDGM(ctx context.Context, dir string, m pack.Manifest, cache *raster.Cache) (*terrain.Dataset, *terrain.Layer, error) {
+	ds, err := terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: buildCache(cache)})
+	if err != nil {
+		return nil, nil, fmt.Errorf("tiles3d: %w", err)
+	}
+	layer := ds.Layer(terrain.LayerDGM)
+	if layer == nil {
+		ds.Close()
+		return nil, nil, fmt.Errorf("%w: terrain pack %s has no DGM layer", ErrNoSource, m.Key())
+	}
+	return ds, layer, nil
 }
