@@ -91,9 +91,8 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		if d.Unavailable {
 			// A shared state store (several replicas) is down: the budget can
 			// be neither checked nor counted, so nothing is served.
-			s.fail(sw, r, &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable",
-				detail: "The usage counters are temporarily unavailable; retry shortly.",
-				ext:    map[string]any{"retry_after": int64(d.RetryAfter.Seconds())}, cause: d.Err})
+			s.fail(sw, r, report(errUnavailable, "The usage counters are temporarily unavailable; retry shortly.").
+				with(map[string]any{"retry_after": int64(d.RetryAfter.Seconds())}).because(d.Err))
 			acc.Record(state.Anonymous, pattern, info(r.Context()).bl, sw.code())
 			return
 		}
@@ -101,7 +100,7 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		if d.Allowed {
 			next.ServeHTTP(sw, r)
 		} else {
-			s.writeProblem(sw, r, s.keylessLimitProblem(d))
+			s.fail(sw, r, s.keylessLimitProblem(d, ""))
 		}
 		acc.Record(state.Anonymous, pattern, info(r.Context()).bl, sw.code())
 	})
@@ -155,20 +154,17 @@ func keyProblem(err error) error {
 	default:
 		return err
 	}
-	e := errf(http.StatusUnauthorized, "unauthorized", "%s Send no key to use the keyless budget.", detail)
-	e.header = http.Header{"Www-Authenticate": {`ApiKey realm="svc", header="X-API-Key"`}}
-	e.cause = err
-	return e
+	return report(errUnauthorized, "%s Send no key to use the keyless budget.", detail).
+		withHeader("Www-Authenticate", `ApiKey realm="svc", header="X-API-Key"`).because(err)
 }
 
-// keylessLimitProblem is the 429 of SPEC 7.3.
-func (s *Server) keylessLimitProblem(d access.Decision) *httpError {
+// keylessLimitProblem is the 429 of SPEC 7.3; why, when not empty, tells
+// what made this request go over.
+func (s *Server) keylessLimitProblem(d access.Decision, why string) *fault {
 	secs := int64(d.RetryAfter.Seconds())
-	e := errf(http.StatusTooManyRequests, "keyless-daily-limit",
-		"The keyless limit of %d requests per IP address and UTC day is used up; it resets at 00:00 UTC. "+
-			"Get a free trial key at %s and send it in the X-API-Key header.", d.Limit, s.cfg.KeyURL)
-	e.ext = map[string]any{"limit": d.Limit, "retry_after": secs, "key_url": s.cfg.KeyURL, "docs_url": s.cfg.DocsURL}
-	return e
+	return report(errKeylessLimit, "%sThe keyless limit of %d requests per IP address and UTC day is used up; it resets at 00:00 UTC. "+
+		"Get a free trial key at %s and send it in the X-API-Key header.", why, d.Limit, s.cfg.KeyURL).
+		with(map[string]any{"limit": d.Limit, "retry_after": secs, "key_url": s.cfg.KeyURL, "docs_url": s.cfg.DocsURL})
 }
 
 // clientAddr is the client's IP address: the socket peer, or, when the peer

@@ -14,8 +14,8 @@ func FuzzMintBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := parseMintBody(b)
 		if err != nil {
-			he, ok := err.(*httpError)
-			if !ok || he.status != 400 && he.status != 422 {
+			he := toHTTPError(err)
+			if he.status != 400 && he.status != 422 {
 				t.Fatalf("parseMintBody error %v", err)
 			}
 			return

@@ -41,9 +41,9 @@ func (s *Server) adminRoutes() []route {
 // admin wraps h with the admin credential check.
 func (s *Server) admin(h handlerFunc) handlerFunc {
 	want := sha256.Sum256([]byte(s.cfg.AdminToken))
-	return func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request, in *input) error {
 		if s.cfg.AdminToken == "" {
-			return errf(http.StatusForbidden, "forbidden", "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
+			return report(errForbidden, "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
 		}
 		tok := r.Header.Get("X-Svc-Admin-Token")
 		if tok == "" {
@@ -53,16 +53,15 @@ func (s *Server) admin(h handlerFunc) handlerFunc {
 		}
 		got := sha256.Sum256([]byte(tok))
 		if tok == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			e := errf(http.StatusUnauthorized, "unauthorized", "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.")
-			e.header = http.Header{"Www-Authenticate": {`Bearer realm="svc-admin"`}}
-			return e
+			return report(errUnauthorized, "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.").
+				withHeader("Www-Authenticate", `Bearer realm="svc-admin"`)
 		}
 		// Key changes made by this request name it in the audit trail.
 		actor := "admin-api"
 		if id := w.Header().Get("X-Request-Id"); id != "" {
 			actor += " request " + id
 		}
-		return h(w, r.WithContext(state.WithActor(r.Context(), actor)))
+		return h(w, r.WithContext(state.WithActor(r.Context(), actor)), in)
 	}
 }
 
@@ -72,7 +71,7 @@ type publishedPack struct {
 	Snapshot string `json:"snapshot"`
 }
 
-func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleReload(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, err := s.deps.Reload()
 	if err != nil {
 		return err
@@ -111,7 +110,7 @@ type Prober interface {
 	Probe(ctx context.Context) error
 }
 
-func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	var probes []healthProbe

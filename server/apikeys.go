@@ -20,7 +20,7 @@ func (s *Server) apiKeyRoutes() []route {
 		{status: 403, desc: "No admin token configured", schema: "Problem"},
 		{status: 503, desc: "The key store is not available", schema: "Problem"}}
 	with := func(rs ...response) []response { return append(rs, authResp...) }
-	window := param{name: "window_months", in: "query", typ: "integer", def: 3, min: f64(1), max: f64(access.MaxWindowMonths),
+	window := param{name: "window_months", in: "query", typ: "integer", def: 3, min: f64(1), max: f64(access.MaxWindowMonths), malformed: errMalformed,
 		desc: "Number of calendar months (UTC) in the report, ending with the current (running) month"}
 	keyID := param{name: "api_key_id", in: "path", typ: "string", required: true, example: "0b6c7a3e-6a8e-4bdf-9c1d-2f4e8f0a1b2c", desc: "The key's api_key_id"}
 	return []route{
@@ -62,8 +62,8 @@ func (s *Server) apiKeyRoutes() []route {
 				"derived from the address, never the address). Page with `after` = the last `seq` seen; `next_after` is absent on the last page. " +
 				adminAuthDoc,
 			params: []param{
-				{name: "after", in: "query", typ: "integer", def: 0, min: f64(0), desc: "Return events with a larger seq"},
-				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(state.MaxAuditPage), desc: "Events per page"}},
+				{name: "after", in: "query", typ: "integer", def: 0, min: f64(0), malformed: errMalformed, desc: "Return events with a larger seq"},
+				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(state.MaxAuditPage), malformed: errMalformed, desc: "Events per page"}},
 			responses: with(response{status: 200, desc: "One page of the trail", schema: "AuditTrail"}, resp400, resp422),
 			handle:    s.admin(s.handleAudit)},
 		{method: "GET", path: "/v1/admin/usage/anonymous", opID: "getAnonymousUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
@@ -79,7 +79,7 @@ func (s *Server) apiKeyRoutes() []route {
 
 func (s *Server) needAccess() error {
 	if s.deps.Access == nil {
-		return errf(http.StatusServiceUnavailable, "service-unavailable", "Keys are not available on this server.")
+		return report(errUnavailable, "Keys are not available on this server.")
 	}
 	return nil
 }
@@ -97,7 +97,7 @@ type createBody struct {
 func parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
 	if err != nil || len(body) > maxAdminBody {
-		return access.CreateRequest{}, badRequest("The request body is unreadable or larger than %d bytes.", maxAdminBody)
+		return access.CreateRequest{}, report(errMalformed, "The request body is unreadable or larger than %d bytes.", maxAdminBody)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -106,20 +106,20 @@ func parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
-			return access.CreateRequest{}, invalid("Body member %s has the wrong type (%s).", te.Field, te.Value)
+			return access.CreateRequest{}, report(errInvalid, "Body member %s has the wrong type (%s).", te.Field, te.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
-			return access.CreateRequest{}, invalid("Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
+			return access.CreateRequest{}, report(errInvalid, "Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
 		}
-		return access.CreateRequest{}, badRequest("The request body must be a JSON ApiKeyCreateRequest: %v.", err)
+		return access.CreateRequest{}, report(errMalformed, "The request body must be a JSON ApiKeyCreateRequest: %v.", err)
 	}
 	if b.CustomerName == nil || b.Tier == nil {
-		return access.CreateRequest{}, invalid("Body members customer_name and tier are required.")
+		return access.CreateRequest{}, report(errInvalid, "Body members customer_name and tier are required.")
 	}
 	return access.CreateRequest{CustomerName: *b.CustomerName, Tier: *b.Tier, ContactEmail: b.ContactEmail,
 		MonthlyCallQuota: b.MonthlyCallQuota, Notes: b.Notes, PaymentCustomerID: b.PaymentCustomerID}, nil
 }
 
-func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.deps.Access.CreateKey(r.Context(), req)
 	var fe *access.FieldError
 	if errors.As(err, &fe) {
-		return invalid("Body member %s %s.", fe.Field, fe.Reason)
+		return report(errInvalid, "Body member %s %s.", fe.Field, fe.Reason)
 	}
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func keyListItem(k state.Key) map[string]any {
 		"revoked_at": rfc3339p(k.RevokedAt), "payment_customer_id": k.PaymentCustomerID}
 }
 
-func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
@@ -166,36 +166,20 @@ func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_keys": items, "count": len(items)})
 }
 
-func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	id := r.PathValue("api_key_id")
+	id := in.str("api_key_id")
 	k, err := s.deps.Access.RevokeKey(r.Context(), id)
 	if errors.Is(err, access.ErrNotFound) {
-		return notFound("No API key has the id %q.", id)
+		return report(errNotFound, "No API key has the id %q.", id)
 	}
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_key_id": k.ID, "customer_name": k.CustomerName,
 		"key_prefix": k.Prefix, "tier": k.Tier, "revoked_at": rfc3339(*k.RevokedAt)})
-}
-
-// windowMonths parses the window_months parameter (default 3).
-func windowMonths(r *http.Request) (int, error) {
-	v := r.URL.Query().Get("window_months")
-	if v == "" {
-		return 3, nil
-	}
-	n, ok := decimalInt(v)
-	if !ok {
-		return 0, badRequest("Parameter window_months must be an integer, not %q.", clip(v))
-	}
-	if n < 1 || n > access.MaxWindowMonths {
-		return 0, invalid("Parameter window_months must be 1 to %d.", access.MaxWindowMonths)
-	}
-	return n, nil
 }
 
 // usageReport renders an access.Report as the members shared by
@@ -218,18 +202,15 @@ func usageReport(rep access.Report) map[string]any {
 		"current_month_calls": rep.CurrentMonthCalls, "periods": periods, "bl_distribution": bls, "top_endpoints": eps}
 }
 
-func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	n, err := windowMonths(r)
-	if err != nil {
-		return err
-	}
-	id := r.PathValue("api_key_id")
+	n := in.integer("window_months")
+	id := in.str("api_key_id")
 	k, err := s.deps.Access.Key(r.Context(), id)
 	if errors.Is(err, access.ErrNotFound) {
-		return notFound("No API key has the id %q.", id)
+		return report(errNotFound, "No API key has the id %q.", id)
 	}
 	if err != nil {
 		return err
@@ -252,14 +233,11 @@ func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, r, http.StatusOK, "no-store", out)
 }
 
-func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in *input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	n, err := windowMonths(r)
-	if err != nil {
-		return err
-	}
+	n := in.integer("window_months")
 	rep, err := s.deps.Access.Usage(r.Context(), state.Anonymous, n)
 	if err != nil {
 		return err
@@ -289,35 +267,11 @@ func accessSchemas() obj {
 	}
 }
 
-// queryInt parses an optional integer query parameter within [lo, hi].
-func queryInt(r *http.Request, name string, def, lo, hi int64) (int64, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	i, ok := decimalInt(v)
-	if !ok {
-		return 0, badRequest("Parameter %s must be an integer, not %q.", name, clip(v))
-	}
-	n := int64(i)
-	if n < lo || n > hi {
-		return 0, invalid("Parameter %s must be %d to %d.", name, lo, hi)
-	}
-	return n, nil
-}
-
-func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, in *input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	after, err := queryInt(r, "after", 0, 0, 1<<62)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit", 100, 1, state.MaxAuditPage)
-	if err != nil {
-		return err
-	}
+	after, limit := int64(in.integer("after")), in.integer("limit")
 	ev, err := s.deps.Access.Audit(r.Context(), after, int(limit))
 	if err != nil {
 		return err

@@ -35,16 +35,11 @@ const interpolationDesc = "How the value at the point is computed: `nearest` (de
 	"is NoData or outside the dataset. Neighbours come from the answering BL's dataset only."
 
 func interpolationParam() param {
-	return param{name: "interpolation", in: "query", typ: "string", def: "nearest", enum: terrain.Interpolations, desc: interpolationDesc}
-}
-
-// parseInterpolation reads the interpolation query parameter.
-func parseInterpolation(v string) (terrain.Interpolation, error) {
-	m, ok := terrain.ParseInterpolation(v)
-	if !ok {
-		return 0, invalid("Parameter interpolation must be one of %s, not %q.", strings.Join(terrain.Interpolations, ", "), clip(v))
-	}
-	return m, nil
+	return param{name: "interpolation", in: "query", typ: "string", def: "nearest", enum: terrain.Interpolations, desc: interpolationDesc,
+		parse: func(s string) (any, error) {
+			m, _ := terrain.ParseInterpolation(s) // the enum admitted s
+			return m, nil
+		}}
 }
 
 func (s *Server) batchRoute() route {
@@ -82,14 +77,14 @@ func (s *Server) batchMax() int {
 func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return nil, errf(http.StatusUnsupportedMediaType, "unsupported-media", "The request body must be sent as application/json or application/geo+json.")
+		return nil, report(errMediaType, "The request body must be sent as application/json or application/geo+json.")
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return nil, badRequest("The request body could not be read.")
+		return nil, report(errMalformed, "The request body could not be read.")
 	}
 	if int64(len(body)) > limit {
-		return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The request body exceeds %d bytes.", limit)
+		return nil, report(errTooLarge, "The request body exceeds %d bytes.", limit)
 	}
 	return body, nil
 }
@@ -98,7 +93,7 @@ func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
 func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, badRequest("The body is not a JSON object: %v.", jsonReason(err))
+		return nil, report(errMalformed, "The body is not a JSON object: %v.", jsonReason(err))
 	}
 	_, hasLoc := members["locations"]
 	_, hasType := members["type"]
@@ -109,9 +104,9 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	for k := range members {
 		if !allowed[k] {
 			if hasLoc && hasType {
-				return nil, badRequest("The body has both locations and a GeoJSON type; send one of them.")
+				return nil, report(errMalformed, "The body has both locations and a GeoJSON type; send one of them.")
 			}
-			return nil, badRequest("The body has an unknown member %q; send {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.", clip(k))
+			return nil, report(errMalformed, "The body has an unknown member %q; send {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.", clip(k))
 		}
 	}
 	var raw [][]float64
@@ -119,15 +114,15 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	switch {
 	case hasLoc:
 		if err := json.Unmarshal(members["locations"], &raw); err != nil {
-			return nil, badRequest("Member locations must be an array of [lat, lon] number pairs: %v.", jsonReason(err))
+			return nil, report(errMalformed, "Member locations must be an array of [lat, lon] number pairs: %v.", jsonReason(err))
 		}
 	case hasType:
 		var typ string
 		if err := json.Unmarshal(members["type"], &typ); err != nil {
-			return nil, badRequest("Member type must be a string.")
+			return nil, report(errMalformed, "Member type must be a string.")
 		}
 		if typ != "MultiPoint" && typ != "LineString" {
-			return nil, invalid("GeoJSON type must be MultiPoint or LineString, not %q.", clip(typ))
+			return nil, report(errInvalid, "GeoJSON type must be MultiPoint or LineString, not %q.", clip(typ))
 		}
 		if c, ok := members["crs"]; ok {
 			if err := checkGeoJSONCRS(c); err != nil {
@@ -135,32 +130,32 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 			}
 		}
 		if err := json.Unmarshal(members["coordinates"], &raw); err != nil || members["coordinates"] == nil {
-			return nil, badRequest("Member coordinates must be an array of [lon, lat] positions.")
+			return nil, report(errMalformed, "Member coordinates must be an array of [lon, lat] positions.")
 		}
 		latFirst = false
 	default:
-		return nil, badRequest("The body must be {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.")
+		return nil, report(errMalformed, "The body must be {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.")
 	}
 	if len(raw) == 0 {
-		return nil, invalid("The body holds no point.")
+		return nil, report(errInvalid, "The body holds no point.")
 	}
 	if len(raw) > maxPoints {
-		return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The body holds %d points; at most %d are accepted per request.", len(raw), maxPoints)
+		return nil, report(errTooLarge, "The body holds %d points; at most %d are accepted per request.", len(raw), maxPoints)
 	}
 	pts := make([]geo.LonLat, len(raw))
 	for i, p := range raw {
 		if len(p) != 2 && (latFirst || len(p) != 3) {
 			if latFirst {
-				return nil, badRequest("Location %d must be a [lat, lon] pair, not %d numbers.", i, len(p))
+				return nil, report(errMalformed, "Location %d must be a [lat, lon] pair, not %d numbers.", i, len(p))
 			}
-			return nil, badRequest("Position %d must be [lon, lat] or [lon, lat, z], not %d numbers.", i, len(p))
+			return nil, report(errMalformed, "Position %d must be [lon, lat] or [lon, lat, z], not %d numbers.", i, len(p))
 		}
 		lat, lon := p[0], p[1]
 		if !latFirst {
 			lon, lat = p[0], p[1]
 		}
 		if !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180) {
-			return nil, invalid("Point %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
+			return nil, report(errInvalid, "Point %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
 		}
 		pts[i] = geo.LonLat{Lon: lon, Lat: lat}
 	}
@@ -176,13 +171,13 @@ func checkGeoJSONCRS(raw json.RawMessage) error {
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil || c.Properties.Name == "" {
-		return badRequest("Member crs must be {\"type\": \"name\", \"properties\": {\"name\": ...}}.")
+		return report(errMalformed, "Member crs must be {\"type\": \"name\", \"properties\": {\"name\": ...}}.")
 	}
 	switch c.Properties.Name {
 	case "urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "http://www.opengis.net/def/crs/OGC/1.3/CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326":
 		return nil
 	}
-	return invalid("The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", clip(c.Properties.Name))
+	return report(errInvalid, "The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", clip(c.Properties.Name))
 }
 
 // jsonReason shortens a decoding error for a problem detail.
@@ -220,19 +215,14 @@ func (s *Server) charge(w http.ResponseWriter, r *http.Request, units int) error
 		w.Header().Set("X-Keyless-Remaining", strconv.Itoa(max(0, d.Remaining)))
 	}
 	if !d.Allowed && !d.Unavailable {
-		he := s.keylessLimitProblem(d)
-		he.detail = fmt.Sprintf("This batch costs %d calls (one per started %d points), more than the %d keyless calls left today. ",
-			units, pointsPerCountedCall, d.Remaining) + he.detail
-		return he
+		return s.keylessLimitProblem(d, fmt.Sprintf("This batch costs %d calls (one per started %d points), more than the %d keyless calls left today. ",
+			units, pointsPerCountedCall, d.Remaining))
 	}
 	return nil
 }
 
-func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request) error {
-	m, err := parseInterpolation(r.URL.Query().Get("interpolation"))
-	if err != nil {
-		return err
-	}
+func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request, in *input) error {
+	m := parsedAs[terrain.Interpolation](in, "interpolation")
 	body, err := readJSONBody(r, maxBatchBody)
 	if err != nil {
 		return err

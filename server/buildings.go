@@ -30,9 +30,9 @@ func (s *Server) buildingRoutes() []route {
 				"A surface intersects when its footprint meets the bbox outline projected into its BL's CRS. Intended for areas of about 1 km2 " +
 				"or less; use /v1/tilesets for larger areas. The cursor is opaque; a cursor for another snapshot of a BL is rejected with 400.",
 			params: []param{
-				{name: "bbox", in: "query", typ: "string", required: true, example: "8.67,50.104,8.684,50.113", desc: "WGS84 minLon,minLat,maxLon,maxLat"},
+				bboxParam(true, "8.67,50.104,8.684,50.113", "WGS84 minLon,minLat,maxLon,maxLat"),
 				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000), desc: "page size"},
-				{name: "cursor", in: "query", typ: "string", desc: "opaque cursor from `svc.next` of the previous page"},
+				{name: "cursor", in: "query", typ: "string", desc: "opaque cursor from `svc.next` of the previous page", parse: parseCursor},
 			},
 			responses: []response{{status: 200, desc: "GeoJSON FeatureCollection of surfaces", schema: "BuildingSearchResponse", contentType: "application/geo+json"},
 				{status: 400, desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat) or cursor", schema: "Problem"}, resp422},
@@ -67,31 +67,11 @@ func lod2Sources(v *catalog.View) []store.Source {
 	return out
 }
 
-func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	bbox, err := parseBBoxParam(q)
-	if err != nil {
-		return err
-	}
-	limit, err := parseIntParam(q, "limit", 100, 1, 1000)
-	if err != nil {
-		return err
-	}
-	var after store.Position
-	if c := q.Get("cursor"); c != "" {
-		if after, err = decodeCursor(c); err != nil {
-			if errors.Is(err, errPreFederation) {
-				return badRequest("Parameter cursor is in the pre-federation format, which is no longer accepted; restart the search without a cursor.")
-			}
-			return badRequest("Parameter cursor is invalid: not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
-		}
-	}
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *input) error {
+	bbox, limit, after := parsedAs[geo.BBox](in, "bbox"), in.integer("limit"), parsedAs[store.Position](in, "cursor")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	hits, next, damaged, err := store.Search(r.Context(), lod2Sources(v), bbox, after, limit)
-	if errors.Is(err, store.ErrCursor) {
-		return badRequest("Parameter cursor does not belong to the current data (%v); restart the search without a cursor.", err)
-	}
 	if err != nil {
 		return err
 	}
@@ -184,7 +164,7 @@ func attributionFor(v *catalog.View, bls []string) []map[string]any {
 // in every other published BL.
 func (s *Server) findBuilding(r *http.Request, v *catalog.View, gmlid string, f func(bl string, st lod2Store) error) error {
 	if len(gmlid) == 0 || len(gmlid) > 256 {
-		return notFound("No building with gmlid %q in any published BL.", clip(gmlid))
+		return report(errNotFound, "No building with gmlid %q in any published BL.", clip(gmlid))
 	}
 	srcs := lod2Sources(v)
 	if st, ok := bl.ForID(gmlid); ok {
@@ -202,7 +182,7 @@ func (s *Server) findBuilding(r *http.Request, v *catalog.View, gmlid string, f 
 		}
 		return err
 	}
-	return notFound("No building with gmlid %q in any published BL.", clip(gmlid))
+	return report(errNotFound, "No building with gmlid %q in any published BL.", clip(gmlid))
 }
 
 // writeBuildingBody sends the GeoJSON answer of one BL's building: it
@@ -219,8 +199,8 @@ func (s *Server) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *ca
 	_, _ = w.Write(body)
 }
 
-func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request) error {
-	gmlid := r.PathValue("gmlid")
+func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *input) error {
+	gmlid := in.str("gmlid")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	return s.findBuilding(r, v, gmlid, func(code string, st lod2Store) error {
@@ -240,8 +220,8 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request) error {
-	gmlid := r.PathValue("gmlid")
+func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request, in *input) error {
+	gmlid := in.str("gmlid")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	return s.findBuilding(r, v, gmlid, func(code string, st lod2Store) error {

@@ -23,7 +23,7 @@ func (s *Server) discoveryRoutes() []route {
 			method: "GET", path: path, opID: op, summary: summary, tag: "Discovery",
 			stability: stability, since: "0.1.0", exempt: path == "/v1/datasets",
 			responses: []response{{status: 200, desc: "Published datasets", schema: schema, headers: []string{"Cache-Control"}}},
-			handle: func(w http.ResponseWriter, r *http.Request) error {
+			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
 				v := s.deps.Catalog.Current()
 				vb := last.Load()
 				if vb == nil || vb.view != v {

@@ -69,7 +69,7 @@ type docParam struct {
 func (r response) Status() int  { return r.status }
 func (r response) Desc() string { return r.desc }
 
-func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *input) error {
 	type docTag struct {
 		ID, Name string
 		DescHTML template.HTML

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -51,7 +50,7 @@ func (s *Server) glbRoute() route {
 			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
 			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
 		params: []param{
-			{name: "bbox", in: "query", typ: "string", required: true, example: "8.672,50.106,8.68,50.112", desc: "WGS84 minLon,minLat,maxLon,maxLat"},
+			bboxParam(true, "8.672,50.106,8.68,50.112", "WGS84 minLon,minLat,maxLon,maxLat"),
 			{name: "z_base", in: "query", typ: "string", def: "per_building", enum: []string{"per_building", "bbox_min", "absolute"},
 				desc: "per_building: each building's lowest point at Z=0; bbox_min: the lowest point of all at Z=0; absolute: DHHN2016 heights"},
 			{name: "compression", in: "query", typ: "string", def: "none", enum: []string{"none", "draco"}, desc: "draco: KHR_draco_mesh_compression, 18-bit positions"},
@@ -59,8 +58,8 @@ func (s *Server) glbRoute() route {
 			boolParam("merge_buildings", true, "true: one mesh with one primitive per material; false: one mesh and node per building, named by gmlid"),
 			{name: "target_frame", in: "query", typ: "string", def: "utm", enum: []string{"utm", "mercator"}, desc: "utm: UTM metres; mercator: EPSG:3857 metres at the anchor"},
 			{name: "origin", in: "query", typ: "string", def: "center", enum: []string{"center", "corner"}, desc: "center: bbox centre; corner: minLon,minLat"},
-			{name: "rotate_x", in: "query", typ: "number", def: 0, desc: "degrees about X, applied first (intrinsic)"},
-			{name: "rotate_z", in: "query", typ: "number", def: 0, desc: "degrees about the rotated Z, applied after X"},
+			{name: "rotate_x", in: "query", typ: "number", def: 0.0, min: f64(-360), max: f64(360), desc: "degrees about X, applied first (intrinsic)"},
+			{name: "rotate_z", in: "query", typ: "number", def: 0.0, min: f64(-360), max: f64(360), desc: "degrees about the rotated Z, applied after X"},
 			boolParam("include_ground", true, "false omits GroundSurface (class 710)"),
 			{name: "weld_tolerance_m", in: "query", typ: "number", def: 0.0, min: f64(0), max: f64(10), desc: "merge vertices closer than this with the same normal; 0 is off"},
 			{name: "X-Svc-Admin-Token", in: "header", typ: "string", desc: "the server's admin token: raises the limits (server-to-server use only)"},
@@ -89,87 +88,12 @@ type glbRequest struct {
 	originE, originN        float64
 }
 
-func parseGLBRequest(q url.Values) (glbRequest, error) {
-	var g glbRequest
-	var err error
-	if g.bbox, err = parseBBoxParam(q); err != nil {
-		return g, err
-	}
-	var errs []error
-	enum := func(name, def string, allowed ...string) string {
-		v, err := parseEnumParam(q, name, def, allowed...)
-		errs = append(errs, err)
-		return v
-	}
-	g.zBase = enum("z_base", "per_building", "per_building", "bbox_min", "absolute")
-	g.compression = enum("compression", "none", "none", "draco")
-	g.frame = enum("target_frame", "utm", "utm", "mercator")
-	g.origin = enum("origin", "center", "center", "corner")
-	boolean := func(name string, def bool) bool {
-		v, err := parseBoolParam(q, name, def)
-		errs = append(errs, err)
-		return v
-	}
-	g.colorize, g.merge, g.ground = boolean("colorize_roofs", false), boolean("merge_buildings", true), boolean("include_ground", true)
-	num := func(name string, lo, hi float64) float64 {
-		v, err := parseFloatParam(q, name, 0, lo, hi)
-		errs = append(errs, err)
-		return v
-	}
-	g.rotX, g.rotZ, g.weld = num("rotate_x", -360, 360), num("rotate_z", -360, 360), num("weld_tolerance_m", 0, 10)
-	for _, e := range errs {
-		if e != nil {
-			return g, e
-		}
-	}
-	return g, nil
-}
-
-// parseEnumParam reads an optional enum; other values are 422.
-func parseEnumParam(q url.Values, name, def string, allowed ...string) (string, error) {
-	v, ok := q[name]
-	if !ok {
-		return def, nil
-	}
-	for _, a := range allowed {
-		if len(v) == 1 && v[0] == a {
-			return a, nil
-		}
-	}
-	return "", invalid("Parameter %s must be one of %s, not %q.", name, strings.Join(allowed, ", "), clip(strings.Join(v, ",")))
-}
-
-// parseBoolParam reads an optional boolean (true/false/1/0); others are 422.
-func parseBoolParam(q url.Values, name string, def bool) (bool, error) {
-	v, ok := q[name]
-	if !ok {
-		return def, nil
-	}
-	if len(v) == 1 {
-		switch strings.ToLower(v[0]) {
-		case "true", "1":
-			return true, nil
-		case "false", "0":
-			return false, nil
-		}
-	}
-	return false, invalid("Parameter %s must be true or false, not %q.", name, clip(strings.Join(v, ",")))
-}
-
-// parseFloatParam reads an optional finite number within [lo, hi];
-// non-finite numbers and other failures are 422.
-func parseFloatParam(q url.Values, name string, def, lo, hi float64) (float64, error) {
-	v, ok := q[name]
-	if !ok {
-		return def, nil
-	}
-	if len(v) == 1 {
-		f, ok := geo.ParseDecimal(v[0])
-		if ok && f >= lo && f <= hi {
-			return f, nil
-		}
-	}
-	return 0, invalid("Parameter %s must be a finite number from %g to %g, not %q.", name, lo, hi, clip(strings.Join(v, ",")))
+// glbRequestOf reads the declared parameters of a 3d.glb request.
+func glbRequestOf(in *input) glbRequest {
+	return glbRequest{bbox: parsedAs[geo.BBox](in, "bbox"), zBase: in.str("z_base"), compression: in.str("compression"),
+		frame: in.str("target_frame"), origin: in.str("origin"),
+		colorize: in.boolean("colorize_roofs"), merge: in.boolean("merge_buildings"), ground: in.boolean("include_ground"),
+		rotX: in.num("rotate_x"), rotZ: in.num("rotate_z"), weld: in.num("weld_tolerance_m")}
 }
 
 // adminToken reports whether r carries the server's admin token in
@@ -184,11 +108,8 @@ func (s *Server) adminToken(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request) error {
-	g, err := parseGLBRequest(r.URL.Query())
-	if err != nil {
-		return err
-	}
+func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *input) error {
+	g := glbRequestOf(in)
 	g.admin = s.adminToken(r)
 	g.maxAreaKM2, g.maxBuildings = glbMaxAreaKM2, glbMaxBuildings
 	if g.admin {
@@ -214,8 +135,6 @@ func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.As(err, &tl):
 		return tooLarge(g, "%s", strings.Replace(tl.Detail, "are allowed", "are allowed by this endpoint", 1))
-	case errors.Is(err, export.ErrOptions):
-		return invalid("Parameters: %v", errors.Unwrap(err))
 	case err != nil:
 		return err
 	}
@@ -236,9 +155,7 @@ func tooLarge(g glbRequest, format string, args ...any) error {
 	if !g.admin {
 		detail += " Split the bbox into smaller requests, or use /v1/tilesets for large areas. " + glbAdminTokenHint
 	}
-	e := errf(http.StatusRequestEntityTooLarge, "payload-too-large", "%s", detail)
-	e.ext = map[string]any{"max_area_km2": g.maxAreaKM2, "max_buildings": g.maxBuildings}
-	return e
+	return report(errTooLarge, "%s", detail).with(map[string]any{"max_area_km2": g.maxAreaKM2, "max_buildings": g.maxBuildings})
 }
 
 // glbETag is a strong validator: the output is a deterministic function of

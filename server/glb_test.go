@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	synth "github.com/svc-geodata/svc/internal/fixture"
 	"math/rand/v2"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	synth "github.com/svc-geodata/svc/internal/fixture"
 
 	"github.com/qmuntal/gltf"
 

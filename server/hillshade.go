@@ -39,9 +39,10 @@ func (s *Server) hillshadeRoutes() []route {
 				"transparent PNG too (200), so map clients show no errors. Tiles are cached; the strong ETag changes with the data, If-None-Match " +
 				"answers 304. Like the tile host, not counted against the keyless limit.",
 			params: []param{
-				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(hillshade.MinZoom), max: f64(hillshade.MaxZoom), desc: "zoom"},
-				{name: "x", in: "path", typ: "integer", required: true, example: 17157, min: f64(0), desc: "column from the west, below 2^z"},
-				{name: "tile", in: "path", typ: "string", required: true, example: "11088.png", pattern: `^[0-9]+(@2x)?\.png$`, desc: "`<y>.png` or `<y>@2x.png`, y the row from the north"},
+				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(hillshade.MinZoom), max: f64(hillshade.MaxZoom), pattern: tileIndexPattern, desc: "zoom"},
+				{name: "x", in: "path", typ: "integer", required: true, example: 17157, min: f64(0), pattern: tileIndexPattern, desc: "column from the west, below 2^z"},
+				{name: "tile", in: "path", typ: "string", required: true, example: "11088.png", pattern: `^[0-9]{1,9}(@2x)?\.png$`, desc: "`<y>.png` or `<y>@2x.png`, y the row from the north",
+					parse: parseHillshadeTile},
 				styleP,
 			},
 			responses: []response{{status: 200, desc: "PNG tile", contentType: "image/png"}, {status: 304, desc: "Not modified"},
@@ -50,21 +51,28 @@ func (s *Server) hillshadeRoutes() []route {
 	}
 }
 
-func parseStyle(v string) (hillshade.Style, error) {
-	switch v {
-	case "", "shade":
-		return hillshade.Shade, nil
-	case "hypsometric":
-		return hillshade.Hypsometric, nil
+// hillshadeTile is the last segment of a hillshade tile address.
+type hillshadeTile struct{ y, sizePx int }
+
+func parseHillshadeTile(s string) (any, error) {
+	name := strings.TrimSuffix(s, ".png")
+	t := hillshadeTile{sizePx: 256}
+	if n, two := strings.CutSuffix(name, "@2x"); two {
+		name, t.sizePx = n, 512
 	}
-	return 0, invalid("Parameter style must be shade or hypsometric, not %q.", clip(v))
+	var err error
+	t.y, err = strconv.Atoi(name)
+	return t, err
 }
 
-func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request) error {
-	style := r.URL.Query().Get("style")
-	if _, err := parseStyle(style); err != nil {
-		return err
+func styleOf(in *input) hillshade.Style {
+	if in.str("style") == "hypsometric" {
+		return hillshade.Hypsometric
 	}
+	return hillshade.Shade
+}
+
+func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	bounds := []float64{180, 90, -180, -90}
@@ -81,8 +89,8 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request) err
 		bounds = []float64{-180, -85.0511, 180, 85.0511}
 	}
 	q := ""
-	if style != "" {
-		q = "?style=" + style
+	if in.has("style") {
+		q = "?style=" + in.str("style")
 	}
 	return writeJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
@@ -91,24 +99,11 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request) err
 		"attribution": strings.Join(attr, "; ")})
 }
 
-func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request) error {
-	name, ok := strings.CutSuffix(r.PathValue("tile"), ".png")
-	size := 256
-	if n, two := strings.CutSuffix(name, "@2x"); two {
-		name, size = n, 512
-	}
-	z, errZ := tileIndex(r.PathValue("z"))
-	x, errX := tileIndex(r.PathValue("x"))
-	y, errY := tileIndex(name)
-	if errZ != nil || errX != nil || errY != nil || !ok {
-		return badRequest("A tile address is %s/<z>/<x>/<y>.png (or <y>@2x.png) with non-negative integers.", hillshadeBase)
-	}
-	style, err := parseStyle(r.URL.Query().Get("style"))
-	if err != nil {
-		return err
-	}
+func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *input) error {
+	t := parsedAs[hillshadeTile](in, "tile")
+	z, x, y, size, style := in.integer("z"), in.integer("x"), t.y, t.sizePx, styleOf(in)
 	if z < hillshade.MinZoom || z > hillshade.MaxZoom || x >= 1<<z || y >= 1<<z {
-		return notFound("No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
+		return report(errNotFound, "No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
@@ -124,7 +119,7 @@ func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request) err
 	})
 	if err != nil {
 		if errors.Is(err, hillshade.ErrTile) {
-			return notFound("%v", err)
+			return report(errNotFound, "%v", err)
 		}
 		return rasterProblem(err, "terrain", 0, 0)
 	}

@@ -13,7 +13,7 @@ func (s *Server) infraRoutes() []route {
 			summary:   "Liveness probe",
 			desc:      "Answers 200 with status `ok` while the process runs. Not counted against any limit.",
 			responses: []response{{status: 200, desc: "The process is alive", schema: "Healthz"}},
-			handle: func(w http.ResponseWriter, r *http.Request) error {
+			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
 				h := w.Header()
 				h["Content-Type"], h["Cache-Control"] = hdrJSON, hdrNoStore
 				w.WriteHeader(http.StatusOK)
@@ -25,7 +25,7 @@ func (s *Server) infraRoutes() []route {
 		{method: "GET", path: "/openapi.json", opID: "getOpenAPI", tag: "Service", since: "0.1.0", exempt: true,
 			summary:   "This OpenAPI 3.1 description",
 			responses: []response{{status: 200, desc: "The OpenAPI document", schema: "OpenAPIDocument"}},
-			handle: func(w http.ResponseWriter, r *http.Request) error {
+			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Cache-Control", "public, max-age=300")
 				_, _ = w.Write(s.openapi)
@@ -62,11 +62,11 @@ func (s *Server) infraRoutes() []route {
 	}
 }
 
-func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("type")
+func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request, in *input) error {
+	name := in.str("type")
 	pt, ok := problemTypes[name]
 	if !ok {
-		return notFound("Unknown problem type %q.", name)
+		return report(errNotFound, "Unknown problem type %q.", name)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=86400")

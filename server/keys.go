@@ -67,11 +67,11 @@ func parseMintBody(body []byte) (mintBody, error) {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			if te.Field == "" {
-				return mintBody{}, invalid("The request body must be a JSON object with the optional members source and email.")
+				return mintBody{}, report(errInvalid, "The request body must be a JSON object with the optional members source and email.")
 			}
-			return mintBody{}, invalid("Body member %s must be a string.", te.Field)
+			return mintBody{}, report(errInvalid, "Body member %s must be a string.", te.Field)
 		}
-		return mintBody{}, badRequest("The request body is not valid JSON: %v.", err)
+		return mintBody{}, report(errMalformed, "The request body is not valid JSON: %v.", err)
 	}
 	return m, nil
 }
@@ -80,24 +80,24 @@ func parseMintBody(body []byte) (mintBody, error) {
 func readMintBody(r *http.Request) (mintBody, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxMintBody+1))
 	if err != nil {
-		return mintBody{}, badRequest("The request body could not be read.")
+		return mintBody{}, report(errMalformed, "The request body could not be read.")
 	}
 	if len(body) > maxMintBody {
-		return mintBody{}, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The request body exceeds %d bytes.", maxMintBody)
+		return mintBody{}, report(errTooLarge, "The request body exceeds %d bytes.", maxMintBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return mintBody{}, nil
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return mintBody{}, errf(http.StatusUnsupportedMediaType, "unsupported-media", "A request body must be sent as application/json.")
+		return mintBody{}, report(errMediaType, "A request body must be sent as application/json.")
 	}
 	return parseMintBody(body)
 }
 
-func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *input) error {
 	if s.cfg.TrialMintingOff || s.deps.Access == nil {
-		return errf(http.StatusServiceUnavailable, "service-unavailable", "Trial key minting is switched off on this server.")
+		return report(errUnavailable, "Trial key minting is switched off on this server.")
 	}
 	b, err := readMintBody(r)
 	if err != nil {
@@ -109,13 +109,11 @@ func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request) error {
 	var ml *state.MintLimitError
 	switch {
 	case errors.As(err, &fe):
-		return invalid("Body member %s %s; no key was minted.", fe.Field, fe.Reason)
+		return report(errInvalid, "Body member %s %s; no key was minted.", fe.Field, fe.Reason)
 	case errors.As(err, &ml):
 		secs := int64((ml.RetryAfter + time.Second - 1) / time.Second)
-		e := errf(http.StatusTooManyRequests, "trial-mint-limit",
-			"This IP address has minted %d trial keys in the last 24 hours, the most allowed; try again in %d seconds.", s.mintLimit(), secs)
-		e.ext = map[string]any{"retry_after": secs, "docs_url": s.cfg.DocsURL}
-		return e
+		return report(access.ErrMintLimit, "This IP address has minted %d trial keys in the last 24 hours, the most allowed; try again in %d seconds.",
+			s.mintLimit(), secs).with(map[string]any{"retry_after": secs, "docs_url": s.cfg.DocsURL})
 	case err != nil:
 		return err
 	}
@@ -135,13 +133,13 @@ func trialLimits() map[string]int64 {
 	return map[string]int64{"requests_per_minute": access.TrialLimits.PerMinute, "requests_per_day": access.TrialLimits.PerDay}
 }
 
-func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request, in *input) error {
 	if s.deps.Access == nil {
-		return errf(http.StatusServiceUnavailable, "service-unavailable", "Keys are not available on this server.")
+		return report(errUnavailable, "Keys are not available on this server.")
 	}
-	st, err := s.deps.Access.TrialStatusOf(r.Context(), r.PathValue("key"))
+	st, err := s.deps.Access.TrialStatusOf(r.Context(), in.str("key"))
 	if errors.Is(err, access.ErrKeyUnknown) {
-		return notFound("No trial key matches the path.")
+		return report(errNotFound, "No trial key matches the path.")
 	}
 	if err != nil {
 		return err

@@ -142,7 +142,7 @@ func (m *metrics) write(w io.Writer, publishedBL map[pack.Product]int, totalBL i
 	}
 }
 
-func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, in *input) error {
 	v := s.deps.Catalog.Current()
 	per := map[pack.Product]int{}
 	for _, p := range pack.Products() {

@@ -64,7 +64,8 @@ func ogcFormat() param {
 
 func (s *Server) ogcRoutes() []route {
 	collP := param{name: "collectionId", in: "path", typ: "string", required: true, example: "buildings", desc: "`buildings`, `roofs` or `buildings-<bl>`"}
-	crsP := param{name: "crs", in: "query", typ: "string", desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
+	crsP := param{name: "crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS,
+		desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []response {
 		return []response{{status: status, desc: desc, schema: schema}, {status: 400, desc: "Malformed parameter", schema: "Problem"}}
 	}
@@ -90,13 +91,13 @@ func (s *Server) ogcRoutes() []route {
 			summary: "Features of a collection", desc: ogcDesc,
 			params: []param{collP,
 				{name: "bbox", in: "query", typ: "string", example: "8.67,50.104,8.684,50.113", desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
-				{name: "bbox-crs", in: "query", typ: "string", desc: "CRS of bbox; default CRS84"},
+				{name: "bbox-crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS, desc: "CRS of bbox; default CRS84"},
 				crsP,
 				{name: "limit", in: "query", typ: "integer", def: ogcDefaultLimit, min: f64(1), max: f64(ogcMaxLimit), desc: "page size"},
-				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link"},
-				{name: "datetime", in: "query", typ: "string", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date"},
+				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link", parse: decodeOGCCursor},
+				{name: "datetime", in: "query", typ: "string", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", parse: parseDatetime},
 				{name: "gmlid", in: "query", typ: "string", desc: "only the surfaces of this building"},
-				{name: "surface_class", in: "query", typ: "integer", desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
+				{name: "surface_class", in: "query", typ: "integer", min: f64(1), desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
 				ogcFormat()},
 			responses: []response{{status: 200, desc: "A page of features", schema: "OGCFeatureCollection", contentType: "application/geo+json", headers: []string{"Content-Crs"}},
 				{status: 400, desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", schema: "Problem"}, resp404},
@@ -113,20 +114,17 @@ func (s *Server) ogcRoutes() []route {
 
 // wantsHTML tells whether r asks for HTML: f=html, or no f and an Accept
 // header that names text/html before any JSON type.
-func wantsHTML(r *http.Request) (bool, error) {
-	switch f := r.URL.Query().Get("f"); f {
+func wantsHTML(r *http.Request, in *input) bool {
+	switch in.str("f") {
 	case "html":
-		return true, nil
+		return true
 	case "json":
-		return false, nil
-	case "":
-	default:
-		return false, badRequest("Parameter f must be json or html, not %q.", clip(f))
+		return false
 	}
 	acc := r.Header.Get("Accept")
 	h := strings.Index(acc, "text/html")
 	j := strings.Index(acc, "json")
-	return h >= 0 && (j < 0 || h < j), nil
+	return h >= 0 && (j < 0 || h < j)
 }
 
 // ogcLink is one entry of a links array.
@@ -164,11 +162,8 @@ func (s *Server) selfLinks(path string, q url.Values, html bool, jsonType string
 	return []ogcLink{j, h}
 }
 
-func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error {
-	html, err := wantsHTML(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *input) error {
+	html := wantsHTML(r, in)
 	links := append(s.selfLinks("/ogc", nil, html, "application/json"),
 		ogcLink{Href: s.cfg.BaseURL + "/ogc/api", Rel: "service-desc", Type: "application/vnd.oai.openapi+json;version=3.1", Title: "the API definition"},
 		ogcLink{Href: s.cfg.BaseURL + "/docs", Rel: "service-doc", Type: "text/html", Title: "the API documentation"},
@@ -179,16 +174,13 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error 
 	return s.ogcAnswer(w, r, html, "svc OGC API", body)
 }
 
-func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request) error {
-	html, err := wantsHTML(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *input) error {
+	html := wantsHTML(r, in)
 	body := map[string]any{"conformsTo": ogcConformance}
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
-func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *input) error {
 	w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
 	_, _ = w.Write(s.ogcOpenAPI)
 	return nil
@@ -243,7 +235,7 @@ func findCollection(v *catalog.View, id string) (ogcCollection, error) {
 			return c, nil
 		}
 	}
-	return ogcCollection{}, notFound("There is no collection %q; see /ogc/collections.", clip(id))
+	return ogcCollection{}, report(errNotFound, "There is no collection %q; see /ogc/collections.", clip(id))
 }
 
 // collectionDoc is the JSON of one collection.
@@ -302,11 +294,8 @@ func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self
 	return doc
 }
 
-func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) error {
-	html, err := wantsHTML(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request, in *input) error {
+	html := wantsHTML(r, in)
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	var cols []map[string]any
@@ -321,14 +310,11 @@ func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) er
 	return s.ogcAnswer(w, r, html, "Collections", body)
 }
 
-func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) error {
-	html, err := wantsHTML(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request, in *input) error {
+	html := wantsHTML(r, in)
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := findCollection(v, r.PathValue("collectionId"))
+	c, err := findCollection(v, in.str("collectionId"))
 	if err != nil {
 		return err
 	}
@@ -347,18 +333,19 @@ func (c ogcCursor) encode() string {
 	return base64.RawURLEncoding.EncodeToString([]byte(c.BL + "/" + c.Snapshot + "/" + strconv.FormatInt(c.SurfaceID, 10)))
 }
 
-func decodeOGCCursor(s string) (ogcCursor, error) {
+func decodeOGCCursor(s string) (any, error) {
+	bad := syntaxFault("is not one this server issued; follow the next link unchanged.")
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(s) > maxCursorLen {
-		return ogcCursor{}, badRequest("Parameter cursor is not one this server issued; follow the next link unchanged.")
+		return nil, bad
 	}
 	parts := strings.Split(string(raw), "/")
 	if len(parts) != 3 {
-		return ogcCursor{}, badRequest("Parameter cursor is not one this server issued; follow the next link unchanged.")
+		return nil, bad
 	}
 	sid, ok := decimalInt(parts[2])
 	if !ok || sid <= 0 || parts[0] == "" {
-		return ogcCursor{}, badRequest("Parameter cursor is not one this server issued; follow the next link unchanged.")
+		return nil, bad
 	}
 	return ogcCursor{Position: store.Position{BL: parts[0], SurfaceID: int64(sid)}, Snapshot: parts[1]}, nil
 }
@@ -375,70 +362,37 @@ type itemsQuery struct {
 	hasTime  bool
 }
 
-func parseItemsQuery(q url.Values) (itemsQuery, error) {
-	iq := itemsQuery{all: true, limit: ogcDefaultLimit}
-	var err error
-	if iq.crs, err = parseCRSParam(q, "crs"); err != nil {
-		return iq, err
-	}
-	bboxCRS, err := parseCRSParam(q, "bbox-crs")
-	if err != nil {
-		return iq, err
-	}
-	if raw := q.Get("bbox"); raw != "" {
-		if iq.bbox, err = parseOGCBBox(raw, bboxCRS); err != nil {
+// itemsQueryOf reads an items request from its declared parameters; bbox
+// is read here, in the CRS bbox-crs names.
+func itemsQueryOf(in *input) (itemsQuery, error) {
+	iq := itemsQuery{all: true, limit: in.integer("limit"), crs: parsedAs[geo.CRS](in, "crs"),
+		after: parsedAs[ogcCursor](in, "cursor")}
+	if in.has("bbox") {
+		var err error
+		if iq.bbox, err = parseOGCBBox(in.str("bbox"), parsedAs[geo.CRS](in, "bbox-crs")); err != nil {
 			return iq, err
 		}
 		iq.all = false
-	} else if q.Has("bbox-crs") {
-		return iq, badRequest("Parameter bbox-crs needs a bbox.")
+	} else if in.has("bbox-crs") {
+		return iq, report(errMalformed, "Parameter bbox-crs needs a bbox.")
 	}
-	if l := q.Get("limit"); l != "" {
-		n, ok := decimalInt(l)
-		if !ok || n < 1 || n > ogcMaxLimit {
-			return iq, badRequest("Parameter limit must be an integer from 1 to %d, not %q.", ogcMaxLimit, clip(l))
-		}
-		iq.limit = n
-	}
-	if c := q.Get("cursor"); c != "" {
-		if iq.after, err = decodeOGCCursor(c); err != nil {
-			return iq, err
-		}
-	}
-	if g, ok := q["gmlid"]; ok {
-		if g[0] == "" {
-			return iq, badRequest("Parameter gmlid is empty.")
-		}
-		iq.filter.GMLID = g[0]
-	}
-	if sc := q.Get("surface_class"); sc != "" {
-		n, ok := decimalInt(sc)
-		if !ok || n <= 0 {
-			return iq, badRequest("Parameter surface_class must be a CityGML class code such as 712, not %q.", clip(sc))
-		}
-		iq.filter.Class = n
-	}
-	if dt := q.Get("datetime"); dt != "" {
-		if iq.datetime, err = parseDatetime(dt); err != nil {
-			return iq, err
-		}
-		iq.hasTime = true
+	iq.filter.GMLID = in.str("gmlid")
+	iq.filter.Class = in.integer("surface_class")
+	if in.has("datetime") {
+		iq.datetime, iq.hasTime = parsedAs[[2]string](in, "datetime"), true
 	}
 	return iq, nil
 }
 
-func parseCRSParam(q url.Values, name string) (geo.CRS, error) {
-	raw := q.Get(name)
-	if raw == "" {
-		return geo.CRS84, nil
-	}
+// parseCRS reads a CRS URI of geo.SupportedCRS.
+func parseCRS(raw string) (any, error) {
 	c, ok := geo.ParseCRS(raw)
 	if !ok {
 		var uris []string
 		for _, c := range geo.SupportedCRS {
 			uris = append(uris, c.URI())
 		}
-		return c, badRequest("Parameter %s %q is not supported; supported are %s.", name, clip(raw), strings.Join(uris, ", "))
+		return nil, syntaxFault("%q is not supported; supported are %s.", clip(raw), strings.Join(uris, ", "))
 	}
 	return c, nil
 }
@@ -448,13 +402,13 @@ func parseCRSParam(q url.Values, name string) (geo.CRS, error) {
 func parseOGCBBox(raw string, crs geo.CRS) (geo.BBox, error) {
 	parts := strings.Split(raw, ",")
 	if len(parts) != 4 && len(parts) != 6 {
-		return geo.BBox{}, badRequest("Parameter bbox must have 4 or 6 numbers, not %d.", len(parts))
+		return geo.BBox{}, report(errMalformed, "Parameter bbox must have 4 or 6 numbers, not %d.", len(parts))
 	}
 	nums := make([]float64, len(parts))
 	for i, p := range parts {
 		v, ok := geo.ParseDecimal(strings.TrimSpace(p))
 		if !ok {
-			return geo.BBox{}, badRequest("Parameter bbox: %q is not a number.", clip(p))
+			return geo.BBox{}, report(errMalformed, "Parameter bbox: %q is not a number.", clip(p))
 		}
 		nums[i] = v
 	}
@@ -462,14 +416,14 @@ func parseOGCBBox(raw string, crs geo.CRS) (geo.BBox, error) {
 		nums = []float64{nums[0], nums[1], nums[3], nums[4]}
 	}
 	if nums[0] > nums[2] || nums[1] > nums[3] {
-		return geo.BBox{}, badRequest("Parameter bbox must be lower corner then upper corner (minX,minY,maxX,maxY).")
+		return geo.BBox{}, report(errMalformed, "Parameter bbox must be lower corner then upper corner (minX,minY,maxX,maxY).")
 	}
 	b := crs.BBoxToWGS84(nums[0], nums[1], nums[2], nums[3])
 	if !crs.Projected() && (b.MinLon < -180 || b.MaxLon > 180 || b.MinLat < -90 || b.MaxLat > 90) {
-		return geo.BBox{}, badRequest("Parameter bbox is outside longitude ±180, latitude ±90 (axis order of %s).", crs.URI())
+		return geo.BBox{}, report(errMalformed, "Parameter bbox is outside longitude ±180, latitude ±90 (axis order of %s).", crs.URI())
 	}
 	if math.IsNaN(b.MinLon) || math.IsNaN(b.MinLat) || math.IsInf(b.MinLon, 0) {
-		return geo.BBox{}, badRequest("Parameter bbox cannot be converted to WGS84.")
+		return geo.BBox{}, report(errMalformed, "Parameter bbox cannot be converted to WGS84.")
 	}
 	b.MinLon, b.MaxLon = math.Max(b.MinLon, -180), math.Min(b.MaxLon, 180)
 	b.MinLat, b.MaxLat = math.Max(b.MinLat, -90), math.Min(b.MaxLat, 90)
@@ -478,7 +432,7 @@ func parseOGCBBox(raw string, crs geo.CRS) (geo.BBox, error) {
 
 // parseDatetime reads an RFC 3339 instant or interval into inclusive date
 // bounds ("" for an open end).
-func parseDatetime(raw string) ([2]string, error) {
+func parseDatetime(raw string) (any, error) {
 	day := func(s string) (string, error) {
 		if s == ".." || s == "" {
 			return "", nil
@@ -488,30 +442,30 @@ func parseDatetime(raw string) ([2]string, error) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return "", badRequest("Parameter datetime: %q is not an RFC 3339 date or date-time.", clip(s))
+			return "", syntaxFault("%q is not an RFC 3339 date or date-time.", clip(s))
 		}
 		return t.UTC().Format("2006-01-02"), nil
 	}
 	a, b, interval := strings.Cut(raw, "/")
 	lo, err := day(a)
 	if err != nil {
-		return [2]string{}, err
+		return nil, err
 	}
 	if !interval {
 		if lo == "" {
-			return [2]string{}, badRequest("Parameter datetime: an instant cannot be open (..).")
+			return nil, syntaxFault("is an open instant (..); an instant needs a date.")
 		}
 		return [2]string{lo, lo}, nil
 	}
 	hi, err := day(b)
 	if err != nil {
-		return [2]string{}, err
+		return nil, err
 	}
 	if a == ".." && b == ".." || a == "" && b == "" {
-		return [2]string{}, badRequest("Parameter datetime: an interval needs at least one end.")
+		return nil, syntaxFault("is an interval without ends; give at least one.")
 	}
 	if lo != "" && hi != "" && lo > hi {
-		return [2]string{}, badRequest("Parameter datetime: the interval ends before it starts.")
+		return nil, syntaxFault("is an interval that ends before it starts.")
 	}
 	return [2]string{lo, hi}, nil
 }
@@ -523,19 +477,15 @@ func (iq itemsQuery) admitsSnapshot(snap string) bool {
 	return (iq.datetime[0] == "" || snap >= iq.datetime[0]) && (iq.datetime[1] == "" || snap <= iq.datetime[1])
 }
 
-func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
-	html, err := wantsHTML(r)
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	iq, err := parseItemsQuery(q)
+func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *input) error {
+	html := wantsHTML(r, in)
+	iq, err := itemsQueryOf(in)
 	if err != nil {
 		return err
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := findCollection(v, r.PathValue("collectionId"))
+	c, err := findCollection(v, in.str("collectionId"))
 	if err != nil {
 		return err
 	}
@@ -548,7 +498,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	if iq.after.BL != "" {
 		snap, ok := c.snapshots[iq.after.BL]
 		if !ok || snap != iq.after.Snapshot {
-			return badRequest("The data changed since this cursor was issued (BL %s was at snapshot %s, now %s); restart paging without a cursor.",
+			return report(errMalformed, "The data changed since this cursor was issued (BL %s was at snapshot %s, now %s); restart paging without a cursor.",
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
 	}
@@ -562,7 +512,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	}
 	hits, next, damaged, err := store.SearchFiltered(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
 	if errors.Is(err, store.ErrCursor) {
-		return badRequest("Parameter cursor does not belong to the current data; restart paging without a cursor.")
+		return report(errMalformed, "Parameter cursor does not belong to the current data; restart paging without a cursor.")
 	}
 	if err != nil {
 		return err
@@ -577,6 +527,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		setBL(r.Context(), hits[0].BL)
 	}
 	path := "/ogc/collections/" + c.id + "/items"
+	q := in.values()
 	links := s.selfLinks(path, q, html, "application/geo+json")
 	if next != nil {
 		nq := url.Values{}
@@ -762,22 +713,16 @@ func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) {
 	b.WriteByte(']')
 }
 
-func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
-	html, err := wantsHTML(r)
-	if err != nil {
-		return err
-	}
-	crs, err := parseCRSParam(r.URL.Query(), "crs")
-	if err != nil {
-		return err
-	}
+func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input) error {
+	html := wantsHTML(r, in)
+	crs := parsedAs[geo.CRS](in, "crs")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := findCollection(v, r.PathValue("collectionId"))
+	c, err := findCollection(v, in.str("collectionId"))
 	if err != nil {
 		return err
 	}
-	fid := r.PathValue("featureId")
+	fid := in.str("featureId")
 	blCode, sidText, _ := strings.Cut(fid, ".")
 	sid, ok := decimalInt(sidText)
 	var src *store.LoD2
@@ -787,11 +732,11 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if !ok || src == nil {
-		return notFound("Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, clip(fid))
+		return report(errNotFound, "Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, clip(fid))
 	}
 	h, err := src.Surface(int64(sid))
 	if errors.Is(err, store.ErrNotFound) || err == nil && c.roofs && h.Class != store.ClassRoof {
-		return notFound("Collection %s has no feature %q.", c.id, clip(fid))
+		return report(errNotFound, "Collection %s has no feature %q.", c.id, clip(fid))
 	}
 	if err != nil {
 		return err
@@ -810,7 +755,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	path := "/ogc/collections/" + c.id + "/items/" + url.PathEscape(fid)
-	doc["links"] = append(s.selfLinks(path, r.URL.Query(), html, "application/geo+json"),
+	doc["links"] = append(s.selfLinks(path, in.values(), html, "application/geo+json"),
 		ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	w.Header().Set("Content-Crs", "<"+crs.URI()+">")
 	if html {

@@ -125,7 +125,7 @@ func TestOGCItemsParameters(t *testing.T) {
 		{"cursor from another snapshot", "cursor=" + stale, "changed"},
 		{"unknown parameter", "colour=red", "colour"},
 		{"bbox-crs without bbox", "bbox-crs=EPSG:25832", "needs a bbox"},
-		{"bad f", "f=xml", "json or html"},
+		{"bad f", "f=xml", "json, html"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, _ := ogcGet(t, ogcItems+"?"+tc.query)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -51,37 +50,24 @@ func (s *Server) openTopoDataRoutes() []route {
 	return []route{get, post}
 }
 
-func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("dataset")
+func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *input) error {
+	name := in.str("dataset")
 	prod, ok := openTopoDataSets[name]
 	if !ok {
-		return notFound("Dataset %q is not served; this server has dgm1.", clip(name))
+		return report(errNotFound, "Dataset %q is not served; this server has dgm1.", clip(name))
 	}
-	vals := r.URL.Query()
 	if r.Method == http.MethodPost {
 		body, err := openTopoDataBody(r)
 		if err != nil {
 			return err
 		}
-		for k, v := range body {
-			if vals.Has(k) {
-				return badRequest("Parameter %s is given both in the query and in the body.", clip(k))
-			}
-			vals[k] = v
+		if in, err = in.merge(body); err != nil {
+			return err
 		}
 	}
-	m, err := parseInterpolation(vals.Get("interpolation"))
-	if err != nil {
-		return err
-	}
-	nodata := "null"
-	if nv := vals.Get("nodata_value"); nv != "" && nv != "null" {
-		if _, err := strconv.ParseInt(nv, 10, 32); err != nil {
-			return badRequest("Parameter nodata_value must be null or an integer, not %q.", clip(nv))
-		}
-		nodata = nv
-	}
-	pts, err := parseLocations(vals.Get("locations"), s.batchMax())
+	m := parsedAs[terrain.Interpolation](in, "interpolation")
+	nodata := in.str("nodata_value")
+	pts, err := parseLocations(in.str("locations"), s.batchMax())
 	if err != nil {
 		return err
 	}
@@ -123,17 +109,24 @@ func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request) erro
 
 // openTopoDataBody reads a POST body: a JSON object (locations as a string
 // or as [[lat, lon], ...]) or form fields.
-func openTopoDataBody(r *http.Request) (url.Values, error) {
+func openTopoDataBody(r *http.Request) (map[string]string, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "application/x-www-form-urlencoded" {
 		r.Body = http.MaxBytesReader(nil, r.Body, maxBatchBody)
 		if err := r.ParseForm(); err != nil {
 			if strings.Contains(err.Error(), "too large") {
-				return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "The request body exceeds %d bytes.", maxBatchBody)
+				return nil, report(errTooLarge, "The request body exceeds %d bytes.", maxBatchBody)
 			}
-			return nil, badRequest("The form body is malformed.")
+			return nil, report(errMalformed, "The form body is malformed.")
 		}
-		return r.PostForm, nil
+		out := map[string]string{}
+		for k, v := range r.PostForm {
+			if len(v) > 1 {
+				return nil, report(errMalformed, "Field %s is given more than once; give it once.", clip(k))
+			}
+			out[k] = v[0]
+		}
+		return out, nil
 	}
 	body, err := readJSONBody(r, maxBatchBody)
 	if err != nil {
@@ -141,44 +134,44 @@ func openTopoDataBody(r *http.Request) (url.Values, error) {
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, badRequest("The body is not a JSON object: %v.", jsonReason(err))
+		return nil, report(errMalformed, "The body is not a JSON object: %v.", jsonReason(err))
 	}
-	out := url.Values{}
+	out := map[string]string{}
 	for k, raw := range members {
 		switch k {
 		case "locations":
 			var s string
 			if json.Unmarshal(raw, &s) == nil {
-				out.Set(k, s)
+				out[k] = s
 				continue
 			}
 			var pairs [][]float64
 			if err := json.Unmarshal(raw, &pairs); err != nil {
-				return nil, badRequest("Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", jsonReason(err))
+				return nil, report(errMalformed, "Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", jsonReason(err))
 			}
 			parts := make([]string, len(pairs))
 			for i, p := range pairs {
 				if len(p) != 2 {
-					return nil, badRequest("Location %d must be a [lat, lon] pair.", i)
+					return nil, report(errMalformed, "Location %d must be a [lat, lon] pair.", i)
 				}
 				parts[i] = strconv.FormatFloat(p[0], 'g', -1, 64) + "," + strconv.FormatFloat(p[1], 'g', -1, 64)
 			}
-			out.Set(k, strings.Join(parts, "|"))
+			out[k] = strings.Join(parts, "|")
 		case "interpolation", "nodata_value":
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
 				var n json.Number
 				if k != "nodata_value" || json.Unmarshal(raw, &n) != nil {
 					if string(raw) != "null" {
-						return nil, badRequest("Member %s must be a string.", k)
+						return nil, report(errMalformed, "Member %s must be a string.", k)
 					}
 					continue
 				}
 				s = n.String()
 			}
-			out.Set(k, s)
+			out[k] = s
 		default:
-			return nil, badRequest("The body has an unknown member %q; accepted are locations, interpolation and nodata_value.", clip(k))
+			return nil, report(errMalformed, "The body has an unknown member %q; accepted are locations, interpolation and nodata_value.", clip(k))
 		}
 	}
 	return out, nil
@@ -187,10 +180,10 @@ func openTopoDataBody(r *http.Request) (url.Values, error) {
 // parseLocations reads opentopodata's "lat,lon|lat,lon".
 func parseLocations(s string, maxPoints int) ([]geo.LonLat, error) {
 	if s == "" {
-		return nil, badRequest("Parameter locations is required: lat,lon pairs separated by |.")
+		return nil, report(errMalformed, "Parameter locations is required: lat,lon pairs separated by |.")
 	}
 	if n := strings.Count(s, "|") + 1; n > maxPoints {
-		return nil, errf(http.StatusRequestEntityTooLarge, "payload-too-large", "%d locations given; at most %d are accepted per request.", n, maxPoints)
+		return nil, report(errTooLarge, "%d locations given; at most %d are accepted per request.", n, maxPoints)
 	}
 	parts := strings.Split(s, "|")
 	pts := make([]geo.LonLat, len(parts))
@@ -199,10 +192,10 @@ func parseLocations(s string, maxPoints int) ([]geo.LonLat, error) {
 		lat, ok1 := geo.ParseDecimal(strings.TrimSpace(a))
 		lon, ok2 := geo.ParseDecimal(strings.TrimSpace(b))
 		if !ok || !ok1 || !ok2 {
-			return nil, badRequest("Location %d %q is not lat,lon (polyline-encoded locations are not supported).", i, clip(p))
+			return nil, report(errMalformed, "Location %d %q is not lat,lon (polyline-encoded locations are not supported).", i, clip(p))
 		}
 		if !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180) {
-			return nil, invalid("Location %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
+			return nil, report(errInvalid, "Location %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
 		}
 		pts[i] = geo.LonLat{Lon: lon, Lat: lat}
 	}

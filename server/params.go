@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/base64"
 	"errors"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -12,38 +11,34 @@ import (
 	"github.com/svc-geodata/svc/store"
 )
 
-// parseBBoxParam reads the required WGS84 bbox query parameter; every
-// failure is a 400 naming the expected form (SPEC 4.4 rule 4).
-func parseBBoxParam(q url.Values) (geo.BBox, error) {
-	raw, ok := q["bbox"]
-	if !ok || len(raw) == 0 || raw[0] == "" {
-		return geo.BBox{}, badRequest("Parameter bbox is required: %s in WGS84 degrees, e.g. bbox=8.68,50.11,8.69,50.12.", geo.BBoxForm)
-	}
-	if len(raw) > 1 {
-		return geo.BBox{}, badRequest("Parameter bbox is given %d times; send it once as %s.", len(raw), geo.BBoxForm)
-	}
-	b, err := geo.ParseBBox(raw[0])
-	if err != nil {
-		return geo.BBox{}, badRequest("Parameter bbox: %v", err)
-	}
-	return b, nil
+// bboxParam declares the WGS84 bbox of the /v1 routes.
+func bboxParam(required bool, example, desc string) param {
+	return param{name: "bbox", in: "query", typ: "string", required: required, example: example, desc: desc, parse: parseBBox}
 }
 
-// parseIntParam reads an optional integer parameter within [lo, hi]; any
-// failure is a 422 naming the parameter and its range.
-func parseIntParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	s := q.Get(name)
-	if s == "" {
-		if _, present := q[name]; present {
-			return 0, invalid("Parameter %s is empty; it must be an integer from %d to %d.", name, lo, hi)
-		}
-		return def, nil
+// parseBBox reads minLon,minLat,maxLon,maxLat; every failure is a syntax
+// fault naming the expected form (SPEC 4.4 rule 4: 400).
+func parseBBox(s string) (any, error) {
+	b, err := geo.ParseBBox(s)
+	var be *geo.BBoxError
+	if errors.As(err, &be) {
+		return nil, syntaxFault("%s; expected %s in WGS84 degrees, e.g. bbox=8.68,50.11,8.69,50.12.", be.Reason, geo.BBoxForm)
 	}
-	v, ok := decimalInt(s)
-	if !ok || v < lo || v > hi {
-		return 0, invalid("Parameter %s must be an integer from %d to %d, not %q.", name, lo, hi, clip(s))
+	return b, err
+}
+
+// parseCoords reads the profile's polyline: malformed is 400, a value out
+// of range 422 (SPEC 4.5).
+func parseCoords(s string) (any, error) {
+	pts, err := geo.ParseCoords(s, maxProfilePoints)
+	var ce *geo.CoordsError
+	switch {
+	case errors.As(err, &ce) && ce.OutOfRange:
+		return nil, rangeFault("%s.", ce.Reason)
+	case errors.As(err, &ce):
+		return nil, syntaxFault("%s; expected %s in WGS84 degrees, 2 to %d points.", ce.Reason, geo.CoordsForm, maxProfilePoints)
 	}
-	return v, nil
+	return pts, err
 }
 
 // clip shortens echoed input so a problem body never grows with a request.
@@ -59,6 +54,19 @@ func clip(s string) string {
 const maxCursorLen = 64
 
 var errPreFederation = errors.New("pre-federation cursor")
+
+// parseCursor reads the search cursor (SPEC 10 rule 7: the
+// pre-federation form is 400).
+func parseCursor(s string) (any, error) {
+	p, err := decodeCursor(s)
+	switch {
+	case errors.Is(err, errPreFederation):
+		return nil, syntaxFault("is in the pre-federation format, which is no longer accepted; restart the search without a cursor.")
+	case err != nil:
+		return nil, syntaxFault("is invalid: not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
+	}
+	return p, nil
+}
 
 // decodeCursor parses an opaque cursor: base64 (URL-safe or standard, with
 // or without padding) of "<bl>:<surface_id>".

@@ -14,6 +14,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/demo"
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
@@ -52,17 +53,53 @@ func TestCursorRoundTrip(t *testing.T) {
 	}
 }
 
-func FuzzIntParam(f *testing.F) {
-	for _, s := range []string{"1", "1000", "1001", "0", "-5", "abc", "1e3", " 7", "99999999999999999999"} {
+// fuzzRoute declares one parameter of each kind the contract parser reads.
+var fuzzRoute = route{method: "GET", path: "/v1/fuzz", params: []param{
+	{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000)},
+	{name: "lat", in: "query", typ: "number", min: f64(-90), max: f64(90)},
+	{name: "trunk", in: "query", typ: "boolean", def: true},
+	{name: "mode", in: "query", typ: "string", def: "a", enum: []string{"a", "b"}},
+	{name: "tile", in: "query", typ: "string", pattern: `^[0-9]+\.png$`},
+	bboxParam(false, "", "bbox"),
+	{name: "cursor", in: "query", typ: "string", parse: parseCursor},
+}}
+
+// FuzzQuery: any query string is either refused with a 400 or 422 problem
+// or gives values within what the declaration admits.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"limit=1", "limit=1001", "limit=%2B5", "lat=0x1p3", "lat=5_0", "lat=NaN", "lat=-90&trunk=0",
+		"trunk=T", "mode=b", "mode=c", "tile=1.png", "tile=x.png", "bbox=1,2,3,4", "bbox=1,2,3", "cursor=%%%", "a=1&a=2",
+		"limit=7&bbox=8.6,50,8.7,50.1&cursor=aGU6MQ", ";=", "x;y=1", "lat=1e308", "lat=1e-400"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := parseIntParam(url.Values{"limit": {s}}, "limit", 100, 1, 1000)
-		if err == nil && (v < 1 || v > 1000) {
-			t.Fatalf("%q accepted as %d", s, v)
+	c := compileRoute(&fuzzRoute)
+	f.Fuzz(func(t *testing.T, raw string) {
+		r := httptest.NewRequest("GET", "/v1/fuzz", nil)
+		r.URL.RawQuery = raw
+		in, err := readInput(&fuzzRoute, &c, r)
+		if err != nil {
+			if st := toHTTPError(err).status; st != 400 && st != 422 {
+				t.Fatalf("%q: status %d (%v)", raw, st, err)
+			}
+			return
 		}
-		if err != nil && toHTTPError(err).status != 422 {
-			t.Fatalf("%q: status %d", s, toHTTPError(err).status)
+		if n := in.integer("limit"); n < 1 || n > 1000 {
+			t.Fatalf("%q: limit %d accepted", raw, n)
+		}
+		if v := in.num("lat"); !(v >= -90 && v <= 90) {
+			t.Fatalf("%q: lat %g accepted", raw, v)
+		}
+		if m := in.str("mode"); m != "a" && m != "b" {
+			t.Fatalf("%q: mode %q accepted", raw, m)
+		}
+		if in.has("tile") && !strings.HasSuffix(in.str("tile"), ".png") {
+			t.Fatalf("%q: tile %q accepted", raw, in.str("tile"))
+		}
+		if in.has("bbox") {
+			b := parsedAs[geo.BBox](in, "bbox")
+			if b.MinLon > b.MaxLon || b.MinLat > b.MaxLat {
+				t.Fatalf("%q: bbox %+v accepted", raw, b)
+			}
 		}
 	})
 }

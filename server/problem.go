@@ -5,14 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/svc-geodata/svc/raster"
-	"github.com/svc-geodata/svc/store"
-	"github.com/svc-geodata/svc/store/state"
-	"github.com/svc-geodata/svc/terrain"
 	"maps"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/export"
+	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/terrain"
 )
 
 // Problem is an RFC 9457 (formerly 7807) problem detail. Extension members
@@ -36,9 +41,8 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// httpError is the one error value handlers return for client-visible
-// failures. Domain sentinels from other packages are translated into it by
-// toHTTPError.
+// httpError is a problem ready to render: made only by toHTTPError from
+// the problem table below, never by a handler.
 type httpError struct {
 	status int
 	slug   string // last segment of the problem type URI
@@ -56,6 +60,149 @@ func (e *httpError) Error() string {
 }
 
 func (e *httpError) Unwrap() error { return e.cause }
+
+// Kinds of failure the HTTP layer reports itself, for what no package
+// has a sentinel of its own (a parameter the declaration does not admit, a
+// body of the wrong type). Handlers and middleware report a kind with a
+// detail written for the client (report); the problem table decides status
+// and problem type.
+var (
+	errMalformed    = errors.New("malformed request")
+	errInvalid      = errors.New("invalid parameter")
+	errNotFound     = errors.New("not found")
+	errMethod       = errors.New("method not allowed")
+	errTooLarge     = errors.New("request too large")
+	errMediaType    = errors.New("unsupported media type")
+	errUnauthorized = errors.New("unauthorized")
+	errForbidden    = errors.New("forbidden")
+	errKeylessLimit = errors.New("keyless daily limit")
+	errUnavailable  = errors.New("component unavailable")
+	errUpstream     = errors.New("upstream unavailable")
+)
+
+// fault is a failure reported for the client: kind (one of the kinds above
+// or a package's sentinel) selects the problem, detail, ext and header are
+// what the client is told, cause is what the log keeps.
+type fault struct {
+	kind   error
+	detail string
+	ext    map[string]any
+	header http.Header
+	cause  error
+}
+
+func (f *fault) Error() string {
+	if f.cause != nil {
+		return f.kind.Error() + ": " + f.detail + ": " + f.cause.Error()
+	}
+	return f.kind.Error() + ": " + f.detail
+}
+
+func (f *fault) Unwrap() []error {
+	if f.cause == nil {
+		return []error{f.kind}
+	}
+	return []error{f.kind, f.cause}
+}
+
+// report makes a fault of kind with a detail for the client.
+func report(kind error, format string, args ...any) *fault {
+	return &fault{kind: kind, detail: fmt.Sprintf(format, args...)}
+}
+
+// because records the error behind f for the log.
+func (f *fault) because(err error) *fault { f.cause = err; return f }
+
+// with adds extension members to the problem.
+func (f *fault) with(ext map[string]any) *fault { f.ext = ext; return f }
+
+// withHeader adds a response header to the problem.
+func (f *fault) withHeader(name, value string) *fault {
+	if f.header == nil {
+		f.header = http.Header{}
+	}
+	f.header.Set(name, value)
+	return f
+}
+
+// problemRow maps one kind of error to its status and problem type. detail
+// is the client's text for an error that reaches the table without a
+// fault, straight from a package: package messages name internals
+// ("store: corrupt LoD2 file"), so they are never shown.
+type problemRow struct {
+	kind   error
+	status int
+	slug   string
+	detail func(err error) string
+	header http.Header
+}
+
+// problemTable is the one place errors become statuses: the first row whose
+// kind the error is (errors.Is) decides. Anything else is a 500 that
+// reveals nothing of its cause.
+var problemTable = []problemRow{
+	{kind: errMalformed, status: http.StatusBadRequest, slug: "bad-request"},
+	{kind: store.ErrCursor, status: http.StatusBadRequest, slug: "bad-request",
+		detail: fixed("Parameter cursor does not belong to the current data; restart the search without a cursor.")},
+	{kind: errInvalid, status: http.StatusUnprocessableEntity, slug: "validation-error"},
+	{kind: export.ErrOptions, status: http.StatusUnprocessableEntity, slug: "validation-error",
+		detail: fixed("The export options are not valid together.")},
+	{kind: access.ErrInvalid, status: http.StatusUnprocessableEntity, slug: "validation-error",
+		detail: fixed("A value of the request is not valid.")},
+	{kind: errUnauthorized, status: http.StatusUnauthorized, slug: "unauthorized"},
+	{kind: errForbidden, status: http.StatusForbidden, slug: "forbidden"},
+	{kind: errNotFound, status: http.StatusNotFound, slug: "not-found"},
+	{kind: terrain.ErrOutside, status: http.StatusNotFound, slug: "not-found",
+		detail: fixed("No published dataset covers the requested place.")},
+	{kind: terrain.ErrNoData, status: http.StatusNotFound, slug: "not-found",
+		detail: fixed("The raster holds no value at the requested place (NoData).")},
+	{kind: access.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such API key.")},
+	{kind: catalog.ErrNoTileset, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such tileset.")},
+	{kind: store.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such building.")},
+	{kind: errMethod, status: http.StatusMethodNotAllowed, slug: "method-not-allowed"},
+	{kind: errTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large"},
+	{kind: glb.ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large",
+		detail: fixed("The answer would hold more vertices than one GLB can; request a smaller bbox.")},
+	{kind: errMediaType, status: http.StatusUnsupportedMediaType, slug: "unsupported-media"},
+	{kind: errKeylessLimit, status: http.StatusTooManyRequests, slug: "keyless-daily-limit"},
+	{kind: access.ErrMintLimit, status: http.StatusTooManyRequests, slug: "trial-mint-limit",
+		detail: fixed("This IP address has minted the maximum number of trial keys in the last 24 hours.")},
+	{kind: raster.ErrUnavailable, status: http.StatusBadGateway, slug: "bad-gateway", detail: unavailableDetail},
+	{kind: errUpstream, status: http.StatusBadGateway, slug: "bad-gateway"},
+	// Damage before the rest: a damaged tile met while answering is
+	// reported as damage whatever else the answer ran into.
+	{kind: raster.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
+		header: http.Header{"Retry-After": {"3600"}}},
+	{kind: store.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
+		header: http.Header{"Retry-After": {"3600"}}},
+	{kind: state.ErrFull, status: http.StatusServiceUnavailable, slug: "service-unavailable",
+		detail: fixed("The server's key and usage store has no space left; nothing was written. Try again later."),
+		header: http.Header{"Retry-After": {"60"}}},
+	{kind: context.DeadlineExceeded, status: http.StatusServiceUnavailable, slug: "service-unavailable",
+		detail: fixed("The request took longer than this operation's time budget and was abandoned; try again shortly."),
+		header: http.Header{"Retry-After": {"5"}}},
+	{kind: errUnavailable, status: http.StatusServiceUnavailable, slug: "service-unavailable"},
+}
+
+func fixed(s string) func(error) string { return func(error) string { return s } }
+
+func damagedDetail(err error) string {
+	where := "a data file"
+	var te *terrain.TileError
+	if errors.As(err, &te) {
+		where = "the data file of tile " + te.TileID
+	}
+	return "This answer needs " + where + ", which is damaged; the operator sees it in /v1/admin/health and /readyz " +
+		"(svc verify names the file). Other data keeps being served."
+}
+
+func unavailableDetail(err error) string {
+	var te *terrain.TileError
+	if errors.As(err, &te) {
+		return "The COG source of tile " + te.TileID + " could not be read; try again later."
+	}
+	return "A pass-through raster source could not be read; try again later."
+}
 
 // problemTypes maps the slug of each problem type to its title; the slug is
 // appended to the configured errors base to form the type URI.
@@ -80,47 +227,31 @@ var problemTypes = map[string]struct {
 	"data-damaged":        {"Data Damaged", "A file the answer needs is damaged on disk; only the product and BL of that file are affected, and the operator is told (admin health, /readyz, svc verify)."},
 }
 
-func errf(status int, slug, format string, args ...any) *httpError {
-	return &httpError{status: status, slug: slug, detail: fmt.Sprintf(format, args...)}
-}
-
-func badRequest(format string, args ...any) *httpError {
-	return errf(http.StatusBadRequest, "bad-request", format, args...)
-}
-
-func invalid(format string, args ...any) *httpError {
-	return errf(http.StatusUnprocessableEntity, "validation-error", format, args...)
-}
-
-func notFound(format string, args ...any) *httpError {
-	return errf(http.StatusNotFound, "not-found", format, args...)
-}
-
-// toHTTPError maps any error to the problem it is rendered as. Unknown
-// errors become a generic 500 that reveals nothing of the cause.
+// toHTTPError maps any error to the problem it is rendered as, through
+// problemTable.
 func toHTTPError(err error) *httpError {
-	var he *httpError
-	switch {
-	case errors.As(err, &he):
-		return he
-	case errors.Is(err, raster.ErrCorrupt) || errors.Is(err, store.ErrCorrupt):
-		where := "a data file"
-		var te *terrain.TileError
-		if errors.As(err, &te) {
-			where = "the data file of tile " + te.TileID
+	var f *fault
+	// A damaged file met on the way is reported as damage, whatever the
+	// handler made of the failure: the operator must hear of it.
+	if errors.As(err, &f) && !errors.Is(err, raster.ErrCorrupt) && !errors.Is(err, store.ErrCorrupt) {
+		for i := range problemTable {
+			if row := &problemTable[i]; row.kind == f.kind {
+				e := &httpError{status: row.status, slug: row.slug, cause: err, header: row.header, detail: f.detail, ext: f.ext}
+				if f.header != nil {
+					e.header = f.header
+				}
+				return e
+			}
 		}
-		return &httpError{status: http.StatusServiceUnavailable, slug: "data-damaged", cause: err,
-			detail: "This answer needs " + where + ", which is damaged; the operator sees it in /v1/admin/health and /readyz " +
-				"(svc verify names the file). Other data keeps being served.",
-			header: http.Header{"Retry-After": {"3600"}}}
-	case errors.Is(err, state.ErrFull):
-		return &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable", cause: err,
-			detail: "The server's key and usage store has no space left; nothing was written. Try again later.",
-			header: http.Header{"Retry-After": {"60"}}}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &httpError{status: http.StatusServiceUnavailable, slug: "service-unavailable", cause: err,
-			detail: "The request took longer than this operation's time budget and was abandoned; try again shortly.",
-			header: http.Header{"Retry-After": {"5"}}}
+	}
+	for i := range problemTable {
+		if row := &problemTable[i]; errors.Is(err, row.kind) {
+			e := &httpError{status: row.status, slug: row.slug, cause: err, header: row.header, detail: http.StatusText(row.status) + "."}
+			if row.detail != nil {
+				e.detail = row.detail(err)
+			}
+			return e
+		}
 	}
 	return &httpError{status: http.StatusInternalServerError, slug: "internal-error",
 		detail: "An unexpected error occurred; quote the X-Request-Id header when reporting it.", cause: err}

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
@@ -16,33 +14,15 @@ import (
 	"github.com/svc-geodata/svc/terrain"
 )
 
-func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) error {
-	q := ampQuery(r.URL.RawQuery)
-	raw := q.Get("coords")
-	if raw == "" {
-		return badRequest("Parameter coords is required: %s in WGS84 degrees, at least 2 points.", geo.CoordsForm)
-	}
-	pts, err := geo.ParseCoords(raw, maxProfilePoints)
-	var ce *geo.CoordsError
-	if errors.As(err, &ce) && ce.OutOfRange {
-		return invalid("Parameter coords: %s.", ce.Reason)
-	}
-	if err != nil {
-		return badRequest("Parameter coords: %v", err)
-	}
-	n, err := parseIntParam(q, "samples", 100, 2, 2000)
-	if err != nil {
-		return err
-	}
-	m, err := parseInterpolation(q.Get("interpolation"))
-	if err != nil {
-		return err
-	}
+func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, in *input) error {
+	pts := parsedAs[[]geo.LonLat](in, "coords")
+	n := in.integer("samples")
+	m := parsedAs[terrain.Interpolation](in, "interpolation")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	p, err := terrain.ProfileAlong(r.Context(), rasterPacks(v, pack.Terrain), pts, n, m)
 	if errors.Is(err, terrain.ErrOutside) {
-		return notFound("No sample of the %d along the line lies on terrain data.", n)
+		return report(terrain.ErrOutside, "No sample of the %d along the line lies on terrain data.", n).because(err)
 	}
 	if err != nil {
 		return rasterProblem(err, "terrain", pts[0].Lon, pts[0].Lat)
@@ -57,24 +37,6 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(body.Bytes())
 	return nil
-}
-
-// ampQuery parses a query string split on '&' only: url.ParseQuery drops
-// pairs containing ';', the separator of the coords parameter, so clients
-// may send `coords=8.6,50.1;8.7,50.1` unescaped.
-func ampQuery(raw string) url.Values {
-	q := url.Values{}
-	for raw != "" {
-		var kv string
-		kv, raw, _ = strings.Cut(raw, "&")
-		k, v, _ := strings.Cut(kv, "=")
-		k, err1 := url.QueryUnescape(k)
-		v, err2 := url.QueryUnescape(v)
-		if err1 == nil && err2 == nil && k != "" {
-			q[k] = append(q[k], v)
-		}
-	}
-	return q
 }
 
 // profileBody writes the FeatureCollection by hand: 2,000 features through
@@ -152,18 +114,8 @@ func round(v float64, decimals int) float64 {
 	return math.Round(v*p) / p
 }
 
-func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	lon, lat, err := parsePoint(q, http.StatusBadRequest)
-	if err != nil {
-		return err
-	}
-	trunk := true
-	if t := q.Get("trunk"); t != "" {
-		if trunk, err = strconv.ParseBool(t); err != nil {
-			return invalid("Parameter trunk must be true or false, not %q.", clip(t))
-		}
-	}
+func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request, in *input) error {
+	lon, lat, trunk := in.num("lon"), in.num("lat"), in.boolean("trunk")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	h, err := terrain.Canopy(r.Context(), rasterPacks(v, pack.Vegetation), lon, lat, trunk)

@@ -40,10 +40,11 @@ func (s *Server) quantizedMeshRoutes() []route {
 				"Sent gzip-compressed to clients that accept it. Tiles are cached; the strong ETag changes when the data or height model " +
 				"does, and If-None-Match answers 304.",
 			params: []param{
-				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(0), max: f64(qmesh.MaxZoom), desc: "Level"},
-				{name: "x", in: "path", typ: "integer", required: true, example: 34306, min: f64(0), desc: "Column from -180°, below 2^(z+1)"},
-				{name: "tile", in: "path", typ: "string", required: true, example: "25502.terrain", pattern: `^[0-9]+\.terrain$`, desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z"},
-				{name: "extensions", in: "query", typ: "string", enum: []string{"octvertexnormals"}, desc: "Extensions to include (alternative to the Accept header)"},
+				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(0), max: f64(qmesh.MaxZoom), pattern: tileIndexPattern, desc: "Level"},
+				{name: "x", in: "path", typ: "integer", required: true, example: 34306, min: f64(0), pattern: tileIndexPattern, desc: "Column from -180°, below 2^(z+1)"},
+				{name: "tile", in: "path", typ: "string", required: true, example: "25502.terrain", pattern: `^[0-9]{1,9}\.terrain$`, desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z",
+					parse: func(s string) (any, error) { return strconv.Atoi(strings.TrimSuffix(s, ".terrain")) }},
+				{name: "extensions", in: "query", typ: "string", enum: []string{"octvertexnormals"}, refuse: errMalformed, desc: "Extensions to include (alternative to the Accept header)"},
 			},
 			responses: []response{{status: 200, desc: "The tile", contentType: "application/vnd.quantized-mesh"},
 				{status: 304, desc: "Not modified"}, resp400, resp404,
@@ -52,7 +53,7 @@ func (s *Server) quantizedMeshRoutes() []route {
 	}
 }
 
-func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	var attr []string
@@ -64,30 +65,20 @@ func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
 }
 
-func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request) error {
-	ys, ok := strings.CutSuffix(r.PathValue("tile"), ".terrain")
-	z, errZ := tileIndex(r.PathValue("z"))
-	x, errX := tileIndex(r.PathValue("x"))
-	y, errY := tileIndex(ys)
-	if errZ != nil || errX != nil || errY != nil || !ok {
-		return badRequest("A tile address is /v1/terrain/quantized-mesh/<z>/<x>/<y>.terrain with non-negative integers.")
-	}
+func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *input) error {
+	z, x, y := in.integer("z"), in.integer("x"), parsedAs[int](in, "tile")
 	t := qmesh.Tile{Z: z, X: x, Y: y}
 	if err := t.Check(); err != nil {
-		return notFound("No tile %d/%d/%d: levels 0 to %d, x below 2^(z+1), y below 2^z.", z, x, y, qmesh.MaxZoom)
+		return report(errNotFound, "No tile %d/%d/%d: levels 0 to %d, x below 2^(z+1), y below 2^z.", z, x, y, qmesh.MaxZoom)
 	}
-	ext := r.URL.Query().Get("extensions")
-	if ext != "" && ext != "octvertexnormals" {
-		return badRequest("Parameter extensions must be octvertexnormals, not %q.", clip(ext))
-	}
-	normals := ext == "octvertexnormals" || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
+	normals := in.has("extensions") || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	datasets := rasterPacks(v, pack.Terrain)
 	res, err := s.qmesh.Tile(r.Context(), terrainGeneration(v), terrainSampler(datasets), t, normals)
 	if err != nil {
 		if errors.Is(err, qmesh.ErrTile) {
-			return notFound("%v", err)
+			return report(errNotFound, "%v", err)
 		}
 		return rasterProblem(err, "terrain", 0, 0)
 	}
@@ -143,11 +134,6 @@ func terrainSampler(datasets []*terrain.Dataset) qmesh.Sampler {
 	}
 }
 
-// tileIndex reads a tile coordinate: decimal digits only (no sign), at
-// most 9 of them.
-func tileIndex(s string) (int, error) {
-	if s == "" || len(s) > 9 || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, errors.New("not a tile index")
-	}
-	return strconv.Atoi(s)
-}
+// tileIndexPattern admits the z and x of a tile address: non-negative
+// decimal integers of at most 9 digits.
+const tileIndexPattern = `^[0-9]{1,9}$`

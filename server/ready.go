@@ -74,7 +74,7 @@ func (s *Server) readyRoutes() []route {
 		handle:    s.handleReadyz}}
 }
 
-func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	var problems []string

@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// handlerFunc is the shape of every API handler: it writes a success
-// response or returns an error that writeProblem renders.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+// handlerFunc is the shape of every API handler: it receives the declared
+// parameters parsed and checked (readInput) and writes a success response
+// or returns an error that the problem table renders.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, in *input) error
 
 // route is one operation: what ServeMux dispatches on and what the OpenAPI
 // document says about it. The document is generated from the route table,
@@ -50,6 +51,15 @@ type param struct {
 	enum     []string
 	pattern  string
 	example  any // for the docs page's example request (default: def)
+	// fold compares enum values without regard to case (srs=epsg:4326).
+	fold bool
+	// parse turns a structured string (bbox, coords, cursor, CRS) into its
+	// value, returned by parsedAs; its error is a paramFault.
+	parse func(string) (any, error)
+	// malformed is the kind of a value that does not parse as its type,
+	// when not the default of paramErr; refuse, when set, is the kind of
+	// every failure of the parameter.
+	malformed, refuse error
 }
 
 type requestBody struct {

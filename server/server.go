@@ -6,14 +6,15 @@ package server
 
 import (
 	"context"
-	"github.com/svc-geodata/svc/geoid"
-	"github.com/svc-geodata/svc/qmesh"
-	"github.com/svc-geodata/svc/tilecache"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/tilecache"
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
@@ -163,8 +164,10 @@ func (s *Server) routeTable() []route {
 
 // adapt turns a handlerFunc into an http.Handler that renders its error.
 func (s *Server) adapt(rt route) http.Handler {
+	c := compileRoute(&rt)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := checkQuery(&rt, r); err != nil {
+		in, err := readInput(&rt, &c, r)
+		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -173,7 +176,7 @@ func (s *Server) adapt(rt route) http.Handler {
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
-		if err := rt.handle(w, r); err != nil {
+		if err := rt.handle(w, r, in); err != nil {
 			s.fail(w, r, err)
 		}
 	})
@@ -211,14 +214,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(rec, r)
 	switch {
 	case rec.status == http.StatusMethodNotAllowed:
-		e := errf(http.StatusMethodNotAllowed, "method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow"))
-		e.header = http.Header{"Allow": {rec.header.Get("Allow")}}
-		s.writeProblem(w, r, e)
+		s.writeProblem(w, r, toHTTPError(report(errMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")).
+			withHeader("Allow", rec.header.Get("Allow"))))
 	case rec.status >= 300 && rec.status < 400:
 		w.Header().Set("Location", rec.header.Get("Location"))
 		w.WriteHeader(rec.status)
 	default:
-		s.writeProblem(w, r, notFound("No route matches %s %s; the API is described at %s.", r.Method, r.URL.Path, s.cfg.BaseURL+"/openapi.json"))
+		s.writeProblem(w, r, toHTTPError(report(errNotFound, "No route matches %s %s; the API is described at %s.", r.Method, r.URL.Path, s.cfg.BaseURL+"/openapi.json")))
 	}
 }
 

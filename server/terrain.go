@@ -2,15 +2,11 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -27,7 +23,11 @@ const routingDesc = "The WGS84 point is projected into each candidate BL's CRS (
 func (s *Server) terrainRoutes() []route {
 	latP := param{name: "lat", in: "query", typ: "number", required: true, example: 50.115, min: f64(-90), max: f64(90), desc: "WGS84 latitude, degrees"}
 	lonP := param{name: "lon", in: "query", typ: "number", required: true, example: 8.67, min: f64(-180), max: f64(180), desc: "WGS84 longitude, degrees"}
-	srsP := param{name: "srs", in: "query", typ: "string", def: "EPSG:4326", enum: []string{"EPSG:4326"}, desc: "CRS of lat/lon; only EPSG:4326"}
+	srsP := param{name: "srs", in: "query", typ: "string", def: "EPSG:4326", enum: []string{"EPSG:4326"}, fold: true, desc: "CRS of lat/lon; only EPSG:4326"}
+	// SPEC 4.6: the canopy answers an unsupported srs with 400, the
+	// elevation with 422.
+	canopySRS := srsP
+	canopySRS.refuse = errMalformed
 	resp502 := response{status: 502, desc: "A pass-through COG source is unreachable", schema: "Problem"}
 	return []route{
 		{method: "GET", path: "/v1/terrain/elevation", opID: "getElevation", tag: "Terrain", stability: "stable", since: "0.1.0",
@@ -50,7 +50,8 @@ func (s *Server) terrainRoutes() []route {
 				"fewer than 2 or more than 1000 points are 400. elevation_m has 3 decimals, distance_m and total_length_m 2, " +
 				"coordinates 7. `svc.attribution` lists the licence of every BL present.",
 			params: []param{
-				{name: "coords", in: "query", typ: "string", required: true, example: "8.668,50.115;8.672,50.116", desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points"},
+				{name: "coords", in: "query", typ: "string", required: true, example: "8.668,50.115;8.672,50.116", desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points",
+					parse: parseCoords},
 				{name: "samples", in: "query", typ: "integer", def: 100, min: f64(2), max: f64(2000), desc: "number of samples"},
 				interpolationParam(),
 			},
@@ -67,7 +68,7 @@ func (s *Server) terrainRoutes() []route {
 				"height without crown base) and the leaf area density LAD between a dense and an open crown; each array is " +
 				"[dense crown, open crown], 1 decimal. leaf_on uses LAD 0.5 and 0.2 m2/m3, leaf_off the woody area 0.15 and 0.05 m2/m3.",
 			params: []param{latP, lonP,
-				{name: "trunk", in: "query", typ: "boolean", def: true, desc: "also sample the crown base"}, srsP},
+				{name: "trunk", in: "query", typ: "boolean", def: true, desc: "also sample the crown base"}, canopySRS},
 			responses: []response{{status: 200, desc: "Canopy", schema: "CanopyResult"},
 				{status: 400, desc: "Unsupported srs", schema: "Problem"},
 				{status: 404, desc: "No vegetation dataset covers the point, or NoData", schema: "Problem"}, resp422,
@@ -88,59 +89,20 @@ func rasterPacks(v *catalog.View, p pack.Product) []*terrain.Dataset {
 	return out
 }
 
-// parsePoint reads lat, lon and srs; a bad srs is answered with srsStatus.
-func parsePoint(q url.Values, srsStatus int) (lon, lat float64, err error) {
-	if srs := q.Get("srs"); srs != "" && !strings.EqualFold(srs, "EPSG:4326") {
-		return 0, 0, errf(srsStatus, map[bool]string{true: "bad-request", false: "validation-error"}[srsStatus == http.StatusBadRequest],
-			"Parameter srs must be EPSG:4326, not %q.", clip(srs))
-	}
-	if lat, err = parseCoord(q, "lat", 90); err != nil {
-		return 0, 0, err
-	}
-	lon, err = parseCoord(q, "lon", 180)
-	return lon, lat, err
-}
-
-func parseCoord(q url.Values, name string, limit float64) (float64, error) {
-	s := q.Get(name)
-	if s == "" {
-		return 0, invalid("Parameter %s is required: decimal degrees from %g to %g.", name, -limit, limit)
-	}
-	v, ok := geo.ParseDecimal(s)
-	if !ok || !(v >= -limit && v <= limit) {
-		return 0, invalid("Parameter %s must be a number from %g to %g, not %q.", name, -limit, limit, clip(s))
-	}
-	return v, nil
-}
-
-// rasterProblem maps the terrain errors of one point to problems.
+// rasterProblem tells the client which point found no value.
 func rasterProblem(err error, what string, lon, lat float64) error {
 	switch {
 	case errors.Is(err, terrain.ErrOutside):
-		return notFound("No %s dataset covers lon %g, lat %g.", what, lon, lat)
+		return report(terrain.ErrOutside, "No %s dataset covers lon %g, lat %g.", what, lon, lat).because(err)
 	case errors.Is(err, terrain.ErrNoData):
-		return notFound("The %s raster holds no value at lon %g, lat %g (NoData).", what, lon, lat)
-	case errors.Is(err, raster.ErrUnavailable):
-		var te *terrain.TileError
-		id := ""
-		if errors.As(err, &te) {
-			id = te.TileID
-		}
-		return &httpError{status: http.StatusBadGateway, slug: "bad-gateway", cause: err,
-			detail: fmt.Sprintf("The COG source of tile %s could not be read; try again later.", id)}
+		return report(terrain.ErrNoData, "The %s raster holds no value at lon %g, lat %g (NoData).", what, lon, lat).because(err)
 	}
 	return err
 }
 
-func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request) error {
-	lon, lat, err := parsePoint(r.URL.Query(), http.StatusUnprocessableEntity)
-	if err != nil {
-		return err
-	}
-	interp, err := parseInterpolation(r.URL.Query().Get("interpolation"))
-	if err != nil {
-		return err
-	}
+func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request, in *input) error {
+	lon, lat := in.num("lon"), in.num("lat")
+	interp := parsedAs[terrain.Interpolation](in, "interpolation")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	h, err := terrain.ElevationWith(r.Context(), rasterPacks(v, pack.Terrain), lon, lat, interp)

@@ -40,29 +40,29 @@ var gzipTypes = map[string]bool{".json": true, ".gltf": true}
 // /tiles/<product>/<bl>/<snapshot>/<file...>. It refuses anything outside a
 // published pack: unknown products, unpublished or superseded snapshots,
 // dot-files, encoded slashes, and symlinks leaving the pack directory.
-func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request) error {
-	rel := r.PathValue("path")
+func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request, in *input) error {
+	rel := in.str("path")
 	if strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") || strings.Contains(strings.ToLower(r.URL.RawPath), "%5c") {
-		return notFound("No tile at %s.", r.URL.Path)
+		return report(errNotFound, "No tile at %s.", r.URL.Path)
 	}
 	parts := strings.Split(rel, "/")
 	if len(parts) < 4 || !fs.ValidPath(rel) {
-		return notFound("No tile at %s.", r.URL.Path)
+		return report(errNotFound, "No tile at %s.", r.URL.Path)
 	}
 	for _, p := range parts {
 		if p == "" || strings.HasPrefix(p, ".") || strings.ContainsRune(p, '\\') {
-			return notFound("No tile at %s.", r.URL.Path)
+			return report(errNotFound, "No tile at %s.", r.URL.Path)
 		}
 	}
 	prod := pack.Product(parts[0])
 	if !prod.Valid() || !prod.Static() {
-		return notFound("No tile at %s.", r.URL.Path)
+		return report(errNotFound, "No tile at %s.", r.URL.Path)
 	}
 	view, release := s.deps.Catalog.Acquire()
 	defer release()
 	pk, ok := view.Published(prod, parts[1], parts[2])
 	if !ok {
-		return notFound("No published %s pack for %s snapshot %s.", prod, parts[1], parts[2])
+		return report(errNotFound, "No published %s pack for %s snapshot %s.", prod, parts[1], parts[2])
 	}
 	name := strings.Join(parts[3:], "/")
 	if name == pack.ManifestName {
@@ -103,7 +103,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 	defer root.Close()
 	f, err := root.Open(name)
 	if err != nil {
-		return notFound("No tile at %s.", r.URL.Path)
+		return report(errNotFound, "No tile at %s.", r.URL.Path)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -111,7 +111,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 		return fmt.Errorf("tiles: stat: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return notFound("No tile at %s.", r.URL.Path) // directories are never listed
+		return report(errNotFound, "No tile at %s.", r.URL.Path) // directories are never listed
 	}
 	ext := strings.ToLower(path.Ext(name))
 	ctype, ok := tileTypes[ext]

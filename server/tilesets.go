@@ -4,11 +4,8 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
@@ -16,7 +13,10 @@ import (
 )
 
 func (s *Server) tilesetRoutes() []route {
-	idParam := param{name: "tileset_id", in: "path", typ: "string", format: "uuid", required: true, example: "eadbf31b-90c2-4ee7-9b3e-2006599f6498", desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
+	// SPEC 4.3: a malformed id is 404 like an unknown one.
+	idParam := param{name: "tileset_id", in: "path", typ: "string", format: "uuid", required: true, example: "eadbf31b-90c2-4ee7-9b3e-2006599f6498",
+		pattern: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, refuse: errNotFound,
+		desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
 	return []route{
 		{method: "GET", path: "/v1/tilesets", opID: "listTilesets", tag: "Tilesets", stability: "stable", since: "0.1.0",
 			summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
@@ -24,7 +24,7 @@ func (s *Server) tilesetRoutes() []route {
 				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
 				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed. " +
 				"The bbox has no size limit: the answer holds at most one tileset per BL (16), so even all of Germany is cheap.",
-			params:    []param{{name: "bbox", in: "query", typ: "string", required: true, example: "5.5,47.2,15.5,55.1", desc: "WGS84 minLon,minLat,maxLon,maxLat"}},
+			params:    []param{bboxParam(true, "5.5,47.2,15.5,55.1", "WGS84 minLon,minLat,maxLon,maxLat")},
 			responses: []response{{status: 200, desc: "Tilesets meeting the bbox", schema: "TilesetList", headers: []string{"Cache-Control"}}, resp400},
 			handle:    s.handleTilesets},
 		{method: "GET", path: "/v1/tilesets/{tileset_id}", opID: "getTileset", tag: "Tilesets", stability: "stable", since: "0.1.0",
@@ -56,19 +56,19 @@ func (s *Server) tilesetRoutes() []route {
 	}
 }
 
-func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request) error {
-	rel := r.PathValue("path")
+func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *input) error {
+	rel := in.str("path")
 	if !fs.ValidPath(rel) || strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") {
-		return notFound("No tileset file %s.", clip(rel))
+		return report(errNotFound, "No tileset file %s.", clip(rel))
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if seg == "" || strings.HasPrefix(seg, ".") {
-			return notFound("No tileset file %s.", clip(rel))
+			return report(errNotFound, "No tileset file %s.", clip(rel))
 		}
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	m, err := s.findTileset(r, v)
+	m, err := findTileset(r, in, v)
 	if err != nil {
 		return err
 	}
@@ -108,35 +108,16 @@ func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
 		BoundingVolume: map[string]any{"type": "Polygon", "coordinates": [][][2]float64{ring}}, HeightModel: heightModel(m)}
 }
 
-// tilesets returns the published tileset packs, by BL code.
-func tilesets(v *catalog.View) []*catalog.Pack {
-	var out []*catalog.Pack
-	for _, p := range v.Packs(pack.Buildings3D) {
-		if p.Manifest.Tileset != nil && p.Manifest.Tileset.TilesetID != "" {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Manifest.BL < out[j].Manifest.BL })
-	return out
-}
-
-func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
-	bbox, err := parseBBoxParam(r.URL.Query())
-	if err != nil {
-		return err
-	}
+func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *input) error {
+	bbox := parsedAs[geo.BBox](in, "bbox")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	list := []tilesetRecord{}
 	attr := []map[string]any{}
-	for _, p := range tilesets(v) {
-		b := p.Manifest.Tileset.BoundingVolume
-		if len(b) != 4 || !bbox.Intersects(geo.BBox{MinLon: b[0], MinLat: b[1], MaxLon: b[2], MaxLat: b[3]}) {
-			continue
-		}
-		list = append(list, s.tilesetRecord(p.Manifest))
-		l := licenseInfo(p.Manifest.LicenseID)
-		attr = append(attr, map[string]any{"source": sourceName(p.Manifest), "license": l.Label, "url": l.URL, "tiles_count": p.Manifest.Tileset.TileCount})
+	for _, m := range v.Tilesets(bbox) {
+		list = append(list, s.tilesetRecord(m))
+		l := licenseInfo(m.LicenseID)
+		attr = append(attr, map[string]any{"source": sourceName(m), "license": l.Label, "url": l.URL, "tiles_count": m.Tileset.TileCount})
 	}
 	if len(list) > 0 {
 		setBL(r.Context(), list[0].BundeslandCode)
@@ -145,36 +126,30 @@ func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
 		"bbox": []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat}, "svc": map[string]any{"attribution": attr}})
 }
 
-// findTileset resolves a tileset id; malformed and unknown ids are 404.
-func (s *Server) findTileset(r *http.Request, v *catalog.View) (pack.Manifest, error) {
-	raw := r.PathValue("tileset_id")
-	id, err := uuid.Parse(raw)
-	if err != nil || len(raw) != 36 {
-		return pack.Manifest{}, notFound("No tileset with id %q: tileset ids are UUIDs as listed by /v1/tilesets.", clip(raw))
+// findTileset resolves the tileset_id of the path.
+func findTileset(r *http.Request, in *input, v *catalog.View) (pack.Manifest, error) {
+	m, err := v.Tileset(in.str("tileset_id"))
+	if err != nil {
+		return m, report(catalog.ErrNoTileset, "No tileset with id %s; a new snapshot of a BL gets a new id, see /v1/tilesets.", in.str("tileset_id"))
 	}
-	for _, p := range tilesets(v) {
-		if p.Manifest.Tileset.TilesetID == id.String() {
-			setBL(r.Context(), p.Manifest.BL)
-			return p.Manifest, nil
-		}
-	}
-	return pack.Manifest{}, notFound("No tileset with id %s; a new snapshot of a BL gets a new id, see /v1/tilesets.", id)
+	setBL(r.Context(), m.BL)
+	return m, nil
 }
 
-func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	m, err := s.findTileset(r, v)
+	m, err := findTileset(r, in, v)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, r, http.StatusOK, discoveryCache, s.tilesetRecord(m))
 }
 
-func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	m, err := s.findTileset(r, v)
+	m, err := findTileset(r, in, v)
 	if err != nil {
 		return err
 	}

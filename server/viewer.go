@@ -12,10 +12,10 @@ import (
 // behind a reverse proxy that adds a path prefix.
 func (s *Server) viewerRoutes() []route {
 	files := viewer.Handler("/viewer/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.fail(w, r, notFound("The viewer has no file %q.", r.URL.Path))
+		s.fail(w, r, report(errNotFound, "The viewer has no file %q.", r.URL.Path))
 	}))
 	redirect := func(to string) handlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) error {
+		return func(w http.ResponseWriter, r *http.Request, in *input) error {
 			w.Header().Set("Location", to)
 			w.Header().Set("Cache-Control", "no-cache")
 			w.WriteHeader(http.StatusFound)
@@ -34,7 +34,7 @@ func (s *Server) viewerRoutes() []route {
 			handle:    redirect("viewer/")},
 		{method: "GET", path: "/{$}", hidden: true, exempt: true, handle: redirect("viewer/")},
 		{method: "GET", path: "/viewer/{path...}", hidden: true, exempt: true,
-			handle: func(w http.ResponseWriter, r *http.Request) error {
+			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
 				files.ServeHTTP(w, r)
 				return nil
 			}},

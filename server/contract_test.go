@@ -58,7 +58,7 @@ func TestTimeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := route{method: "GET", path: "/v1/slow", budget: 50 * time.Millisecond, handle: func(w http.ResponseWriter, r *http.Request) error {
+	rt := route{method: "GET", path: "/v1/slow", budget: 50 * time.Millisecond, handle: func(w http.ResponseWriter, r *http.Request, _ *input) error {
 		select {
 		case <-r.Context().Done():
 			return r.Context().Err()
