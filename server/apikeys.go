@@ -110,7 +110,7 @@ func parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
 			return access.CreateRequest{}, report(errInvalid, "Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
 		}
-		return access.CreateRequest{}, report(errMalformed, "The request body must be a JSON ApiKeyCreateRequest: %v.", err)
+		return access.CreateRequest{}, report(errMalformed, "The request body must be a JSON ApiKeyCreateRequest: %s.", jsonReason(err))
 	}
 	if b.CustomerName == nil || b.Tier == nil {
 		return access.CreateRequest{}, report(errInvalid, "Body members customer_name and tier are required.")

@@ -27,7 +27,7 @@ func (s *Server) hillshadeRoutes() []route {
 			desc: "TileJSON 3.0.0 for QGIS (XYZ Tiles), Leaflet, OpenLayers and MapLibre (`{type: 'raster', url: '<base>/v1/terrain/hillshade.json'}`): " +
 				"the tile URL template, zoom range, the bounds of the published DGM and its attribution. `style` is passed on to the tile URLs.",
 			params:    []param{styleP},
-			responses: []response{{status: 200, desc: "TileJSON", schema: "TileJSON"}, resp400},
+			responses: []response{{status: 200, desc: "TileJSON", schema: "TileJSON"}, resp422},
 			handle:    s.handleHillshadeJSON},
 		{method: "GET", path: hillshadeBase + "/{z}/{x}/{tile}", opID: "getHillshadeTile", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
 			summary: "One hillshade map tile (beyond the spec)",
@@ -46,7 +46,7 @@ func (s *Server) hillshadeRoutes() []route {
 				styleP,
 			},
 			responses: []response{{status: 200, desc: "PNG tile", contentType: "image/png"}, {status: 304, desc: "Not modified"},
-				resp400, resp404, {status: 502, desc: "A DGM tile could not be read", schema: "Problem"}},
+				resp400, resp404, resp422, {status: 502, desc: "A DGM tile could not be read", schema: "Problem"}},
 			handle: s.handleHillshadeTile},
 	}
 }
@@ -118,10 +118,7 @@ func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in 
 		return tilecache.Entry{Data: b}, err
 	})
 	if err != nil {
-		if errors.Is(err, hillshade.ErrTile) {
-			return report(errNotFound, "%v", err)
-		}
-		return rasterProblem(err, "terrain", 0, 0)
+		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", "image/png")

@@ -71,7 +71,7 @@ func parseMintBody(body []byte) (mintBody, error) {
 			}
 			return mintBody{}, report(errInvalid, "Body member %s must be a string.", te.Field)
 		}
-		return mintBody{}, report(errMalformed, "The request body is not valid JSON: %v.", err)
+		return mintBody{}, report(errMalformed, "The request body is not valid JSON: %s.", jsonReason(err))
 	}
 	return m, nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/hillshade"
+	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/store/state"
@@ -159,6 +161,10 @@ var problemTable = []problemRow{
 	{kind: access.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such API key.")},
 	{kind: catalog.ErrNoTileset, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such tileset.")},
 	{kind: store.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such building.")},
+	{kind: qmesh.ErrTile, status: http.StatusNotFound, slug: "not-found",
+		detail: fixed(fmt.Sprintf("No such quantized-mesh tile: levels 0 to %d, x below 2^(z+1), y below 2^z.", qmesh.MaxZoom))},
+	{kind: hillshade.ErrTile, status: http.StatusNotFound, slug: "not-found",
+		detail: fixed("No such hillshade tile: x and y below 2^z.")},
 	{kind: errMethod, status: http.StatusMethodNotAllowed, slug: "method-not-allowed"},
 	{kind: errTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large"},
 	{kind: glb.ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large",

@@ -77,10 +77,7 @@ func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *inp
 	datasets := rasterPacks(v, pack.Terrain)
 	res, err := s.qmesh.Tile(r.Context(), terrainGeneration(v), terrainSampler(datasets), t, normals)
 	if err != nil {
-		if errors.Is(err, qmesh.ErrTile) {
-			return report(errNotFound, "%v", err)
-		}
-		return rasterProblem(err, "terrain", 0, 0)
+		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/vnd.quantized-mesh")
