@@ -61,7 +61,7 @@ line wins over the environment.`,
 	}
 	root.PersistentFlags().String(configFlag, "", "configuration file (TOML): sets flags with lower precedence than the command line and SVC_* (see docs/config.md)")
 	root.SetVersionTemplate(versionText() + "\n")
-	root.AddCommand(newServe(), newVersion(), newDemo(), newImport(), newKeys(), newBuild(), newState(), newMigrate(), newVerify(), newExport())
+	root.AddCommand(newServe(), newVersion(), newDemo(), newImport(), newKeys(), newBuild(), newState(), newMigrate(), newVerify(), newExport(), newQuery())
 	return root
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -236,7 +237,7 @@ func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request, in
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	res, err := terrain.ElevationBatch(r.Context(), rasterPacks(v, pack.Terrain), pts, m)
+	res, err := terrain.ElevationBatch(r.Context(), query.Datasets(v, pack.Terrain), pts, m)
 	if err != nil {
 		return err
 	}

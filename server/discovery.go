@@ -302,16 +302,6 @@ func (s *Server) vegetationDatasets(v *catalog.View) any {
 	return map[string]any{"datasets": out}
 }
 
-// vegAttribution is null for public-domain-like sources (DL-DE/Zero), as
-// the canopy result of SPEC 2.13 has it.
-func vegAttribution(m pack.Manifest) *string {
-	if !licenseInfo(m.LicenseID).Attribution && m.Attribution == "" {
-		return nil
-	}
-	a := attributionText(m)
-	return &a
-}
-
 type attributionEntry struct {
 	BundeslandCode string `json:"bundesland_code"`
 	Product        string `json:"product"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 	"github.com/svc-geodata/svc/tilecache"
 )
@@ -107,7 +108,7 @@ func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in 
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	datasets := rasterPacks(v, pack.Terrain)
+	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
 	e, err := s.hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
 		g, err := hillshade.Sample(ctx, levelHeights(datasets), z, x, y, size)

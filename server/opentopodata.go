@@ -10,6 +10,7 @@ import (
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -76,7 +77,7 @@ func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	res, err := terrain.ElevationBatch(r.Context(), rasterPacks(v, prod), pts, m)
+	res, err := terrain.ElevationBatch(r.Context(), query.Datasets(v, prod), pts, m)
 	if err != nil {
 		return err
 	}

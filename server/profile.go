@@ -11,6 +11,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -20,7 +21,7 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, in *input
 	m := parsedAs[terrain.Interpolation](in, "interpolation")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	p, err := terrain.ProfileAlong(r.Context(), rasterPacks(v, pack.Terrain), pts, n, m)
+	p, err := terrain.ProfileAlong(r.Context(), query.Datasets(v, pack.Terrain), pts, n, m)
 	if errors.Is(err, terrain.ErrOutside) {
 		return report(terrain.ErrOutside, "No sample of the %d along the line lies on terrain data.", n).because(err)
 	}
@@ -115,40 +116,13 @@ func round(v float64, decimals int) float64 {
 }
 
 func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request, in *input) error {
-	lon, lat, trunk := in.num("lon"), in.num("lat"), in.boolean("trunk")
+	p := geo.LonLat{Lon: in.num("lon"), Lat: in.num("lat")}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	h, err := terrain.Canopy(r.Context(), rasterPacks(v, pack.Vegetation), lon, lat, trunk)
+	c, err := query.CanopyAt(r.Context(), v, p, in.boolean("trunk"))
 	if err != nil {
-		return rasterProblem(err, "vegetation", lon, lat)
+		return rasterProblem(err, "vegetation", p.Lon, p.Lat)
 	}
-	m := h.Dataset.Manifest
-	setBL(r.Context(), m.BL)
-	on, off := terrain.Transmissivity(h.Value, h.CrownBaseM)
-	var base *float64
-	if h.CrownBaseM != nil {
-		b := terrain.Round3(*h.CrownBaseM)
-		base = &b
-	}
-	return writeJSON(w, r, http.StatusOK, "", canopyResult{CanopyHeightM: terrain.Round3(h.Value), CrownBaseM: base,
-		HeightReference: "above_ground", Transmissivity: transmissivity{on, off}, SourceBL: m.BL, Snapshot: m.Snapshot,
-		CRS: m.CRS, TileID: h.TileID, License: m.LicenseID, Attribution: vegAttribution(m)})
-}
-
-type transmissivity struct {
-	LeafOn  [2]float64 `json:"leaf_on"`
-	LeafOff [2]float64 `json:"leaf_off"`
-}
-
-type canopyResult struct {
-	CanopyHeightM   float64        `json:"canopy_height_m"`
-	CrownBaseM      *float64       `json:"crown_base_m"`
-	HeightReference string         `json:"height_reference"`
-	Transmissivity  transmissivity `json:"transmissivity"`
-	SourceBL        string         `json:"source_bl"`
-	Snapshot        string         `json:"snapshot"`
-	CRS             string         `json:"crs"`
-	TileID          string         `json:"tile_id"`
-	License         string         `json:"license"`
-	Attribution     *string        `json:"attribution"`
+	setBL(r.Context(), c.SourceBL)
+	return writeJSON(w, r, http.StatusOK, "", c)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *inp
 	normals := in.has("extensions") || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	datasets := rasterPacks(v, pack.Terrain)
+	datasets := query.Datasets(v, pack.Terrain)
 	res, err := s.qmesh.Tile(r.Context(), terrainGeneration(v), terrainSampler(datasets), t, normals)
 	if err != nil {
 		return err

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -77,18 +76,6 @@ func (s *Server) terrainRoutes() []route {
 	}
 }
 
-// rasterPacks returns the opened raster datasets of a product, by BL code.
-func rasterPacks(v *catalog.View, p pack.Product) []*terrain.Dataset {
-	ps := v.Packs(p)
-	out := make([]*terrain.Dataset, 0, len(ps))
-	for _, pk := range ps {
-		if d, ok := pk.Handle.(*terrain.Dataset); ok {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // rasterProblem tells the client which point found no value.
 func rasterProblem(err error, what string, lon, lat float64) error {
 	switch {
@@ -101,26 +88,13 @@ func rasterProblem(err error, what string, lon, lat float64) error {
 }
 
 func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request, in *input) error {
-	lon, lat := in.num("lon"), in.num("lat")
-	interp := parsedAs[terrain.Interpolation](in, "interpolation")
+	p := geo.LonLat{Lon: in.num("lon"), Lat: in.num("lat")}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	h, err := terrain.ElevationWith(r.Context(), rasterPacks(v, pack.Terrain), lon, lat, interp)
+	e, err := query.ElevationAt(r.Context(), v, p, parsedAs[terrain.Interpolation](in, "interpolation"))
 	if err != nil {
-		return rasterProblem(err, "terrain", lon, lat)
+		return rasterProblem(err, "terrain", p.Lon, p.Lat)
 	}
-	m := h.Dataset.Manifest
-	setBL(r.Context(), m.BL)
-	return writeJSON(w, r, http.StatusOK, "", elevationResult{ElevationM: terrain.Round3(h.Value), Datum: "DHHN2016",
-		SourceBL: m.BL, Snapshot: m.Snapshot, License: m.LicenseID, Attribution: attributionText(m), TileID: h.TileID})
-}
-
-type elevationResult struct {
-	ElevationM  float64 `json:"elevation_m"`
-	Datum       string  `json:"datum"`
-	SourceBL    string  `json:"source_bl"`
-	Snapshot    string  `json:"snapshot"`
-	License     string  `json:"license"`
-	Attribution string  `json:"attribution"`
-	TileID      string  `json:"tile_id"`
+	setBL(r.Context(), e.SourceBL)
+	return writeJSON(w, r, http.StatusOK, "", e)
 }
