@@ -201,7 +201,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 		defer stopPprof()
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	// Every file against its manifest's size and checksum, in the
 	// background: the server answers meanwhile, and a damaged file shows in
 	// /readyz and /v1/admin/health before a request meets it.

@@ -3,9 +3,13 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,4 +184,59 @@ func badValues(p param) []string {
 		out = append(out, "~~~")
 	}
 	return out
+}
+
+// TestOneProblemTable: problems come from the table alone. No file of the
+// package but problem.go makes an httpError, no handler writes an error
+// status itself, and every slug of the table has its description page
+// under /problems.
+func TestOneProblemTable(t *testing.T) {
+	for _, row := range problemTable {
+		if _, ok := problemTypes[row.slug]; !ok {
+			t.Errorf("problem type %q has no description", row.slug)
+		}
+	}
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || name == "problem.go" {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "httpError" {
+					t.Errorf("%s: an httpError made outside the problem table", fset.Position(n.Pos()))
+				}
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "WriteHeader" || len(n.Args) != 1 {
+					return true
+				}
+				if code, ok := n.Args[0].(*ast.SelectorExpr); ok && strings.HasPrefix(code.Sel.Name, "Status") {
+					if st := statusByName(code.Sel.Name); st >= 400 {
+						t.Errorf("%s: WriteHeader(%s) outside the problem table", fset.Position(n.Pos()), code.Sel.Name)
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// statusByName maps net/http's Status constants to their codes.
+func statusByName(name string) int {
+	for code := 100; code < 600; code++ {
+		if txt := http.StatusText(code); txt != "" && "Status"+strings.NewReplacer(" ", "", "-", "", "'", "").Replace(txt) == name {
+			return code
+		}
+	}
+	return 0
 }

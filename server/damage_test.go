@@ -94,6 +94,11 @@ func TestDamagedCOGStaysLocal(t *testing.T) {
 	if b, _ := json.Marshal(m); code != 200 || m["status"] != "degraded" || !strings.Contains(string(b), "dgm1_32_477_5551") {
 		t.Errorf("readyz: %d %s", code, b)
 	}
+	mr := httptest.NewRecorder()
+	srv.ServeHTTP(mr, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(mr.Body.String(), "\nsvc_damaged_files 1\n") || !strings.Contains(mr.Body.String(), "\nsvc_packs_skipped 0\n") {
+		t.Errorf("metrics lack the quarantine gauges:\n%s", mr.Body)
+	}
 	_, h := get("/v1/admin/health")
 	if b, _ := json.Marshal(h); h["status"] != "degraded" || !strings.Contains(string(b), "damaged file") {
 		t.Errorf("admin health: %s", b)

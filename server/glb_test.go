@@ -212,6 +212,20 @@ func TestTilesetEndpoints(t *testing.T) {
 	if resp.StatusCode != 302 || resp.Header.Get("Location") != ts["tileset_url"] {
 		t.Errorf("redirect: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	// A file's path arrives decoded; its Location is escaped again, so '?',
+	// '#', spaces and quotes stay in the path (issue 13 part 2).
+	for raw, want := range map[string]string{
+		"tiles/0_0_0.glb":          "tiles/0_0_0.glb",
+		"tiles/a%3Fb.glb":          "tiles/a%3Fb.glb",
+		"tiles/a%23b.glb":          "tiles/a%23b.glb",
+		"tiles/a%20b%22%3C%3E.glb": "tiles/a%20b%22%3C%3E.glb",
+		"tiles/%C3%A4.glb":         "tiles/%C3%A4.glb",
+	} {
+		resp, _ = f.do(t, "GET", "/v1/tilesets/"+id+"/"+raw, nil)
+		if loc := resp.Header.Get("Location"); resp.StatusCode != 302 || loc != "http://api.test/tiles/buildings/he/2026-07-20/"+want {
+			t.Errorf("%s: %d to %q", raw, resp.StatusCode, loc)
+		}
+	}
 	resp, body = f.do(t, "GET", "/tiles/buildings/he/2026-07-20/tileset.json", nil)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"version":"1.1"`) {
 		t.Errorf("tile host: %d", resp.StatusCode)

@@ -160,6 +160,14 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, in *input
 	for _, p := range pack.Products() {
 		fmt.Fprintf(w, "svc_packs_published{product=%q} %d\n", string(p), packs[p])
 	}
+	// Quarantine: what is kept out of service, so an alert can fire before
+	// a user meets it (the same lists as /readyz).
+	fmt.Fprintln(w, "# HELP svc_packs_skipped Packs left unpublished at the last scan (missing, unfinished or not matching their manifest).")
+	fmt.Fprintln(w, "# TYPE svc_packs_skipped gauge")
+	fmt.Fprintf(w, "svc_packs_skipped %d\n", len(v.Problems))
+	fmt.Fprintln(w, "# HELP svc_damaged_files Published files found damaged (by a request or the background verification) since the last scan.")
+	fmt.Fprintln(w, "# TYPE svc_damaged_files gauge")
+	fmt.Fprintf(w, "svc_damaged_files %d\n", s.damage.count())
 	hits, builds, bytes := s.qmesh.CacheStats()
 	fmt.Fprintf(w, "# HELP svc_qmesh_cache_hits_total Quantized-mesh tiles answered from the cache.\n# TYPE svc_qmesh_cache_hits_total counter\nsvc_qmesh_cache_hits_total %d\n", hits)
 	fmt.Fprintf(w, "# HELP svc_qmesh_tiles_built_total Quantized-mesh tiles built.\n# TYPE svc_qmesh_tiles_built_total counter\nsvc_qmesh_tiles_built_total %d\n", builds)

@@ -80,6 +80,8 @@ var (
 	errKeylessLimit = errors.New("keyless daily limit")
 	errUnavailable  = errors.New("component unavailable")
 	errUpstream     = errors.New("upstream unavailable")
+	errRange        = errors.New("range not satisfiable")
+	errPrecondition = errors.New("precondition failed")
 )
 
 // fault is a failure reported for the client: kind (one of the kinds above
@@ -169,6 +171,8 @@ var problemTable = []problemRow{
 	{kind: errTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large"},
 	{kind: glb.ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large",
 		detail: fixed("The answer would hold more vertices than one GLB can; request a smaller bbox.")},
+	{kind: errPrecondition, status: http.StatusPreconditionFailed, slug: "precondition-failed"},
+	{kind: errRange, status: http.StatusRequestedRangeNotSatisfiable, slug: "range-not-satisfiable"},
 	{kind: errMediaType, status: http.StatusUnsupportedMediaType, slug: "unsupported-media"},
 	{kind: errKeylessLimit, status: http.StatusTooManyRequests, slug: "keyless-daily-limit"},
 	{kind: access.ErrMintLimit, status: http.StatusTooManyRequests, slug: "trial-mint-limit",
@@ -216,21 +220,25 @@ var problemTypes = map[string]struct {
 	title string
 	doc   string
 }{
-	"bad-request":         {"Bad Request", "A parameter is malformed: a bbox, coordinate list or cursor that cannot be parsed. The detail names the parameter and the expected form."},
-	"validation-error":    {"Unprocessable Entity", "A parameter is well-formed but out of its allowed range or not one of its allowed values. The detail names the parameter and the range."},
-	"not-found":           {"Not Found", "The route or the resource does not exist, or no published data covers the requested place."},
-	"method-not-allowed":  {"Method Not Allowed", "The route exists but not for this HTTP method; the Allow header lists the methods it answers."},
-	"payload-too-large":   {"Payload Too Large", "The request asks for more than the limit of the route allows (for example a GLB bbox over 1 km2)."},
-	"unsupported-media":   {"Unsupported Media Type", "The request body is not of the media type the route accepts."},
-	"unauthorized":        {"Unauthorized", "The API key or admin credential is missing, unknown, expired or revoked."},
-	"forbidden":           {"Forbidden", "The operation is switched off on this server."},
-	"keyless-daily-limit": {"Too Many Requests", "The keyless daily request budget of this IP address is used up. It resets at 00:00 UTC; an API key lifts the limit."},
-	"trial-mint-limit":    {"Too Many Requests", "This IP address has minted the maximum number of trial keys in the last 24 hours."},
-	"internal-error":      {"Internal Server Error", "An unexpected error occurred. The response carries a request id (header X-Request-Id) to quote when reporting it; no internal detail is exposed."},
-	"bad-gateway":         {"Bad Gateway", "An upstream data source (a pass-through raster source) could not be read."},
-	"service-unavailable": {"Service Unavailable", "A component the route needs is not available or switched off."},
-	"gateway-timeout":     {"Gateway Timeout", "The request took longer than the server allows and was abandoned."},
-	"data-damaged":        {"Data Damaged", "A file the answer needs is damaged on disk; only the product and BL of that file are affected, and the operator is told (admin health, /readyz, svc verify)."},
+	"bad-request":             {"Bad Request", "A parameter is malformed: a bbox, coordinate list or cursor that cannot be parsed. The detail names the parameter and the expected form."},
+	"validation-error":        {"Unprocessable Entity", "A parameter is well-formed but out of its allowed range or not one of its allowed values. The detail names the parameter and the range."},
+	"not-found":               {"Not Found", "The route or the resource does not exist, or no published data covers the requested place."},
+	"method-not-allowed":      {"Method Not Allowed", "The route exists but not for this HTTP method; the Allow header lists the methods it answers."},
+	"payload-too-large":       {"Payload Too Large", "The request asks for more than the limit of the route allows (for example a GLB bbox over 1 km2)."},
+	"unsupported-media":       {"Unsupported Media Type", "The request body is not of the media type the route accepts."},
+	"unauthorized":            {"Unauthorized", "The API key or admin credential is missing, unknown, expired or revoked."},
+	"forbidden":               {"Forbidden", "The operation is switched off on this server."},
+	"keyless-daily-limit":     {"Too Many Requests", "The keyless daily request budget of this IP address is used up. It resets at 00:00 UTC; an API key lifts the limit."},
+	"trial-mint-limit":        {"Too Many Requests", "This IP address has minted the maximum number of trial keys in the last 24 hours."},
+	"internal-error":          {"Internal Server Error", "An unexpected error occurred. The response carries a request id (header X-Request-Id) to quote when reporting it; no internal detail is exposed."},
+	"bad-gateway":             {"Bad Gateway", "An upstream data source (a pass-through raster source) could not be read."},
+	"service-unavailable":     {"Service Unavailable", "A component the route needs is not available or switched off."},
+	"gateway-timeout":         {"Gateway Timeout", "The request took longer than the server allows and was abandoned."},
+	"header-fields-too-large": {"Request Header Fields Too Large", "The request headers are larger than the server reads (net/http's MaxHeaderBytes, 1 MB by default); the request was not read."},
+	"not-implemented":         {"Not Implemented", "The request uses an HTTP feature this server does not implement, such as an unknown transfer encoding."},
+	"range-not-satisfiable":   {"Range Not Satisfiable", "The Range header of a tile or file request lies outside the file; Content-Range names its size."},
+	"precondition-failed":     {"Precondition Failed", "An If-Match or If-Unmodified-Since condition of the request does not hold for the current file."},
+	"data-damaged":            {"Data Damaged", "A file the answer needs is damaged on disk; only the product and BL of that file are affected, and the operator is told (admin health, /readyz, svc verify)."},
 }
 
 // toHTTPError maps any error to the problem it is rendered as, through

@@ -57,6 +57,12 @@ func (d *damageLog) list() []string {
 	return out
 }
 
+func (d *damageLog) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.items)
+}
+
 func (d *damageLog) reset() {
 	d.mu.Lock()
 	d.items = nil

@@ -83,7 +83,7 @@ func components(cfg Config) obj {
 		"Problem": obj{"type": "object", "description": "RFC 9457 problem detail; extension members may follow.",
 			"required": []string{"type", "title", "status", "detail", "instance"},
 			"properties": obj{"type": strf("uri", "{errors_base}/<name>"), "title": str(""), "status": integer("HTTP status"),
-				"detail": str("what went wrong, naming the parameter"), "instance": str("request path"),
+				"detail": str("what went wrong, naming the parameter"), "instance": str("request path; empty for a request the server could not parse (400 malformed, 431)"),
 				"retry_after": integer("seconds until the limit resets (429 only)"), "limit": integer("the exhausted limit (keyless 429)"),
 				"key_url": strf("uri", "where to get a key (keyless 429)"), "docs_url": strf("uri", "documentation (keyless 429)")},
 			"additionalProperties": true},

@@ -130,8 +130,48 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 		h.Add("Vary", "Accept-Encoding")
 	}
 	h.Set("ETag", etag)
-	http.ServeContent(w, r, name, st.ModTime(), f)
+	http.ServeContent(&contentWriter{ResponseWriter: w, r: r, s: s}, r, name, st.ModTime(), f)
 	return nil
+}
+
+// contentWriter turns the errors http.ServeContent answers itself (416 for
+// a Range outside the file, as text/plain; 412 for a failed If-Match, with
+// no body at all) into problems like every other error.
+type contentWriter struct {
+	http.ResponseWriter
+	r      *http.Request
+	s      *Server
+	failed bool // a problem was written; ServeContent's own body is dropped
+}
+
+func (c *contentWriter) WriteHeader(code int) {
+	var f *fault
+	switch code {
+	case http.StatusRequestedRangeNotSatisfiable:
+		f = report(errRange, "The Range %q lies outside the file; Content-Range gives its size.", clip(c.r.Header.Get("Range")))
+	case http.StatusPreconditionFailed:
+		f = report(errPrecondition, "The file does not meet the request's If-Match or If-Unmodified-Since condition.")
+	default:
+		c.ResponseWriter.WriteHeader(code)
+		return
+	}
+	c.failed = true
+	c.s.writeProblem(c.ResponseWriter, c.r, toHTTPError(f))
+}
+
+func (c *contentWriter) Write(p []byte) (int, error) {
+	if c.failed {
+		return len(p), nil
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+// ReadFrom keeps the sendfile path of the underlying writer for file bodies.
+func (c *contentWriter) ReadFrom(src io.Reader) (int64, error) {
+	if rf, ok := c.ResponseWriter.(io.ReaderFrom); ok && !c.failed {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(struct{ io.Writer }{c}, src)
 }
 
 func acceptsGzip(r *http.Request) bool {

@@ -3,6 +3,7 @@ package server
 import (
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -74,7 +75,13 @@ func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *i
 	}
 	base := path.Dir(m.Tileset.TilesetPath)
 	w.Header().Set("Cache-Control", discoveryCache)
-	http.Redirect(w, r, s.tileURL(m, path.Join(base, rel)), http.StatusFound)
+	// The path arrives decoded: escaped again segment by segment, a '?',
+	// '#' or space in a file name stays part of the path of the Location.
+	segs := strings.Split(path.Join(base, rel), "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	http.Redirect(w, r, s.tileURL(m, strings.Join(segs, "/")), http.StatusFound)
 	return nil
 }
 
