@@ -30,7 +30,7 @@ func TestProtocolErrorsAreProblems(t *testing.T) {
 	t.Cleanup(func() { hs.Close() })
 	for _, tc := range []struct {
 		name, request, slug string
-		status             int
+		status              int
 	}{
 		{"header line without colon", "GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n", "bad-request", 400},
 		{"malformed request line", "GET\r\n\r\n", "bad-request", 400},
