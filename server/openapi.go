@@ -263,6 +263,15 @@ is {errors_base}/<name>, and with the default errors base it resolves to a descr
 
 Decisions where the interface specification is silent:
 - Unknown routes answer 404 and known routes with a wrong method 405 (with an Allow header), both as problems.
+- Parameters are checked as this document declares them (type, minimum, maximum, enum, pattern), and the detail names
+  the parameter. On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
+  (lat=abc, limit=); a malformed bbox, coords or cursor is 400; /ogc answers 400 to every invalid parameter (OGC
+  API - Features 7.15). A path parameter that cannot name a resource (a tile level beyond the pyramid, a tileset id
+  that is no UUID) is 404, a malformed one 400. Refused everywhere with 400: a parameter given twice, invalid
+  percent-encoding, ';' in a name, and on /v1, /ogc and /opentopodata a parameter the operation does not declare.
+  Numbers are decimal: no hex floats (0x1p3), digit separators (1_0), signs on integers (+5), inf or NaN.
+- Requests net/http cannot parse (a malformed request line or header, headers over 1 MB, an unknown transfer
+  encoding) answer 400, 431 or 501 as problems with an empty instance; the tile host's 416 and 412 are problems too.
 - Unexpected errors answer 500 with the problem type internal-error and a detail that reveals nothing
   internal; the X-Request-Id response header identifies the log line.
 - Every response carries X-Request-Id (a caller's own id of 8 to 64 characters [A-Za-z0-9._-] is kept).
