@@ -90,10 +90,16 @@ func rangeFault(format string, args ...any) error {
 // the compiled patterns, made once in New.
 type compiled struct {
 	patterns []*regexp.Regexp // by param index; nil without pattern
+	// none is the input of a route without parameters, shared by its
+	// requests (it is never written): the cheap routes allocate nothing.
+	none *input
 }
 
 func compileRoute(rt *route) compiled {
 	c := compiled{patterns: make([]*regexp.Regexp, len(rt.params))}
+	if len(rt.params) == 0 {
+		c.none = &input{rt: rt}
+	}
 	for i, p := range rt.params {
 		if p.pattern != "" {
 			c.patterns[i] = regexp.MustCompile(p.pattern)
@@ -152,6 +158,9 @@ func readInput(rt *route, c *compiled, r *http.Request) (*input, error) {
 		if err := unknownParams(rt, q); err != nil {
 			return nil, err
 		}
+	}
+	if c.none != nil {
+		return c.none, nil
 	}
 	return readValues(rt, c, q, r)
 }
