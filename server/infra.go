@@ -9,7 +9,7 @@ import (
 
 func (s *Server) infraRoutes() []route {
 	return []route{
-		{method: "GET", path: "/healthz", opID: "getHealthz", tag: "Service", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/healthz", opID: "getHealthz", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
 			summary:   "Liveness probe",
 			desc:      "Answers 200 with status `ok` while the process runs. Not counted against any limit.",
 			responses: []response{{status: 200, desc: "The process is alive", schema: "Healthz"}},
@@ -22,7 +22,7 @@ func (s *Server) infraRoutes() []route {
 				}
 				return nil
 			}},
-		{method: "GET", path: "/openapi.json", opID: "getOpenAPI", tag: "Service", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/openapi.json", opID: "getOpenAPI", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
 			summary:   "This OpenAPI 3.1 description",
 			responses: []response{{status: 200, desc: "The OpenAPI document", schema: "OpenAPIDocument"}},
 			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
@@ -31,21 +31,21 @@ func (s *Server) infraRoutes() []route {
 				_, _ = w.Write(s.openapi)
 				return nil
 			}},
-		{method: "GET", path: "/docs", opID: "getDocs", tag: "Service", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/docs", opID: "getDocs", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
 			summary:   "Human-readable API documentation (HTML, rendered from the OpenAPI document; works offline)",
 			responses: []response{{status: 200, desc: "HTML page", contentType: "text/html"}},
 			handle:    s.handleDocs},
-		{method: "GET", path: "/metrics", opID: "getMetrics", tag: "Service", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/metrics", opID: "getMetrics", tag: "Service", stability: "beta", since: "0.1.0", exempt: true,
 			summary:   "Prometheus metrics (text exposition format 0.0.4)",
 			responses: []response{{status: 200, desc: "Metrics", contentType: "text/plain"}},
 			handle:    s.handleMetrics},
-		{method: "GET", path: "/problems/{type}", opID: "getProblemType", tag: "Service", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/problems/{type}", opID: "getProblemType", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
 			summary:   "Description of a problem type URI",
 			desc:      "Every problem response's `type` is `{errors_base}/<name>`; with the default errors base these URIs resolve here to a short HTML description.",
 			params:    []param{{name: "type", in: "path", typ: "string", required: true, example: "keyless-daily-limit", desc: "Problem type name, e.g. `keyless-daily-limit`"}},
 			responses: []response{{status: 200, desc: "HTML description", contentType: "text/html"}, resp404},
 			handle:    s.handleProblemType},
-		{method: "GET", path: "/tiles/{path...}", opID: "getTile", tag: "Tiles", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/tiles/{path...}", opID: "getTile", tag: "Tiles", stability: "stable", since: "0.1.0", exempt: true,
 			summary: "Static tile host: 3D Tiles, GLB/b3dm tiles and COGs of published packs",
 			desc: "Serves `{tiles_url}/<product>/<bl>/<snapshot>/<file>` for the products terrain, terrain-mesh, osm-cover, veg and buildings. " +
 				"Supports byte ranges (COG reading), ETag/Last-Modified conditional requests, and gzip for JSON. No directory listings; " +

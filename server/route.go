@@ -21,7 +21,7 @@ type route struct {
 	summary   string
 	desc      string
 	tag       string
-	stability string // stable or beta; "" for infrastructure routes
+	stability string // stable or beta; New refuses an operation without it
 	since     string // version that introduced the route
 	params    []param
 	body      *requestBody

@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -111,6 +112,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20)}
 	s.schemas, _ = components(cfg)["schemas"].(obj)
 	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		if !rt.hidden && (rt.stability != "stable" && rt.stability != "beta" || rt.since == "") {
+			return nil, fmt.Errorf("server: route %s %s declares no stability or since", rt.method, rt.path)
+		}
+	}
 	s.byPattern = make(map[string]*route, len(s.routes))
 	s.exact = map[methodPath]string{}
 	for i, rt := range s.routes {

@@ -23,7 +23,7 @@ func (s *Server) viewerRoutes() []route {
 		}
 	}
 	return []route{
-		{method: "GET", path: "/viewer", opID: "getViewer", tag: "Service", since: "0.2.0", exempt: true,
+		{method: "GET", path: "/viewer", opID: "getViewer", tag: "Service", stability: "beta", since: "0.2.0", exempt: true,
 			summary: "Built-in viewer: map and 3D globe of the published data (HTML; redirects to /viewer/)",
 			desc: "A MapLibre GL JS map (hillshade tiles when served, dataset extents, building footprints; click for building details " +
 				"with roof facets, elevation and canopy; a profile tool) and a CesiumJS globe (quantized-mesh terrain when served, " +
