@@ -436,6 +436,8 @@ func TestAdminKeys(t *testing.T) {
 		{"bad email", `{"customer_name":"x","tier":"pro","contact_email":"x"}`, 422},
 		{"zero quota", `{"customer_name":"x","tier":"pro","monthly_call_quota":0}`, 422},
 		{"broken", `{`, 400},
+		{"trailing garbage", `{"customer_name":"x","tier":"pro"} garbage`, 400},
+		{"second object", `{"customer_name":"x","tier":"pro"}{"customer_name":"y","tier":"pro"}`, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, _ := f.admin(t, "POST", "/v1/admin/api-keys", tc.body)

@@ -112,6 +112,10 @@ func parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 		}
 		return access.CreateRequest{}, report(errMalformed, "The request body must be a JSON ApiKeyCreateRequest: %s.", jsonReason(err))
 	}
+	// Decode stops after the first value; what follows it is not ignored.
+	if _, err := dec.Token(); err != io.EOF {
+		return access.CreateRequest{}, report(errMalformed, "The request body has data after its JSON object.")
+	}
 	if b.CustomerName == nil || b.Tier == nil {
 		return access.CreateRequest{}, report(errInvalid, "Body members customer_name and tier are required.")
 	}

@@ -141,6 +141,8 @@ func TestElevationBatchBadInput(t *testing.T) {
 		{"not JSON", "text/plain", "", `{"locations": [[50.1, 8.6]]}`, 415, "unsupported-media", "application/json"},
 		{"unknown interpolation", "application/json", "?interpolation=spline", `{"locations": [[50.1, 8.6]]}`, 422, "validation-error", "interpolation"},
 		{"empty body", "application/json", "", ``, 400, "bad-request", "JSON"},
+		{"trailing garbage", "application/json", "", `{"locations": [[50.1, 8.6]]} x`, 400, "bad-request", "JSON"},
+		{"second object", "application/json", "", `{"locations": [[50.1, 8.6]]}{"locations": [[50.1, 8.6]]}`, 400, "bad-request", "JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := f.post(t, "/v1/terrain/elevation"+tc.query, tc.ctype, tc.body)
