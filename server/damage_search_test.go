@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/demo"
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
@@ -24,24 +26,7 @@ import (
 // carry it as a Warning header.
 func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	ctx := context.Background()
-	data, src := t.TempDir(), t.TempDir()
-	var bs []demo.Building
-	for i := range 6 {
-		bs = append(bs, demo.Building{ID: fmt.Sprintf("DEHEDM%08d", i+1), X: 477020 + float64(i)*25, Y: 5551020, Z0: 100,
-			Length: 10, Depth: 8, Height: 6, PitchDeg: 35})
-	}
-	gml := filepath.Join(src, "town.gml")
-	fh, _ := os.Create(gml)
-	if err := demo.WriteCityGML(fh, demo.CityGMLOptions{EPSG: 25832, Version: 2}, bs); err != nil {
-		t.Fatal(err)
-	}
-	fh.Close()
-	for _, bl := range []string{"he", "rp"} {
-		if _, err := importer.LoD2(ctx, importer.Common{DataDir: data, BL: bl, Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0", Force: true},
-			[]string{gml}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	data := twoStatesLoD2(t)
 	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", "lod2.sqlite.search")
 	st, err := os.Stat(idx)
 	if err != nil {
@@ -49,11 +34,7 @@ func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	}
 	// Keep the header and index (checked when the pack opens); damage the
 	// surface records, which are read at search time.
-	raw, _ := os.ReadFile(idx)
-	for i := int(st.Size()) / 2; i < len(raw); i++ {
-		raw[i] = byte(i*7 + 3)
-	}
-	os.WriteFile(idx, raw, 0o644)
+	garble(t, idx, st.Size()/2)
 	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
 	v, err := cat.Reload(ctx)
 	if err != nil {
@@ -102,5 +83,105 @@ func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Warning"), "rp") {
 		t.Errorf("OGC items: %d, Warning %q", resp.StatusCode, resp.Header.Get("Warning"))
+	}
+}
+
+// twoStatesLoD2 imports the same six buildings as he and rp: two states
+// that cover the same box.
+func twoStatesLoD2(t *testing.T) string {
+	t.Helper()
+	data, src := t.TempDir(), t.TempDir()
+	var bs []demo.Building
+	for i := range 6 {
+		bs = append(bs, demo.Building{ID: fmt.Sprintf("DEHEDM%08d", i+1), X: 477020 + float64(i)*25, Y: 5551020, Z0: 100,
+			Length: 10, Depth: 8, Height: 6, PitchDeg: 35})
+	}
+	gml := filepath.Join(src, "town.gml")
+	fh, _ := os.Create(gml)
+	if err := demo.WriteCityGML(fh, demo.CityGMLOptions{EPSG: 25832, Version: 2}, bs); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	for _, bl := range []string{"he", "rp"} {
+		if _, err := importer.LoD2(context.Background(), importer.Common{DataDir: data, BL: bl, Snapshot: "2026-07-20",
+			LicenseID: "dl-de-by-2.0", Force: true}, []string{gml}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
+// garble overwrites path from byte from on, keeping its size.
+func garble(t *testing.T, path string, from int64) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int(from); i < len(raw); i++ {
+		raw[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDamagedSpatiaLiteStaysLocal: the SpatiaLite file of one state is
+// damaged in place (same size). Opening the pack finds it malformed, so
+// that state's LoD2 is left unpublished while the other keeps answering;
+// /readyz, the admin health and the svc_packs_skipped gauge name it.
+// SQLite's own integrity check is the judge that the damage is real and
+// the other state's file intact.
+func TestDamagedSpatiaLiteStaysLocal(t *testing.T) {
+	ctx := context.Background()
+	data := twoStatesLoD2(t)
+	db := filepath.Join(data, "lod2", "rp", "2026-07-20", "lod2.sqlite")
+	st, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garble(t, db, st.Size()/4)
+	if sqlite := testtool.Require(t, "sqlite3", "apt-get install sqlite3"); sqlite != "" {
+		for bl, wantOK := range map[string]bool{"he": true, "rp": false} {
+			out, _ := exec.Command(sqlite, filepath.Join(data, "lod2", bl, "2026-07-20", "lod2.sqlite"), "PRAGMA integrity_check").CombinedOutput()
+			if ok := strings.TrimSpace(string(out)) == "ok"; ok != wantOK {
+				t.Fatalf("sqlite3 integrity_check of %s: %s", bl, out)
+			}
+		}
+	}
+	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	if _, err := cat.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{BaseURL: "http://api.test", AdminToken: testToken}, Deps{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.VerifyInBackground(ctx)
+	srv.WaitVerify()
+	get := func(path string) (int, string) {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("X-Svc-Admin-Token", testToken)
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	code, body := get("/v1/buildings?bbox=8.66,50.10,8.70,50.13&limit=100")
+	if code != 200 || strings.Contains(body, `"bundesland":"rp"`) || !strings.Contains(body, `"bundesland":"he"`) {
+		t.Errorf("search: %d %.300s", code, body)
+	}
+	if code, body := get("/v1/buildings/DEHEDM00000001"); code != 200 {
+		t.Errorf("building of the intact state: %d %.300s", code, body)
+	}
+	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"degraded"`) || !strings.Contains(body, "lod2/rp/2026-07-20") ||
+		strings.Contains(body, data) {
+		t.Errorf("readyz: %d %s", code, body)
+	}
+	if _, body := get("/v1/admin/health"); !strings.Contains(body, `"skipped lod2/rp/2026-07-20","status":"fail"`) ||
+		!strings.Contains(body, `"pack lod2/he/2026-07-20","status":"ok"`) {
+		t.Errorf("admin health: %s", body)
+	}
+	if _, body := get("/metrics"); !strings.Contains(body, "\nsvc_packs_skipped 1\n") {
+		t.Errorf("metrics: no svc_packs_skipped 1")
 	}
 }

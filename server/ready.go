@@ -57,6 +57,19 @@ func (d *damageLog) list() []string {
 	return out
 }
 
+// ids returns the damaged files' ids, sorted, without the details (which
+// may name paths on the server).
+func (d *damageLog) ids() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]string, 0, len(d.items))
+	for id := range d.items {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (d *damageLog) count() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -75,7 +88,8 @@ func (s *Server) readyRoutes() []route {
 		desc: "`/healthz` says the process lives; this says whether it can serve. 200 with `status: ready` when every published pack " +
 			"opened and no damaged file was met; 200 with `status: degraded` and the reasons when some packs were skipped at the last " +
 			"scan or requests met a damaged file (the rest keeps serving, so a load balancer should keep the replica); 503 with " +
-			"`status: not-ready` when nothing is published or the key store does not answer.",
+			"`status: not-ready` when nothing is published or the key store does not answer. The problems name packs and files, not the reasons " +
+			"(which may name paths on the server): the admin health gives those.",
 		responses: []response{{status: 200, desc: "Ready or degraded", schema: "Readiness"}, {status: 503, desc: "Not ready", schema: "Readiness"}},
 		handle:    s.handleReadyz}}
 }
@@ -83,11 +97,15 @@ func (s *Server) readyRoutes() []route {
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
+	// /readyz is public: it names what is degraded, not why (the reasons
+	// name files on the server; the admin health has them).
 	var problems []string
 	for _, pr := range v.Problems {
-		problems = append(problems, "skipped "+pr.Path+": "+pr.Reason)
+		problems = append(problems, "skipped "+pr.Path+" at the last scan")
 	}
-	problems = append(problems, s.damage.list()...)
+	for _, id := range s.damage.ids() {
+		problems = append(problems, "damaged file "+id)
+	}
 	published := 0
 	for _, p := range pack.Products() {
 		published += len(v.Packs(p))
@@ -103,7 +121,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *input)
 	if s.deps.Access != nil {
 		if err := s.deps.Access.Ping(r.Context()); err != nil {
 			status, code = "not-ready", http.StatusServiceUnavailable
-			problems = append(problems, "key store: "+err.Error())
+			problems = append(problems, "the key store does not answer")
 		}
 	}
 	if problems == nil {
