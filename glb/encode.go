@@ -315,7 +315,7 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 		}
 		res, err := draco.EncodeResult(&draco.Mesh{Indices: p.idx, Attributes: atts}, draco.Options{PositionBits: 18})
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrDraco, err)
+			return nil, fmt.Errorf("%w: %w", ErrDraco, err)
 		}
 		posAcc.Count, nrmAcc.Count, idxAcc.Count = res.Points, res.Points, 3*res.Triangles
 		if res.Points <= math.MaxUint16 {

@@ -141,7 +141,7 @@ func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *input) er
 	if n := len(res.BL); n > 0 {
 		setBL(r.Context(), res.BL[n-1])
 	}
-	return writeGLB(w, r, g, res.Builder)
+	return s.writeGLB(w, r, g, res.Builder)
 }
 
 // exportRequest is the request for package export.

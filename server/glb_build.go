@@ -6,13 +6,14 @@ import (
 	"strconv"
 
 	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/glb/draco"
 )
 
 // writeGLB sends the GLB: Draco-compressed when asked (the compressed file
 // is small and built in memory; on an encoder error the plain GLB follows
 // with the fallback headers of SPEC 4.4), else streamed from the builder's
 // arrays so that a large admin export is never held in memory twice.
-func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Builder) error {
+func (s *Server) writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Builder) error {
 	rawSize, err := b.GLBSize()
 	if err != nil {
 		return err
@@ -25,11 +26,10 @@ func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Build
 		case err == nil:
 			packed = p
 		case errors.Is(err, glb.ErrDraco):
-			msg := err.Error()
-			if len(msg) > 160 {
-				msg = msg[:160]
-			}
-			h.Set("X-Svc-Compression-Error", strconv.QuoteToASCII(msg)[1:len(strconv.QuoteToASCII(msg))-1])
+			// The client learns why in words of its own request; the
+			// encoder's message, which names internals, goes to the log.
+			s.log.Warn("draco compression failed", "request_id", requestID(r.Context()), "err", err)
+			h.Set("X-Svc-Compression-Error", compressionError(err))
 		default:
 			return err
 		}
@@ -53,4 +53,18 @@ func writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Build
 	}
 	_ = b.WriteGLB(w) // headers are out: a failed write is the client's hang-up
 	return nil
+}
+
+// compressionError is the short text of X-Svc-Compression-Error (SPEC 4.4)
+// for a Draco encoding that failed.
+func compressionError(err error) string {
+	switch {
+	case errors.Is(err, draco.ErrTooLarge):
+		return "the mesh is too large for Draco"
+	case errors.Is(err, draco.ErrNonFinite):
+		return "the mesh has a non-finite coordinate"
+	case errors.Is(err, draco.ErrEmptyMesh), errors.Is(err, draco.ErrInvalidMesh), errors.Is(err, draco.ErrIndexRange):
+		return "the mesh cannot be Draco-encoded"
+	}
+	return "the Draco encoder failed"
 }
