@@ -238,10 +238,11 @@ func unknownParams(rt *route, q map[string]string) error {
 }
 
 // readParam parses one parameter into v. An empty value counts as absent
-// for strings (cursor= is the first page) and as malformed for numbers and
-// booleans (limit= is not a number).
+// for strings without a pattern (cursor= is the first page) and is checked
+// like any other value otherwise (limit= is not a number, gmlid= does not
+// match its pattern).
 func readParam(rt *route, p *param, re *regexp.Regexp, raw string, given bool, v *value) error {
-	if raw == "" && (p.typ == "string" || !given) {
+	if raw == "" && (!given || p.typ == "string" && p.pattern == "") {
 		if p.required {
 			return paramErr(rt, p, false, "is required: %s.", p.desc)
 		}

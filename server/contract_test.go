@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,7 +179,13 @@ func badValues(p param) []string {
 		out = append(out, "no-such-"+p.name)
 	}
 	if p.pattern != "" && p.typ == "string" {
-		out = append(out, "!!")
+		re := regexp.MustCompile(p.pattern)
+		for _, v := range []string{"!!", "a b", ""} {
+			if !re.MatchString(v) {
+				out = append(out, v)
+				break
+			}
+		}
 	}
 	if p.parse != nil && p.typ == "string" && p.enum == nil {
 		out = append(out, "~~~")

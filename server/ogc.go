@@ -96,7 +96,7 @@ func (s *Server) ogcRoutes() []route {
 				{name: "limit", in: "query", typ: "integer", def: ogcDefaultLimit, min: f64(1), max: f64(ogcMaxLimit), desc: "page size"},
 				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link", parse: decodeOGCCursor},
 				{name: "datetime", in: "query", typ: "string", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", parse: parseDatetime},
-				{name: "gmlid", in: "query", typ: "string", desc: "only the surfaces of this building"},
+				{name: "gmlid", in: "query", typ: "string", pattern: `^\S+$`, desc: "only the surfaces of this building"},
 				{name: "surface_class", in: "query", typ: "integer", min: f64(1), desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
 				ogcFormat()},
 			responses: []response{{status: 200, desc: "A page of features", schema: "OGCFeatureCollection", contentType: "application/geo+json", headers: []string{"Content-Crs"}},

@@ -126,6 +126,7 @@ func TestOGCItemsParameters(t *testing.T) {
 		{"unknown parameter", "colour=red", "colour"},
 		{"bbox-crs without bbox", "bbox-crs=EPSG:25832", "needs a bbox"},
 		{"bad f", "f=xml", "json, html"},
+		{"empty gmlid", "gmlid=", "gmlid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, _ := ogcGet(t, ogcItems+"?"+tc.query)
