@@ -126,11 +126,14 @@ func paramRule(p param) string {
 	if p.def != nil {
 		parts = append(parts, fmt.Sprintf("default %v", p.def))
 	}
-	if p.min != nil && p.max != nil {
-		parts = append(parts, fmt.Sprintf("%g to %g", *p.min, *p.max))
+	if r := rangeText(&p, "%g"); r != "" {
+		parts = append(parts, strings.TrimSpace(r)) // the parser's own words
 	}
 	if p.enum != nil {
 		parts = append(parts, "one of "+strings.Join(p.enum, ", "))
+	}
+	if p.pattern != "" {
+		parts = append(parts, "matching "+p.pattern)
 	}
 	return strings.Join(parts, "; ")
 }
