@@ -27,42 +27,43 @@ func (s *Server) adminRoutes() []route {
 				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,
 			responses: []response{{status: 200, desc: "What is published after the rescan", schema: "DatasetReloadResponse"},
 				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
-			handle: s.admin(s.handleReload)},
+			admin:  true,
+			handle: s.handleReload},
 		{method: "GET", path: "/v1/admin/health", opID: "getAdminHealth", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0",
 			summary: "Liveness of the core components",
 			desc: "Runs real probes: the side database (keys and counters; a write), the data directory, every published pack (manifest and files readable), and the packs that were " +
 				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + adminAuthDoc,
 			responses: []response{{status: 200, desc: "Health report", schema: "AdminHealthResponse"},
 				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
-			handle: s.admin(s.handleAdminHealth)},
+			admin:  true,
+			handle: s.handleAdminHealth},
 	}
 }
 
-// admin wraps h with the admin credential check.
-func (s *Server) admin(h handlerFunc) handlerFunc {
-	want := sha256.Sum256([]byte(s.cfg.AdminToken))
-	return func(w http.ResponseWriter, r *http.Request, in *input) error {
-		if s.cfg.AdminToken == "" {
-			return report(errForbidden, "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
-		}
-		tok := r.Header.Get("X-Svc-Admin-Token")
-		if tok == "" {
-			if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-				tok = strings.TrimSpace(a[7:])
-			}
-		}
-		got := sha256.Sum256([]byte(tok))
-		if tok == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			return report(errUnauthorized, "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.").
-				withHeader("Www-Authenticate", `Bearer realm="svc-admin"`)
-		}
-		// Key changes made by this request name it in the audit trail.
-		actor := "admin-api"
-		if id := w.Header().Get("X-Request-Id"); id != "" {
-			actor += " request " + id
-		}
-		return h(w, r.WithContext(state.WithActor(r.Context(), actor)), in)
+// authorizeAdmin checks the admin credential of a route declared admin,
+// before its parameters are read (a caller without the token learns
+// nothing of them), and names the request as the actor of the key changes
+// it makes in the audit trail.
+func (s *Server) authorizeAdmin(w http.ResponseWriter, r *http.Request) (*http.Request, error) {
+	if s.cfg.AdminToken == "" {
+		return r, report(errForbidden, "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
 	}
+	tok := r.Header.Get("X-Svc-Admin-Token")
+	if tok == "" {
+		if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+			tok = strings.TrimSpace(a[7:])
+		}
+	}
+	want, got := sha256.Sum256([]byte(s.cfg.AdminToken)), sha256.Sum256([]byte(tok))
+	if tok == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		return r, report(errUnauthorized, "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.").
+			withHeader("Www-Authenticate", `Bearer realm="svc-admin"`)
+	}
+	actor := "admin-api"
+	if id := w.Header().Get("X-Request-Id"); id != "" {
+		actor += " request " + id
+	}
+	return r.WithContext(state.WithActor(r.Context(), actor)), nil
 }
 
 type publishedPack struct {

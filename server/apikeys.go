@@ -32,20 +32,23 @@ func (s *Server) apiKeyRoutes() []route {
 			body: &requestBody{schema: "ApiKeyCreateRequest", required: true, desc: "The key's customer and contract"},
 			responses: with(response{status: 201, desc: "The key, with its plaintext shown once", schema: "ApiKeyCreatedResponse"},
 				resp400, resp422),
-			handle: s.admin(s.handleCreateKey)},
+			admin:  true,
+			handle: s.handleCreateKey},
 		{method: "GET", path: "/v1/admin/api-keys", opID: "listApiKeys", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
 			summary: "List all API keys, trial keys included",
 			desc: "Oldest first. Never includes a plaintext key. A trial key minted with an e-mail shows it as `contact_email`; revoked and " +
 				"expired keys stay listed. " + adminAuthDoc,
 			responses: with(response{status: 200, desc: "All keys", schema: "ApiKeyListResponse"}),
-			handle:    s.admin(s.handleListKeys)},
+			admin:     true,
+			handle:    s.handleListKeys},
 		{method: "DELETE", path: "/v1/admin/api-keys/{api_key_id}", opID: "revokeApiKey", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
 			summary: "Revoke an API key",
 			desc: "The key is refused (401) from the moment this returns. Revoking a revoked key answers 200 with the first `revoked_at`. " +
 				"The record stays for the usage reports. " + adminAuthDoc,
 			params:    []param{keyID},
 			responses: with(response{status: 200, desc: "The revoked key", schema: "ApiKeyRevokedResponse"}, resp404),
-			handle:    s.admin(s.handleRevokeKey)},
+			admin:     true,
+			handle:    s.handleRevokeKey},
 		{method: "GET", path: "/v1/admin/api-keys/{api_key_id}/usage", opID: "getApiKeyUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
 			summary: "Usage of one API key",
 			desc: "Calls per calendar month (UTC) over the window, oldest first, with error counts (status >= 400), the share per BL and " +
@@ -53,7 +56,8 @@ func (s *Server) apiKeyRoutes() []route {
 				"(those under the keyless limit) are counted for keys as well. " + adminAuthDoc,
 			params:    []param{keyID, window},
 			responses: with(response{status: 200, desc: "Usage report", schema: "ApiKeyUsageReport"}, resp400, resp404, resp422),
-			handle:    s.admin(s.handleKeyUsage)},
+			admin:     true,
+			handle:    s.handleKeyUsage},
 		{method: "GET", path: "/v1/admin/audit", opID: "getAuditTrail", tag: "Admin", stability: "beta", since: "0.2.0", exempt: true,
 			summary: "Audit trail of key changes",
 			desc: "Every key creation (`key.create`), trial mint (`key.mint`) and effective revocation (`key.revoke`), oldest first, written " +
@@ -65,7 +69,8 @@ func (s *Server) apiKeyRoutes() []route {
 				{name: "after", in: "query", typ: "integer", def: 0, min: f64(0), malformed: errMalformed, desc: "Return events with a larger seq"},
 				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(state.MaxAuditPage), malformed: errMalformed, desc: "Events per page"}},
 			responses: with(response{status: 200, desc: "One page of the trail", schema: "AuditTrail"}, resp400, resp422),
-			handle:    s.admin(s.handleAudit)},
+			admin:     true,
+			handle:    s.handleAudit},
 		{method: "GET", path: "/v1/admin/usage/anonymous", opID: "getAnonymousUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
 			summary: "Usage of keyless traffic",
 			desc: "Keyless calls per calendar month (UTC) over the window, oldest first; `current_month_calls` is the last period. " +
@@ -73,7 +78,8 @@ func (s *Server) apiKeyRoutes() []route {
 				"Requests refused with 429 are included as errors. " + adminAuthDoc,
 			params:    []param{window},
 			responses: with(response{status: 200, desc: "Usage report", schema: "AnonymousUsageReport"}, resp400, resp422),
-			handle:    s.admin(s.handleAnonymousUsage)},
+			admin:     true,
+			handle:    s.handleAnonymousUsage},
 	}
 }
 

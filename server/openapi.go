@@ -111,7 +111,7 @@ func (s *Server) operation(rt route) obj {
 		op["description"] = rt.desc
 	}
 	switch {
-	case strings.HasPrefix(rt.path, "/v1/admin/"):
+	case rt.admin:
 		op["security"] = []obj{{"adminToken": []string{}}}
 	case rt.opID == "getBuildingsGlb": // the admin token lifts the size limits
 		op["security"] = []obj{{}, {"apiKey": []string{}}, {"adminToken": []string{}}}

@@ -28,6 +28,9 @@ type route struct {
 	responses []response
 	// exempt routes do not count against the keyless daily limit (SPEC 8).
 	exempt bool
+	// admin routes need the server's admin token, checked before anything
+	// else; the OpenAPI security of the operation follows from it.
+	admin  bool
 	handle handlerFunc
 	// budget is the time the route may take; its request context carries
 	// that deadline into search, sampling and GLB building, and a request

@@ -116,6 +116,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if !rt.hidden && (rt.stability != "stable" && rt.stability != "beta" || rt.since == "") {
 			return nil, fmt.Errorf("server: route %s %s declares no stability or since", rt.method, rt.path)
 		}
+		if strings.HasPrefix(rt.path, "/v1/admin/") != rt.admin {
+			return nil, fmt.Errorf("server: route %s %s: admin routes are exactly those under /v1/admin/", rt.method, rt.path)
+		}
 	}
 	s.byPattern = make(map[string]*route, len(s.routes))
 	s.exact = map[methodPath]string{}
@@ -172,6 +175,13 @@ func (s *Server) routeTable() []route {
 func (s *Server) adapt(rt route) http.Handler {
 	c := compileRoute(&rt)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.admin {
+			var err error
+			if r, err = s.authorizeAdmin(w, r); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
 		in, err := readInput(&rt, &c, r)
 		if err != nil {
 			s.fail(w, r, err)
