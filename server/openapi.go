@@ -140,23 +140,42 @@ func (s *Server) operation(rt route) obj {
 	}
 	resps := obj{}
 	for _, r := range s.withCommonResponses(rt) {
-		resps[strconv.Itoa(r.status)] = responseDoc(r)
+		d := responseDoc(r)
+		if r.status >= 400 {
+			var uris []string
+			for _, slug := range problemsOf(r) {
+				uris = append(uris, s.cfg.ErrorsBase+"/"+slug)
+			}
+			d["x-problem-types"] = uris
+		}
+		resps[strconv.Itoa(r.status)] = d
 	}
 	op["responses"] = resps
 	return op
 }
 
-// withCommonResponses adds the statuses every route can answer: 405 is
-// rendered by the router for wrong methods, 500 for unexpected failures,
-// and 429 where the keyless limit applies.
+// withCommonResponses adds the statuses a route can answer whatever its
+// handler does: 401 where the access layer checks X-API-Key, 429 where the
+// keyless limit applies, 503 where a time budget or the usage counters
+// can stop a request, and 500 for unexpected failures.
 func (s *Server) withCommonResponses(rt route) []response {
 	rs := append([]response(nil), rt.responses...)
 	has := map[int]bool{}
 	for _, r := range rs {
 		has[r.status] = true
 	}
-	if !rt.exempt && strings.HasPrefix(rt.path, "/v1/") && !has[429] {
-		rs = append(rs, response{status: 429, desc: "Keyless daily limit exhausted (type ends in /keyless-daily-limit)",
+	keyed := apiPath(rt.path) && !keyFree(rt.path)
+	counted := keyed && !rt.exempt
+	if keyed && !has[401] {
+		rs = append(rs, response{status: 401, desc: "X-API-Key malformed, unknown, expired or revoked (send no key to use the keyless budget)",
+			schema: "Problem", problems: []string{"unauthorized"}})
+	}
+	if (budgetOf(&rt) > 0 || counted) && !has[503] {
+		rs = append(rs, response{status: 503, desc: "The request outlasted the operation's time budget, the shared usage counters are unavailable, " +
+			"or a data file it needs is damaged; retry after Retry-After seconds", schema: "Problem", headers: []string{"Retry-After"}})
+	}
+	if counted && !has[429] {
+		rs = append(rs, response{status: 429, desc: "Keyless daily limit exhausted (type ends in /keyless-daily-limit)", problems: []string{"keyless-daily-limit"},
 			schema: "Problem", headers: []string{"Retry-After", "X-Keyless-Remaining"}})
 	}
 	if !has[500] {

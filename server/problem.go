@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,6 +193,24 @@ var problemTable = []problemRow{
 		detail: fixed("The request took longer than this operation's time budget and was abandoned; try again shortly."),
 		header: http.Header{"Retry-After": {"5"}}},
 	{kind: errUnavailable, status: http.StatusServiceUnavailable, slug: "service-unavailable"},
+}
+
+// problemsOf returns the problem types (slugs) response r can carry: its
+// own list, or every type the table gives its status.
+func problemsOf(r response) []string {
+	if r.problems != nil {
+		return r.problems
+	}
+	if r.status == http.StatusInternalServerError {
+		return []string{"internal-error"}
+	}
+	var out []string
+	for _, row := range problemTable {
+		if row.status == r.status && !slices.Contains(out, row.slug) {
+			out = append(out, row.slug)
+		}
+	}
+	return out
 }
 
 func fixed(s string) func(error) string { return func(error) string { return s } }

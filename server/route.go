@@ -79,6 +79,9 @@ type response struct {
 	schema      string
 	contentType string
 	headers     []string // names of components.headers
+	// problems are the problem types (slugs) an error response carries;
+	// nil: every type the problem table gives its status.
+	problems []string
 }
 
 func f64(v float64) *float64 { return &v }

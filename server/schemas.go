@@ -305,7 +305,7 @@ func components(cfg Config) obj {
 	}
 	headers := obj{
 		"Cache-Control":       obj{"schema": obj{"type": "string"}, "description": "public, max-age=300"},
-		"Retry-After":         obj{"schema": obj{"type": "integer"}, "description": "seconds until the limit resets"},
+		"Retry-After":         obj{"schema": obj{"type": "integer"}, "description": "seconds to wait before retrying: until the limit resets (429), or until the server expects to answer (503)"},
 		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
 		"Content-Crs":         obj{"schema": obj{"type": "string"}, "description": "CRS of the coordinates, as <URI> (OGC API Features Part 2)"},
 	}
