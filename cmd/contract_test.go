@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // makes a real request to `svc serve` on the demo pack, built from the
 // operation's own declaration (parameter examples and defaults, the request
 // body example, the admin token where the operation's security asks for
-// it). The status must be one the operation declares, and a JSON body must
-// match the schema declared for that status. So the document cannot
+// it). The status must be one the operation declares, a JSON body must
+// match the schema declared for that status, and a problem's type must be
+// one the response lists in x-problem-types. So the document cannot
 // describe an answer the server does not give.
 func TestContract(t *testing.T) {
 	data := demoData(t)
@@ -75,6 +77,9 @@ func TestContract(t *testing.T) {
 				if err := conforms(v, media.Schema, doc.Components.Schemas, "$"); err != nil {
 					t.Errorf("%s %s %d: body does not match its schema: %v\n%.400s", method, u, resp.StatusCode, err, b)
 				}
+				if p, ok := v.(map[string]any); ok && resp.StatusCode >= 400 && !slices.Contains(r.ProblemTypes, fmt.Sprint(p["type"])) {
+					t.Errorf("%s %s %d: problem type %v is not one the response declares (%v)", method, u, resp.StatusCode, p["type"], r.ProblemTypes)
+				}
 			}
 			checked++
 		})
@@ -99,6 +104,7 @@ type operation struct {
 		Content map[string]struct {
 			Schema any `json:"schema"`
 		} `json:"content"`
+		ProblemTypes []string `json:"x-problem-types"`
 	} `json:"responses"`
 	Security []map[string]any `json:"security"`
 }
