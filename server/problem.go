@@ -80,7 +80,6 @@ var (
 	errForbidden    = errors.New("forbidden")
 	errKeylessLimit = errors.New("keyless daily limit")
 	errUnavailable  = errors.New("component unavailable")
-	errUpstream     = errors.New("upstream unavailable")
 	errRange        = errors.New("range not satisfiable")
 	errPrecondition = errors.New("precondition failed")
 )
@@ -179,7 +178,6 @@ var problemTable = []problemRow{
 	{kind: access.ErrMintLimit, status: http.StatusTooManyRequests, slug: "trial-mint-limit",
 		detail: fixed("This IP address has minted the maximum number of trial keys in the last 24 hours.")},
 	{kind: raster.ErrUnavailable, status: http.StatusBadGateway, slug: "bad-gateway", detail: unavailableDetail},
-	{kind: errUpstream, status: http.StatusBadGateway, slug: "bad-gateway"},
 	// Damage before the rest: a damaged tile met while answering is
 	// reported as damage whatever else the answer ran into.
 	{kind: raster.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,

@@ -129,15 +129,6 @@ func pointInRing(x, y float64, ring [][2]float64) bool {
 	return in
 }
 
-func segmentCrossesRing(ax, ay, bx, by float64, ring [][2]float64) bool {
-	for i := 0; i+1 < len(ring); i++ {
-		if segmentsIntersect(ax, ay, bx, by, ring[i][0], ring[i][1], ring[i+1][0], ring[i+1][1]) {
-			return true
-		}
-	}
-	return false
-}
-
 func orient(ax, ay, bx, by, cx, cy float64) float64 { return (bx-ax)*(cy-ay) - (by-ay)*(cx-ax) }
 
 func segmentsIntersect(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
