@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/internal/schemacheck"
 )
 
 // TestContract walks every operation of the published OpenAPI document and
@@ -74,7 +76,7 @@ func TestContract(t *testing.T) {
 				if err := json.Unmarshal(b, &v); err != nil {
 					t.Fatalf("%d body is not JSON (%s): %v", resp.StatusCode, ct, err)
 				}
-				if err := conforms(v, media.Schema, doc.Components.Schemas, "$"); err != nil {
+				if err := schemacheck.Conforms(v, media.Schema, doc.Components.Schemas); err != nil {
 					t.Errorf("%s %s %d: body does not match its schema: %v\n%.400s", method, u, resp.StatusCode, err, b)
 				}
 				if p, ok := v.(map[string]any); ok && resp.StatusCode >= 400 && !slices.Contains(r.ProblemTypes, fmt.Sprint(p["type"])) {
@@ -155,104 +157,4 @@ func keysOf[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// conforms checks v against the JSON Schema subset the document uses:
-// $ref, type (one or a list), enum, properties, required, items,
-// additionalProperties: false, and format date/date-time/uri/uuid loosely.
-func conforms(v, schema any, comps map[string]any, at string) error {
-	s, _ := schema.(map[string]any)
-	if s == nil {
-		return nil
-	}
-	if r, ok := s["$ref"].(string); ok {
-		return conforms(v, comps[strings.TrimPrefix(r, "#/components/schemas/")], comps, at)
-	}
-	if enum, ok := s["enum"].([]any); ok {
-		found := false
-		for _, e := range enum {
-			found = found || fmt.Sprint(e) == fmt.Sprint(v)
-		}
-		if !found && v != nil {
-			return fmt.Errorf("%s: %v is not one of %v", at, v, enum)
-		}
-	}
-	var types []string
-	switch t := s["type"].(type) {
-	case string:
-		types = []string{t}
-	case []any:
-		for _, x := range t {
-			types = append(types, fmt.Sprint(x))
-		}
-	}
-	if len(types) > 0 && !slicesContainsType(types, v) {
-		return fmt.Errorf("%s: %T value %.80v is not %v", at, v, v, types)
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		props, _ := s["properties"].(map[string]any)
-		if req, ok := s["required"].([]any); ok {
-			for _, r := range req {
-				if _, has := x[fmt.Sprint(r)]; !has {
-					return fmt.Errorf("%s: required member %v missing", at, r)
-				}
-			}
-		}
-		for k, val := range x {
-			ps, declared := props[k]
-			if !declared {
-				if ap, ok := s["additionalProperties"].(bool); ok && !ap {
-					return fmt.Errorf("%s: member %q is not declared", at, k)
-				}
-				continue
-			}
-			if err := conforms(val, ps, comps, at+"."+k); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, it := range x {
-			if err := conforms(it, s["items"], comps, fmt.Sprintf("%s[%d]", at, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func slicesContainsType(types []string, v any) bool {
-	for _, t := range types {
-		switch t {
-		case "null":
-			if v == nil {
-				return true
-			}
-		case "object":
-			if _, ok := v.(map[string]any); ok {
-				return true
-			}
-		case "array":
-			if _, ok := v.([]any); ok {
-				return true
-			}
-		case "string":
-			if _, ok := v.(string); ok {
-				return true
-			}
-		case "boolean":
-			if _, ok := v.(bool); ok {
-				return true
-			}
-		case "number":
-			if _, ok := v.(float64); ok {
-				return true
-			}
-		case "integer":
-			if f, ok := v.(float64); ok && f == math.Trunc(f) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -437,6 +437,7 @@ func TestAdminKeys(t *testing.T) {
 		{"zero quota", `{"customer_name":"x","tier":"pro","monthly_call_quota":0}`, 422},
 		{"broken", `{`, 400},
 		{"trailing garbage", `{"customer_name":"x","tier":"pro"} garbage`, 400},
+		{"member name in another case", `{"Customer_Name":"x","tier":"pro"}`, 422},
 		{"second object", `{"customer_name":"x","tier":"pro"}{"customer_name":"y","tier":"pro"}`, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -100,10 +100,13 @@ type createBody struct {
 	PaymentCustomerID *string `json:"payment_customer_id"`
 }
 
-func parseCreateBody(r *http.Request) (access.CreateRequest, error) {
+func (s *Server) parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
 	if err != nil || len(body) > maxAdminBody {
 		return access.CreateRequest{}, report(errMalformed, "The request body is unreadable or larger than %d bytes.", maxAdminBody)
+	}
+	if err := s.exactMembers(body, "ApiKeyCreateRequest"); err != nil {
+		return access.CreateRequest{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -133,7 +136,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *inp
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	req, err := parseCreateBody(r)
+	req, err := s.parseCreateBody(r)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,8 @@ func (s *Server) keyRoutes() []route {
 }
 
 // mintBody is the optional JSON body of a mint; unknown members are
-// dropped by encoding/json.
+// ignored (SPEC 4.7), and so are members that name source or email in
+// another case (encoding/json alone would take {"SOURCE": ...} as source).
 type mintBody struct {
 	Source *string `json:"source"`
 	Email  *string `json:"email"`
@@ -73,6 +74,15 @@ func parseMintBody(body []byte) (mintBody, error) {
 			return mintBody{}, report(errInvalid, "Body member %s must be a string.", te.Field)
 		}
 		return mintBody{}, report(errMalformed, "The request body is not valid JSON: %s.", jsonReason(err))
+	}
+	// Take the members by their exact names only.
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(body, &members) // an object or null: the decode above passed
+	m = mintBody{}
+	for name, dst := range map[string]**string{"source": &m.Source, "email": &m.Email} {
+		if raw, ok := members[name]; ok {
+			_ = json.Unmarshal(raw, dst)
+		}
 	}
 	return m, nil
 }

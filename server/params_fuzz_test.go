@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/svc-geodata/svc/demo"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/internal/schemacheck"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
@@ -130,7 +133,8 @@ func FuzzBuildingID(f *testing.F) {
 }
 
 // FuzzBatchBody: any body is either refused with a problem or gives points
-// within range, never more than the limit.
+// within range, never more than the limit, from a body that conforms to
+// the declared ElevationBatchRequest schema.
 func FuzzBatchBody(f *testing.F) {
 	for _, s := range []string{`{"locations": [[50.1, 8.6]]}`, `{"type": "MultiPoint", "coordinates": [[8.6, 50.1, 3]]}`,
 		`{"type": "LineString", "crs": {"type": "name", "properties": {"name": "EPSG:4326"}}, "coordinates": [[8.6, 50.1], [8.7, 50.2]]}`,
@@ -147,6 +151,9 @@ func FuzzBatchBody(f *testing.F) {
 		}
 		if len(pts) == 0 || len(pts) > 50 {
 			t.Fatalf("%q: %d points", body, len(pts))
+		}
+		if err := conformsTo(body, "ElevationBatchRequest"); err != nil {
+			t.Fatalf("%q accepted, but the declared schema refuses it: %v", body, err)
 		}
 		for _, p := range pts {
 			if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) {
@@ -220,3 +227,49 @@ var smallLoD2Server = sync.OnceValues(func() (*httptest.Server, error) {
 	}
 	return httptest.NewServer(srv), nil
 })
+
+// declaredSchemas are the component schemas of the OpenAPI document as a
+// client reads them (JSON-decoded).
+var declaredSchemas = sync.OnceValue(func() map[string]any {
+	b, _ := json.Marshal(components(Config{BaseURL: "http://api.test"})["schemas"])
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+})
+
+// conformsTo checks a JSON body against the named component schema.
+func conformsTo(body []byte, schema string) error {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return err
+	}
+	comps := declaredSchemas()
+	return schemacheck.Conforms(v, comps[schema], comps)
+}
+
+// FuzzCreateKeyBody: a body POST /v1/admin/api-keys accepts (201) conforms
+// to the declared ApiKeyCreateRequest; anything else is a 400 or 422
+// problem. The parser and the access layer check the body between them,
+// the schema is what clients generate code from: they must not disagree.
+func FuzzCreateKeyBody(f *testing.F) {
+	fx := newAccFixture(f, accOpts{limit: 1 << 20})
+	for _, s := range []string{`{"customer_name":"a","tier":"pro"}`, `{"customer_name":"a","tier":"gold"}`,
+		`{"customer_name":"","tier":"pro"}`, `{"customer_name":"a","tier":"business","monthly_call_quota":5,"contact_email":"a@b.c","notes":"n"}`,
+		`{"customer_name":"a","tier":"pro","monthly_call_quota":-1}`, `{"customer_name":5,"tier":"pro"}`, `{"tier":"pro"}`,
+		`{"customer_name":"a","tier":"pro","x":1}`, `{"customer_name":"a","tier":"pro"} 1`, `[]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, b := fx.send(t, "POST", "/v1/admin/api-keys", string(body),
+			map[string]string{"X-Svc-Admin-Token": testToken, "Content-Type": "application/json"})
+		switch resp.StatusCode {
+		case http.StatusCreated:
+			if err := conformsTo(body, "ApiKeyCreateRequest"); err != nil {
+				t.Fatalf("%q created a key, but the declared schema refuses it: %v", body, err)
+			}
+		case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge:
+		default:
+			t.Fatalf("%q: %d %s", body, resp.StatusCode, b)
+		}
+	})
+}

@@ -199,7 +199,8 @@ func components(cfg Config) obj {
 				"coordinates": obj{"type": "array", "description": "GeoJSON positions", "items": obj{"type": "array", "items": obj{"type": "number"}, "minItems": 2, "maxItems": 3}},
 				"bbox":        obj{"type": "array", "items": obj{"type": "number"}, "description": "GeoJSON bbox, ignored"},
 				"crs":         obj{"type": "object", "description": "2008 GeoJSON crs member; only CRS84 / EPSG:4326 are accepted"}},
-			"example": obj{"locations": [][]float64{{50.115, 8.67}, {50.116, 8.672}}}},
+			"additionalProperties": false,
+			"example":              obj{"locations": [][]float64{{50.115, 8.67}, {50.116, 8.672}}}},
 		"ElevationBatchResult": object("Batch elevation result, one entry per point in input order", nil, obj{
 			"interpolation": enum("", terrain.Interpolations...), "datum": enum("", "DHHN2016"),
 			"count": integer("points asked for"), "valid": integer("points with an elevation"),
