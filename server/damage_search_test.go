@@ -141,7 +141,13 @@ func TestDamagedSpatiaLiteStaysLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	garble(t, db, st.Size()/4)
-	if sqlite := testtool.Require(t, "sqlite3", "apt-get install sqlite3"); sqlite != "" {
+	// SQLite judges the damage where it is installed; without it the rest
+	// of the test still runs (CI must have it).
+	if sqlite, err := exec.LookPath("sqlite3"); err != nil && testtool.CI() {
+		t.Fatal("CI=true requires sqlite3 (apt-get install sqlite3)")
+	} else if err != nil {
+		t.Log("sqlite3 not found (apt-get install sqlite3): the damage is not judged by SQLite's integrity check")
+	} else {
 		for bl, wantOK := range map[string]bool{"he": true, "rp": false} {
 			out, _ := exec.Command(sqlite, filepath.Join(data, "lod2", bl, "2026-07-20", "lod2.sqlite"), "PRAGMA integrity_check").CombinedOutput()
 			if ok := strings.TrimSpace(string(out)) == "ok"; ok != wantOK {
