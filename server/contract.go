@@ -343,7 +343,8 @@ func rangeText(p *param, verb string) string {
 // follows from where the parameter is and what is wrong with it:
 //   - a path parameter names a resource: one that cannot exist (out of
 //     range) is 404, a malformed one 400;
-//   - the OGC API answers 400 to every invalid parameter (OGC 17-069r4, 7.15);
+//   - the OGC API answers 400 to every invalid parameter (OGC API -
+//     Features Part 1, /req/core/query-param-invalid);
 //   - elsewhere a value outside the declared range or enum is 422, and a
 //     malformed one is the param's malformed kind: 400 for structured
 //     strings (bbox, coords, cursor: SPEC 10 rule 2), 422 for numbers and

@@ -285,7 +285,7 @@ Decisions where the interface specification is silent:
 - Parameters are checked as this document declares them (type, minimum, maximum, enum, pattern), and the detail names
   the parameter. On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
   (lat=abc, limit=); a malformed bbox, coords or cursor is 400; /ogc answers 400 to every invalid parameter (OGC
-  API - Features 7.15). A path parameter that cannot name a resource (a tile level beyond the pyramid, a tileset id
+  API - Features Part 1, /req/core/query-param-invalid). A path parameter that cannot name a resource (a tile level beyond the pyramid, a tileset id
   that is no UUID) is 404, a malformed one 400. Refused everywhere with 400: a parameter given twice, invalid
   percent-encoding, ';' in a name, and on /v1, /ogc and /opentopodata a parameter the operation does not declare.
   Numbers are decimal: no hex floats (0x1p3), digit separators (1_0), signs on integers (+5), inf or NaN.
