@@ -25,10 +25,9 @@ import (
 // defaulted. A name the route does not declare panics: that is a mistake in
 // the handler, found by the contract test, not by a client.
 type input struct {
-	params []param
-	vals   []value
+	rt   *route
+	vals []value // by index of rt.params
 	// what merge needs to read the parameters again
-	rt    *route
 	c     *compiled
 	query map[string]string
 	r     *http.Request
@@ -46,8 +45,8 @@ type value struct {
 }
 
 func (in *input) at(name string) *value {
-	for i := range in.params {
-		if in.params[i].name == name {
+	for i := range in.rt.params {
+		if in.rt.params[i].name == name {
 			return &in.vals[i]
 		}
 	}
@@ -150,12 +149,6 @@ func readInput(rt *route, c *compiled, r *http.Request) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	// url.Values, which a handler building links may still use, drops a
-	// pair holding ';' (Go's rule against the old separator); escaped, the
-	// value stays intact.
-	if strings.Contains(r.URL.RawQuery, ";") {
-		r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, ";", "%3B")
-	}
 	if apiPath(rt.path) && !strings.Contains(rt.path, "...}") {
 		if err := unknownParams(rt, q); err != nil {
 			return nil, err
@@ -198,7 +191,7 @@ func (in *input) values() url.Values {
 }
 
 func readValues(rt *route, c *compiled, q map[string]string, r *http.Request) (*input, error) {
-	in := &input{params: rt.params, vals: make([]value, len(rt.params)), rt: rt, c: c, query: q, r: r}
+	in := &input{rt: rt, vals: make([]value, len(rt.params)), c: c, query: q, r: r}
 	for i := range rt.params {
 		p := &rt.params[i]
 		var raw string

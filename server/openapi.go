@@ -285,10 +285,16 @@ Decisions where the interface specification is silent:
 - Parameters are checked as this document declares them (type, minimum, maximum, enum, pattern), and the detail names
   the parameter. On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
   (lat=abc, limit=); a malformed bbox, coords or cursor is 400; /ogc answers 400 to every invalid parameter (OGC
-  API - Features Part 1, /req/core/query-param-invalid). A path parameter that cannot name a resource (a tile level beyond the pyramid, a tileset id
-  that is no UUID) is 404, a malformed one 400. Refused everywhere with 400: a parameter given twice, invalid
-  percent-encoding, ';' in a name, and on /v1, /ogc and /opentopodata a parameter the operation does not declare.
-  Numbers are decimal: no hex floats (0x1p3), digit separators (1_0), signs on integers (+5), inf or NaN.
+  API - Features Part 1, /req/core/query-param-invalid). A path parameter that cannot name a resource (a tile level
+  beyond the pyramid, a tileset id that is no UUID) is 404, a malformed one 400. Refused everywhere with 400: a
+  parameter given twice, invalid percent-encoding, ';' in a name, and on /v1, /ogc and /opentopodata a parameter the
+  operation does not declare. Numbers are decimal: no hex floats (0x1p3), digit separators (1_0), signs on integers
+  (+5), inf or NaN. An empty value (cursor=) is the same as no value for a string without a pattern; for numbers,
+  booleans and patterned strings it is checked like any value and refused.
+- JSON request bodies: member names are matched exactly (case-sensitive); data after the JSON value is 400; an
+  unknown member is 400 on the batch and opentopodata bodies, 422 on the API key create body, and ignored on the
+  trial key mint (SPEC 4.7).
+- Each error response of this document lists the problem types it can carry in x-problem-types.
 - Requests net/http cannot parse (a malformed request line or header, headers over 1 MB, an unknown transfer
   encoding) answer 400, 431 or 501 as problems with an empty instance; the tile host's 416 and 412 are problems too.
 - Unexpected errors answer 500 with the problem type internal-error and a detail that reveals nothing
@@ -302,15 +308,15 @@ Decisions where the interface specification is silent:
 - POST /v1/admin/datasets rescans the data directory (like SIGHUP) and returns what is published and what was
   skipped, with reasons.
 - Admin endpoints need the server's admin token (X-Svc-Admin-Token or Authorization: Bearer); 401 without it,
-  403 when the server has none configured.
+  403 when the server has none configured; the token is checked before any parameter.
 - A BL pack appears only once its import finished; a newer snapshot replaces the older atomically.
 - Keyless limit: counted per client IP (IPv6 per /64) and UTC day before routing, so 404, 405 and 422 count; every /v1
   response to a request without X-API-Key carries X-Keyless-Remaining (exempt routes show it without counting). The
   client IP is the socket peer, or the rightmost X-Forwarded-For entry when the peer is a trusted proxy. Admin routes
   (admin token) and everything under /v1/keys/ are not counted.
 - API keys: svc_ followed by 32 characters of [A-Za-z0-9_-]; key_prefix is the first 12 characters. A malformed,
-  unknown, expired or revoked X-API-Key answers 401 (problem type unauthorized, WWW-Authenticate) on every /v1 route
-  outside /v1/keys/ and /v1/admin/; keys are looked up by SHA-256 hash. Tiers: trial, pro, business, internal.
+  unknown, expired or revoked X-API-Key answers 401 (problem type unauthorized, WWW-Authenticate) on every /v1,
+  /ogc and /opentopodata route outside /v1/keys/ and /v1/admin/; keys are looked up by SHA-256 hash. Tiers: trial, pro, business, internal.
   Keyed responses on counted routes carry X-Svc-Quota-Used (calls this UTC month) and X-Svc-Quota-Limit (absent when
   unlimited; 35000 for trial keys), and X-Svc-Quota-Exceeded naming soft limits now exceeded (minute, day, month).
 - Trial keys: the mint 429 has type trial-mint-limit; an unknown key on GET /v1/keys/trial/{key} answers 404; key

@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -113,15 +115,20 @@ func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *
 func openTopoDataBody(r *http.Request) (map[string]string, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "application/x-www-form-urlencoded" {
-		r.Body = http.MaxBytesReader(nil, r.Body, maxBatchBody)
-		if err := r.ParseForm(); err != nil {
-			if strings.Contains(err.Error(), "too large") {
-				return nil, report(errTooLarge, "The request body exceeds %d bytes.", maxBatchBody)
-			}
+		// The body alone: r.ParseForm would read the URL's query too.
+		raw, err := io.ReadAll(io.LimitReader(r.Body, maxBatchBody+1))
+		if err != nil {
+			return nil, report(errMalformed, "The request body could not be read.")
+		}
+		if len(raw) > maxBatchBody {
+			return nil, report(errTooLarge, "The request body exceeds %d bytes.", maxBatchBody)
+		}
+		form, err := url.ParseQuery(string(raw))
+		if err != nil {
 			return nil, report(errMalformed, "The form body is malformed.")
 		}
 		out := map[string]string{}
-		for k, v := range r.PostForm {
+		for k, v := range form {
 			if len(v) > 1 {
 				return nil, report(errMalformed, "Field %s is given more than once; give it once.", clip(k))
 			}

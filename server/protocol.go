@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"regexp"
@@ -43,7 +44,13 @@ type problemConn struct {
 	s *Server
 }
 
+// Write passes every write through but net/http's own error replies. It
+// runs for every response: bodies and success headers leave after a byte
+// comparison, the pattern is tried only on a 4xx or 5xx status line.
 func (c problemConn) Write(p []byte) (int, error) {
+	if !bytes.HasPrefix(p, []byte("HTTP/1.1 4")) && !bytes.HasPrefix(p, []byte("HTTP/1.1 5")) {
+		return c.Conn.Write(p)
+	}
 	m := goErrorReply.FindSubmatch(p)
 	if m == nil {
 		return c.Conn.Write(p)
@@ -53,6 +60,26 @@ func (c problemConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// ReadFrom keeps net/http's sendfile path for file bodies (the tile
+// host, COG ranges): it looks for io.ReaderFrom on the connection, which an
+// embedded net.Conn does not pass on.
+func (c problemConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// CloseWrite keeps net/http's half-close before it closes a connection
+// (after the 431 reply among others), so the client reads the reply
+// instead of a reset.
+func (c problemConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // protocolProblem renders the whole reply to a request net/http refused.

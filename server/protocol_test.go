@@ -103,3 +103,32 @@ func TestTileHostErrorsAreProblems(t *testing.T) {
 		t.Errorf("range: %d %q", resp.StatusCode, body)
 	}
 }
+
+// TestProblemConnKeepsFastPaths: the wrapped connection still offers what
+// net/http looks for on a *net.TCPConn: io.ReaderFrom (sendfile for file
+// bodies) and CloseWrite (half-close before closing).
+func TestProblemConnKeepsFastPaths(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	wrapped := (&Server{}).Listener(ln)
+	go func() {
+		if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+			defer c.Close()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	c, err := wrapped.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(io.ReaderFrom); !ok {
+		t.Error("the wrapped connection hides io.ReaderFrom: file bodies lose sendfile")
+	}
+	if _, ok := c.(interface{ CloseWrite() error }); !ok {
+		t.Error("the wrapped connection hides CloseWrite")
+	}
+}

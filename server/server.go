@@ -13,12 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/tilecache"
-
-	"github.com/svc-geodata/svc/access"
-	"github.com/svc-geodata/svc/catalog"
 )
 
 // Config holds the server's settings; cmd fills it from flags and
