@@ -229,9 +229,9 @@ func (b *Builder) document(compress, lazy bool) (*doc, error) {
 		}
 		return d, nil
 	}
-	for len(d.bin)%4 != 0 {
-		d.bin = append(d.bin, 0)
-	}
+	// byteLength is the data's length, as the stream declares it; the
+	// encoder pads the BIN chunk (glTF 2.0 allows the chunk up to 3 bytes
+	// longer). Padding the data here made GLB and WriteGLB differ.
 	if len(d.bin) > 0 {
 		d.Buffers = []*gltf.Buffer{{ByteLength: len(d.bin), Data: d.bin}}
 	}
