@@ -34,7 +34,7 @@ func Load(path string) (*Model, error) {
 // ETRS89 realisations); 0 (no code) is accepted when the extent is in degrees.
 func geographic(epsg int) bool {
 	switch epsg {
-	case 0, 4326, 4979, 4258, 4937, 7931, 4989, 4936, 9059, 9000:
+	case 0, 4326, 4979, 4258, 4937, 7931, 4989, 4936, 9059, 9000, 10283, 10284:
 		return true
 	}
 	return false
