@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,7 +52,7 @@ func cctGCG2016(t *testing.T, pts [][2]float64) []float64 {
 	t.Helper()
 	cct := testtool.Require(t, "cct", "apt-get install proj-bin")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "de_bkg_gcg2016.tif"), gcg2016TIF, 0o644); err != nil {
+	if _, err := WriteGCG2016(dir); err != nil {
 		t.Fatal(err)
 	}
 	var in bytes.Buffer

@@ -22,6 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -180,11 +182,28 @@ const (
 	NameEGM96   = "egm96"
 )
 
+// IDs of the embedded models, as recorded in tilesets, manifests and
+// listings (height_model).
+const (
+	IDGCG2016 = "GCG2016 (de_bkg_gcg2016.tif, BKG; EGM96 beyond it)"
+	IDEGM96   = "EGM96 (egm96_15.gtx, PROJ; Germany subset)"
+)
+
 // GCG2016Credit is the attribution BKG's licence (CC BY 4.0) asks for.
 const GCG2016Credit = "© BKG (GCG2016), CC BY 4.0"
 
+// Credit returns the attribution owed for content lifted with the model
+// whose ID is id (as recorded in a pack's height_model): GCG2016Credit for
+// the embedded GCG2016, "" otherwise.
+func Credit(id string) string {
+	if id == IDGCG2016 {
+		return GCG2016Credit
+	}
+	return ""
+}
+
 var egm96Model = sync.OnceValue(func() *Model {
-	m, err := parseGTX(egm96DE, "EGM96 (egm96_15.gtx, PROJ; Germany subset)")
+	m, err := parseGTX(egm96DE, IDEGM96)
 	if err != nil {
 		panic("geoid: embedded EGM96 subset: " + err.Error()) // a build defect, caught by the tests
 	}
@@ -192,7 +211,7 @@ var egm96Model = sync.OnceValue(func() *Model {
 })
 
 var gcg2016Model = sync.OnceValue(func() *Model {
-	m, err := parseTIFF(gcg2016TIF, "GCG2016 (de_bkg_gcg2016.tif, BKG; EGM96 beyond it)")
+	m, err := parseTIFF(gcg2016TIF, IDGCG2016)
 	if err != nil {
 		panic("geoid: embedded GCG2016: " + err.Error()) // a build defect, caught by the tests
 	}
@@ -254,4 +273,16 @@ func (m *Model) Extent() (w, s, e, n float64) {
 		e = m.lon0 + 360
 	}
 	return m.lon0, m.lat0, e, m.lat0 + m.dlat*float64(m.rows-1)
+}
+
+// WriteGCG2016 writes the embedded GCG2016 grid, the unchanged file PROJ
+// distributes, as de_bkg_gcg2016.tif into dir and returns its path: with
+// PROJ_DATA=dir, PROJ (cct +proj=vgridshift +grids=de_bkg_gcg2016.tif)
+// computes from the very grid svc uses, without network access.
+func WriteGCG2016(dir string) (string, error) {
+	path := filepath.Join(dir, "de_bkg_gcg2016.tif")
+	if err := os.WriteFile(path, gcg2016TIF, 0o644); err != nil {
+		return "", fmt.Errorf("geoid: %w", err)
+	}
+	return path, nil
 }
