@@ -209,3 +209,86 @@ func BenchmarkUndulation(b *testing.B) {
 		})
 	}
 }
+
+// TestEGM96AgainstGCG2016 measures what the switch of default changed:
+// EGM96 - GCG2016 over Germany's bounding box (5.87-15.04° E,
+// 47.27-55.06° N), at every GCG2016 node there with data and on a 0.1°
+// lattice where GCG2016 has a value, and at Frankfurt and Berlin (figures
+// in docs/height-model.md). It fails if the two models stop being the
+// ones measured there.
+func TestEGM96AgainstGCG2016(t *testing.T) {
+	g, e := Default(), EGM96()
+	diff := func(lon, lat float64) float64 {
+		a, _ := e.Undulation(lon, lat)
+		b, _ := g.undulation(lon, lat)
+		return a - b
+	}
+	stats := func(name string, pts [][2]float64) (mean, sd, lo, hi float64) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		var s, s2 float64
+		var wlo, whi [2]float64
+		for _, p := range pts {
+			d := diff(p[0], p[1])
+			s, s2 = s+d, s2+d*d
+			if d < lo {
+				lo, wlo = d, p
+			}
+			if d > hi {
+				hi, whi = d, p
+			}
+		}
+		n := float64(len(pts))
+		mean, sd = s/n, math.Sqrt(s2/n-(s/n)*(s/n))
+		t.Logf("%s: %d points, EGM96 - GCG2016 mean %+.3f m, sd %.3f m, range %+.3f m (%.2f E, %.2f N) .. %+.3f m (%.2f E, %.2f N)",
+			name, len(pts), mean, sd, lo, wlo[0], wlo[1], hi, whi[0], whi[1])
+		return
+	}
+	const w, s, east, n = 5.87, 47.27, 15.04, 55.06
+	var nodes, lattice [][2]float64
+	for r := range g.rows {
+		for c := range g.cols {
+			lon, lat := g.lon0+float64(c)*g.dlon, g.lat0+float64(r)*g.dlat
+			if lon >= w && lon <= east && lat >= s && lat <= n && !math.IsNaN(float64(g.v[r*g.cols+c])) {
+				nodes = append(nodes, [2]float64{lon, lat})
+			}
+		}
+	}
+	for lat := s; lat <= n+1e-9; lat += 0.1 {
+		for lon := w; lon <= east+1e-9; lon += 0.1 {
+			if g.Covers(lon, lat) {
+				lattice = append(lattice, [2]float64{lon, lat})
+			}
+		}
+	}
+	// The seam of the default: the outermost GCG2016 nodes with data (a
+	// neighbour without), where the default passes to EGM96.
+	var seam [][2]float64
+	for r := 1; r < g.rows-1; r++ {
+		for c := 1; c < g.cols-1; c++ {
+			nan := func(c, r int) bool { return math.IsNaN(float64(g.v[r*g.cols+c])) }
+			lon, lat := g.lon0+float64(c)*g.dlon, g.lat0+float64(r)*g.dlat
+			_, egm := e.Undulation(lon, lat) // the EGM96 subset starts at 4° E, GCG2016 at 3.26° E
+			if egm && !nan(c, r) && (nan(c-1, r) || nan(c+1, r) || nan(c, r-1) || nan(c, r+1)) {
+				seam = append(seam, [2]float64{lon, lat})
+			}
+		}
+	}
+	stats("seam (outermost GCG2016 nodes)", seam)
+	mean, sd, lo, hi := stats("GCG2016 nodes", nodes)
+	stats("0.1° lattice", lattice)
+	fra, ber := diff(8.6821, 50.1109), diff(13.4050, 52.5200)
+	t.Logf("Frankfurt (8.6821 E, 50.1109 N) %+.3f m, Berlin (13.4050 E, 52.5200 N) %+.3f m", fra, ber)
+	if math.Abs(mean) > 0.2 || sd < 0.1 || sd > 0.4 || lo > -1.2 || hi < 0.4 || fra < 0.2 || fra > 0.4 || ber < 0.15 || ber > 0.35 {
+		t.Errorf("EGM96 - GCG2016 no longer as documented: mean %.3f, sd %.3f, %.3f..%.3f, Frankfurt %.3f, Berlin %.3f", mean, sd, lo, hi, fra, ber)
+	}
+}
+
+// BenchmarkParseGCG2016: what the first use of the default model costs
+// (inflating and un-predicting the embedded GeoTIFF).
+func BenchmarkParseGCG2016(b *testing.B) {
+	for range b.N {
+		if _, err := parseTIFF(gcg2016TIF, IDGCG2016); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -101,22 +101,25 @@ func (m *Model) undulation(lon, lat float64) (n float64, ok bool) {
 	txy := tx * ty
 	// PROJ's weights and order of summation (read_vgrid_value in
 	// src/grids.cpp), so that the sums agree to the last bits.
-	v := [4]float32{m.v[r*m.cols+c], m.v[r*m.cols+c1], m.v[(r+1)*m.cols+c], m.v[(r+1)*m.cols+c1]}
-	w := [4]float64{1 - tx - ty + txy, tx - txy, ty - txy, txy}
+	i0, i1 := r*m.cols, (r+1)*m.cols
+	a, b, cc, d := float64(m.v[i0+c]), float64(m.v[i0+c1]), float64(m.v[i1+c]), float64(m.v[i1+c1])
+	wa, wb, wc, wd := 1-tx-ty+txy, tx-txy, ty-txy, txy
+	n = a*wa + b*wb + cc*wc + d*wd
+	if n == n { // all four nodes have data (NaN marks none)
+		return n, true
+	}
+	// Some nodes without data: PROJ leaves them out and renormalises the
+	// weights of the others.
+	n = 0
 	var total float64
-	valid := 0
-	for i, x := range v {
-		if x == x { // not NaN
-			n += float64(x) * w[i]
-			total += w[i]
-			valid++
+	for _, x := range [4][2]float64{{a, wa}, {b, wb}, {cc, wc}, {d, wd}} {
+		if x[0] == x[0] {
+			n += x[0] * x[1]
+			total += x[1]
 		}
 	}
-	switch valid {
-	case 0:
+	if total == 0 { // no node with data, or a point on a node without (PROJ: NaN)
 		return 0, false
-	case 4:
-		return n, true
 	}
 	return n / total, true
 }

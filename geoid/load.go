@@ -65,11 +65,15 @@ func parseTIFF(b []byte, id string) (*Model, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, id, err)
 	}
-	// The grid's rows run from the north; a Model's from the south. Nodes
-	// sit at pixel centres (the reader already shifted PixelIsPoint files).
-	v := make([]float32, len(g.Data))
-	for r := range g.Height {
-		copy(v[(g.Height-1-r)*g.Width:], g.Data[r*g.Width:(r+1)*g.Width])
+	// The grid's rows run from the north; a Model's from the south (turned
+	// in place: g.Data is the reader's fresh copy). Nodes sit at pixel
+	// centres (the reader already shifted PixelIsPoint files).
+	v := g.Data
+	for r := range g.Height / 2 {
+		top, bottom := v[r*g.Width:(r+1)*g.Width], v[(g.Height-1-r)*g.Width:(g.Height-r)*g.Width]
+		for i := range top {
+			top[i], bottom[i] = bottom[i], top[i]
+		}
 	}
 	if g.Nodata != nil {
 		nd := float32(*g.Nodata)
