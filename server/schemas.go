@@ -10,7 +10,7 @@ const heightModelDoc = "Height model of the 3D content (beyond the spec): vertic
 	"H the DHHN2016 normal height of the source and N the undulation of this geoid/quasigeoid grid, so the content sits right on " +
 	"CesiumJS and other globes. Default `GCG2016 (de_bkg_gcg2016.tif, BKG; EGM96 beyond it)`: the official German quasigeoid of BKG " +
 	"(embedded; © BKG, CC BY 4.0, credited in /v1/attribution and in the tiles), with EGM96 only beyond Germany's border margin; " +
-	"`EGM96 (egm96_15.gtx, PROJ; Germany subset)` when built with `--geoid egm96` (decimetres up to 1.7 m from GCG2016, see docs/height-model.md). The same value is in " +
+	"`EGM96 (egm96_15.gtx, PROJ; Germany subset)` when built with `--geoid egm96` (0.06 m higher on average, up to 1.8 m off GCG2016, see docs/height-model.md). The same value is in " +
 	"each tileset.json under `asset.extras.height_model`. null: built before height models, heights are DHHN2016 written as ellipsoidal " +
 	"(35-50 m too low on a globe): rebuild with `svc build`."
 
