@@ -6,8 +6,8 @@
 // Two models are embedded. The default is the German Combined Quasigeoid
 // GCG2016 of BKG, the quasigeoid DHHN2016 is defined with (© BKG, CC BY
 // 4.0), as PROJ distributes it (de_bkg_gcg2016.tif of OSGeo/PROJ-data,
-// embedded byte for byte: 950 x 1052 nodes of 45" x 30" over Germany and a
-// margin of a few kilometres beyond its borders). Where GCG2016 has no
+// embedded byte for byte: 950 x 1052 nodes of 45" x 30" with data over
+// Germany and a margin of 5-16 km beyond its borders). Where GCG2016 has no
 // value (beyond that margin) the default answers with the second model,
 // the Germany subset (4-17° E, 46-57° N) of the EGM96 15' grid that PROJ
 // distributes as egm96_15.gtx (public domain; Debian package proj-data),
