@@ -292,3 +292,26 @@ func BenchmarkParseGCG2016(b *testing.B) {
 		}
 	}
 }
+
+// TestLoadPROJDataGCG2016: PROJ-data's file given as --geoid loads (its
+// GeoKeys name EPSG:10284, ETRS89/DREF91/2016, which was refused as not
+// geographic) and stands alone: the same N as the default inside, nothing
+// beyond its data.
+func TestLoadPROJDataGCG2016(t *testing.T) {
+	path, err := WriteGCG2016(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	a, ok1 := m.Undulation(8.6821, 50.1109)
+	b, ok2 := Default().Undulation(8.6821, 50.1109)
+	if !ok1 || !ok2 || a != b || m.ID() != "de_bkg_gcg2016.tif" || m.Attribution() != "" {
+		t.Errorf("Frankfurt: file %.4f (%v), default %.4f (%v); ID %q", a, ok1, b, ok2, m.ID())
+	}
+	if _, ok := m.Undulation(4.35, 50.85); ok {
+		t.Error("the file alone answered at Brussels")
+	}
+}

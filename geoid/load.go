@@ -31,7 +31,8 @@ func Load(path string) (*Model, error) {
 }
 
 // geographic EPSG codes a geoid GeoTIFF may name (2D and 3D WGS84 and
-// ETRS89 realisations); 0 (no code) is accepted when the extent is in degrees.
+// ETRS89 realisations, 10283/10284 ETRS89/DREF91/2016 as in PROJ-data's
+// GCG2016); 0 (no code) is accepted when the extent is in degrees.
 func geographic(epsg int) bool {
 	switch epsg {
 	case 0, 4326, 4979, 4258, 4937, 7931, 4989, 4936, 9059, 9000, 10283, 10284:
