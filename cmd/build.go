@@ -36,7 +36,7 @@ func newBuildTileset() *cobra.Command {
 building_id as metadata, ECEF root transform) of the newest published LoD2 snapshot of the BL into
 <data>/buildings/<bl>/<snapshot>/, with a new tileset id. Vertices are placed at GRS80 ellipsoidal heights:
 the source's DHHN2016 height plus the undulation of the height model (--geoid; default the embedded
-EGM96 grid), so the buildings sit right on any 3D globe.`,
+German quasigeoid GCG2016 of BKG), so the buildings sit right on any 3D globe.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.BL == "" {
@@ -105,7 +105,7 @@ lattice at least as fine as its pixels, triangulates it as a right-triangulated 
 vertical error against the samples is at most --tolerance metres, and writes one b3dm tile with a
 Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json into
 <data>/terrain-mesh/<bl>/<snapshot>/ (published as /v1/terrain-mesh/datasets). Heights are ellipsoidal
-(DHHN2016 plus the undulation of --geoid, default the embedded EGM96 grid).`,
+(DHHN2016 plus the undulation of --geoid, default the embedded German quasigeoid GCG2016).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.BL == "" {
@@ -140,15 +140,19 @@ Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json int
 
 // geoidFlag adds --geoid (env SVC_GEOID) to a build or import command.
 func geoidFlag(f *pflag.FlagSet, path *string) {
-	f.StringVar(path, "geoid", "", "geoid or quasigeoid grid for the ellipsoidal heights of 3D content: a PROJ .gtx file or a "+
-		"GeoTIFF in degrees, e.g. the German quasigeoid de_bkg_gcg2016.tif (default: the embedded EGM96 grid)")
+	f.StringVar(path, "geoid", "", "height model for the ellipsoidal heights of 3D content: gcg2016 (the default: BKG's German "+
+		"quasigeoid, embedded; EGM96 beyond Germany), egm96 (the embedded EGM96 grid), or a file: a PROJ .gtx or a GeoTIFF grid in degrees")
 }
 
-// loadGeoid reads the --geoid grid; "" is the embedded default (nil). A
+// loadGeoid reads the --geoid model: "" is the embedded default (nil), the
+// names gcg2016 and egm96 the embedded models, anything else a grid file. A
 // grid that cannot be read is an error, never a silent fall-back.
 func loadGeoid(path string) (*geoid.Model, error) {
 	if path == "" {
 		return nil, nil
+	}
+	if m, ok := geoid.ByName(path); ok {
+		return m, nil
 	}
 	m, err := geoid.Load(path)
 	if err != nil {

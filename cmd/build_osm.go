@@ -26,7 +26,7 @@ after the next rescan (SIGHUP or POST /v1/admin/datasets):
   sea        flat sea at 0 m DHHN2016 from the coastline (coastal BL whose extract has one)
 Areas and ribbons are cut on a --step grid and draped on the terrain mesh of the BL's DGM (import the
 DGM first): every vertex lies 0.2 m (transport 0.35 m) above it. Heights are ellipsoidal (DHHN2016 plus
-the undulation of --geoid, default the embedded EGM96 grid), like the terrain mesh. Every GLB carries
+the undulation of --geoid, default the embedded German quasigeoid GCG2016), like the terrain mesh. Every GLB carries
 the class, OSM id and name of its features (EXT_mesh_features, EXT_structural_metadata) and
 "© OpenStreetMap contributors" (ODbL 1.0) as its copyright.`,
 		Args: cobra.NoArgs,

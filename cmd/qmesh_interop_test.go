@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/qmesh"
 )
@@ -23,8 +24,10 @@ import (
 // quantized-mesh tiles over the Hesse DGM (and the ring around it) with an
 // independent decoder (npm @here/quantized-mesh-decoder): every tile decodes
 // with normals; each vertex height is GDAL's DGM value there
-// (gdallocationinfo on a VRT of the COGs) plus PROJ's EGM96 undulation (cct
-// vgridshift), or the undulation alone where the DGM has no value, within
+// (gdallocationinfo on a VRT of the COGs) plus PROJ's undulation of the
+// German quasigeoid GCG2016 (cct vgridshift on PROJ-data's
+// de_bkg_gcg2016.tif, network off), or the
+// undulation alone where the DGM has no value, within
 // the tile's RTIN tolerance; and neighbouring tiles have the same vertices
 // on their common edges.
 func TestQuantizedMeshDecodes(t *testing.T) {
@@ -32,13 +35,18 @@ func TestQuantizedMeshDecodes(t *testing.T) {
 	gli := testtool.Require(t, "gdallocationinfo", "apt-get install gdal-bin")
 	vrt := testtool.Require(t, "gdalbuildvrt", "apt-get install gdal-bin")
 	cct := testtool.Require(t, "cct", "apt-get install proj-bin")
-	grid := testtool.File(t, "/usr/share/proj/egm96_15.gtx", "apt-get install proj-data")
+	grid, err := geoid.WriteGCG2016(t.TempDir()) // by path: PROJ_DATA keeps proj.db for the other PROJ tools
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PROJ_NETWORK", "OFF")
 	data := demoData(t)
 	base := serveInBackground(t, data)
 
 	var layer map[string]any
 	getJSON(t, base+"/v1/terrain/quantized-mesh/layer.json", &layer)
-	if layer["format"] != "quantized-mesh-1.0" || layer["scheme"] != "tms" || !strings.Contains(fmt.Sprint(layer["attribution"]), "HVBG") {
+	if layer["format"] != "quantized-mesh-1.0" || layer["scheme"] != "tms" || !strings.Contains(fmt.Sprint(layer["attribution"]), "HVBG") ||
+		!strings.Contains(fmt.Sprint(layer["attribution"]), geoid.GCG2016Credit) {
 		t.Fatalf("layer.json %v", layer)
 	}
 

@@ -137,6 +137,10 @@ func runServe(ctx context.Context, o serveOptions) error {
 			log.Warn("sweep", "err", err)
 		}
 	}
+	hm, err := loadGeoid(o.geoid)
+	if err != nil {
+		return err
+	}
 	cat := catalog.New(catalog.Options{Dir: o.data, Openers: openersWith(raster.NewCache(int64(o.rasterCacheMB) << 20))})
 	defer cat.Close()
 	reload := func() (*catalog.View, error) {
@@ -145,6 +149,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 			return nil, err
 		}
 		logView(log, v)
+		warnHeightModels(log, v, hm)
 		return v, nil
 	}
 	if _, err := reload(); err != nil {
@@ -155,10 +160,6 @@ func runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
-	hm, err := loadGeoid(o.geoid)
-	if err != nil {
-		return err
-	}
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
 		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
 		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL},

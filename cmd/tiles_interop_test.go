@@ -192,7 +192,7 @@ func TestBuildingsOnTerrain(t *testing.T) {
 		} `json:"tilesets"`
 	}
 	getJSON(t, base+"/v1/tilesets?bbox=5.5,47.2,15.5,55.1", &sets)
-	model := geoid.Default().ID()
+	model := geoid.IDGCG2016 // svc demo builds on BKG's quasigeoid unless told otherwise
 	tol := map[string]float64{}
 	for _, d := range meshes.Datasets {
 		tol[d.BL] = d.Tolerance

@@ -25,9 +25,9 @@ var points = [][2]float64{
 	{10.0, 51.0}, {10.125, 51.125}, {12.3, 49.01}, {4.1, 46.1}, {16.9, 56.9},
 }
 
-// TestDefaultAgainstPROJ: the embedded subset gives what PROJ computes from
+// TestEGM96AgainstPROJ: the embedded subset gives what PROJ computes from
 // the full egm96_15.gtx (cct with +proj=vgridshift, bilinear) to 1 mm.
-func TestDefaultAgainstPROJ(t *testing.T) {
+func TestEGM96AgainstPROJ(t *testing.T) {
 	cct := testtool.Require(t, "cct", "apt-get install proj-bin")
 	testtool.File(t, egm96, "apt-get install proj-data")
 	var in bytes.Buffer
@@ -44,7 +44,7 @@ func TestDefaultAgainstPROJ(t *testing.T) {
 	if len(lines) != len(points) {
 		t.Fatalf("cct gave %d lines for %d points:\n%s", len(lines), len(points), out)
 	}
-	m := Default()
+	m := EGM96()
 	for i, p := range points {
 		f := strings.Fields(lines[i])
 		want, err := strconv.ParseFloat(f[2], 64)
@@ -63,7 +63,7 @@ func TestDefaultAgainstPROJ(t *testing.T) {
 func TestAgainstGDALNodes(t *testing.T) {
 	gli := testtool.Require(t, "gdallocationinfo", "apt-get install gdal-bin")
 	testtool.File(t, egm96, "apt-get install proj-data")
-	m := Default()
+	m := EGM96()
 	for _, p := range [][2]float64{{8.0, 50.0}, {13.25, 52.5}, {10.5, 47.75}, {6.0, 54.0}} {
 		out, err := exec.Command(gli, "-valonly", "-geoloc", egm96, fmt.Sprint(p[0]), fmt.Sprint(p[1])).Output()
 		if err != nil {
@@ -76,18 +76,19 @@ func TestAgainstGDALNodes(t *testing.T) {
 	}
 }
 
-func TestDefaultCoversEveryBL(t *testing.T) {
-	m := Default()
-	if err := m.Validate(4.87, 46.27, 16.04, 56.06); err != nil { // Germany plus one degree
-		t.Fatal(err)
-	}
-	for _, p := range [][2]float64{{3.9, 50}, {17.1, 50}, {10, 45.9}, {10, 57.1}} {
-		if _, ok := m.Undulation(p[0], p[1]); ok {
-			t.Errorf("%v is outside the subset but answered", p)
+func TestEGM96CoversEveryBL(t *testing.T) {
+	for _, m := range []*Model{EGM96(), Default()} {
+		if err := m.Validate(4.87, 46.27, 16.04, 56.06); err != nil { // Germany plus one degree
+			t.Fatal(err)
+		}
+		for _, p := range [][2]float64{{3.9, 50}, {17.1, 50}, {10, 45.9}, {10, 57.1}} {
+			if _, ok := m.Undulation(p[0], p[1]); ok {
+				t.Errorf("%s: %v is outside the subset but answered", m.ID(), p)
+			}
 		}
 	}
-	if !strings.Contains(m.ID(), "EGM96") {
-		t.Errorf("ID %q", m.ID())
+	if id := EGM96().ID(); !strings.HasPrefix(id, "EGM96") {
+		t.Errorf("ID %q", id)
 	}
 }
 
@@ -106,7 +107,7 @@ func TestLoadFormats(t *testing.T) {
 			t.Fatalf("gdal_translate: %v\n%s", err, out)
 		}
 	}
-	ref := Default()
+	ref := EGM96()
 	for _, path := range []string{gtx, tif, point} {
 		m, err := Load(path)
 		if err != nil {
@@ -133,7 +134,7 @@ func TestBadGrids(t *testing.T) {
 		os.WriteFile(p, b, 0o644)
 		return p
 	}
-	m := Default()
+	m := EGM96()
 	scaled := func(f float32) []byte {
 		v := make([]float32, len(m.v))
 		for i, x := range m.v {

@@ -31,10 +31,11 @@ func Load(path string) (*Model, error) {
 }
 
 // geographic EPSG codes a geoid GeoTIFF may name (2D and 3D WGS84 and
-// ETRS89 realisations); 0 (no code) is accepted when the extent is in degrees.
+// ETRS89 realisations, 10283/10284 ETRS89/DREF91/2016 as in PROJ-data's
+// GCG2016); 0 (no code) is accepted when the extent is in degrees.
 func geographic(epsg int) bool {
 	switch epsg {
-	case 0, 4326, 4979, 4258, 4937, 7931, 4989, 4936, 9059, 9000:
+	case 0, 4326, 4979, 4258, 4937, 7931, 4989, 4936, 9059, 9000, 10283, 10284:
 		return true
 	}
 	return false
@@ -65,11 +66,15 @@ func parseTIFF(b []byte, id string) (*Model, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, id, err)
 	}
-	// The grid's rows run from the north; a Model's from the south. Nodes
-	// sit at pixel centres (the reader already shifted PixelIsPoint files).
-	v := make([]float32, len(g.Data))
-	for r := range g.Height {
-		copy(v[(g.Height-1-r)*g.Width:], g.Data[r*g.Width:(r+1)*g.Width])
+	// The grid's rows run from the north; a Model's from the south (turned
+	// in place: g.Data is the reader's fresh copy). Nodes sit at pixel
+	// centres (the reader already shifted PixelIsPoint files).
+	v := g.Data
+	for r := range g.Height / 2 {
+		top, bottom := v[r*g.Width:(r+1)*g.Width], v[(g.Height-1-r)*g.Width:(g.Height-r)*g.Width]
+		for i := range top {
+			top[i], bottom[i] = bottom[i], top[i]
+		}
 	}
 	if g.Nodata != nil {
 		nd := float32(*g.Nodata)

@@ -26,7 +26,7 @@ type VegetationOptions struct {
 	// records whether a mask was applied.
 	BridgeMask string
 	// HeightModel lifts the 3D themes to ellipsoidal heights (default: the
-	// embedded EGM96 subset).
+	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
 	// ToleranceM is the plantcover RTIN tolerance (default 0.5 m).
 	ToleranceM float64

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
 )
 
@@ -316,6 +317,7 @@ type attributionEntry struct {
 
 func (s *Server) attribution(v *catalog.View) any {
 	out := []attributionEntry{}
+	models := map[string]bool{} // IDs of the height models of the published 3D content
 	for _, prod := range pack.Products() {
 		if prod == pack.OSM {
 			continue // the import's features: served only as osm-cover, which has its own entry
@@ -326,10 +328,31 @@ func (s *Server) attribution(v *catalog.View) any {
 			out = append(out, attributionEntry{BundeslandCode: m.BL, Product: string(prod), Snapshot: m.Snapshot,
 				Source: sourceName(m), License: l.Label, LicenseID: m.LicenseID, URL: l.URL,
 				Attribution: attributionText(m), MustDisplay: l.Attribution})
+			if m.HeightModel != "" {
+				models[m.HeightModel] = true
+			}
+			if prod == pack.Terrain { // the quantized-mesh terrain, lifted with the server's model
+				models[s.qmesh.HeightModel()] = true
+			}
 		}
+	}
+	if models[geoid.IDGCG2016] {
+		l := licenseInfo("cc-by-4.0")
+		out = append(out, attributionEntry{Product: heightModelProduct, Snapshot: gcg2016Snapshot,
+			Source:  "Bundesamt für Kartographie und Geodäsie (BKG): German Combined Quasigeoid GCG2016, as distributed by PROJ",
+			License: l.Label, LicenseID: l.ID, URL: l.URL, Attribution: geoid.GCG2016Credit, MustDisplay: l.Attribution})
 	}
 	return map[string]any{"attribution": out, "count": len(out)}
 }
+
+// heightModelProduct is the product of the /v1/attribution entry of the
+// height model: the 3D content's heights carry its undulation. Its
+// bundesland_code is "" (the model covers all of Germany).
+const heightModelProduct = "height-model"
+
+// gcg2016Snapshot is the date of the embedded GCG2016 grid file (the TIFF
+// date of PROJ-data's de_bkg_gcg2016.tif).
+const gcg2016Snapshot = "2023-10-05"
 
 // viewBody is a response body made for one published view.
 type viewBody struct {

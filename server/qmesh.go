@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/query"
@@ -62,6 +63,9 @@ func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *in
 		if a := attributionText(p.Manifest); !slices.Contains(attr, a) {
 			attr = append(attr, a)
 		}
+	}
+	if c := geoid.Credit(s.qmesh.HeightModel()); c != "" && len(attr) > 0 {
+		attr = append(attr, c) // the tiles' heights carry the model's undulation
 	}
 	return writeJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
 }

@@ -8,8 +8,9 @@ import (
 // heightModelDoc documents the height_model member of the 3D listings.
 const heightModelDoc = "Height model of the 3D content (beyond the spec): vertices are at GRS80 ellipsoidal heights h = H + N, " +
 	"H the DHHN2016 normal height of the source and N the undulation of this geoid/quasigeoid grid, so the content sits right on " +
-	"CesiumJS and other globes. Default `EGM96 (egm96_15.gtx, PROJ; Germany subset)` (embedded; a global model, decimetres up to " +
-	"about a metre from the official German quasigeoid, see docs/height-model.md); an operator can build with the official GCG2016 (`--geoid de_bkg_gcg2016.tif`). The same value is in " +
+	"CesiumJS and other globes. Default `GCG2016 (de_bkg_gcg2016.tif, BKG; EGM96 beyond it)`: the official German quasigeoid of BKG " +
+	"(embedded; © BKG, CC BY 4.0, credited in /v1/attribution and in the tiles), with EGM96 only beyond Germany's border margin; " +
+	"`EGM96 (egm96_15.gtx, PROJ; Germany subset)` when built with `--geoid egm96` (0.06 m higher on average, up to 1.8 m off GCG2016, see docs/height-model.md). The same value is in " +
 	"each tileset.json under `asset.extras.height_model`. null: built before height models, heights are DHHN2016 written as ellipsoidal " +
 	"(35-50 m too low on a globe): rebuild with `svc build`."
 
@@ -100,7 +101,8 @@ func components(cfg Config) obj {
 			"source": str("authority or geodata agency"), "license": enum("", "DL-DE/Zero 2.0", "CC BY 4.0", "DL-DE BY 2.0"),
 			"url": strf("uri", "licence URL"), "tiles_count": integer("always 1 on the building search")}),
 		"AttributionListEntry": object("Licence and attribution of one published product of one BL", nil, obj{
-			"bundesland_code": str(""), "product": enum("", "lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings"),
+			"bundesland_code": str(""), "product": enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",
+				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", heightModelProduct),
 			"snapshot": strf("date", ""), "source": str("authority"), "license": str("licence label"), "license_id": str(""),
 			"url": strf("uri", "licence URL"), "attribution": str("display string"),
 			"must_display": boolean("true when the licence requires showing the source visibly (all but DL-DE/Zero 2.0)")}),

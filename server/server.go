@@ -36,7 +36,7 @@ type Config struct {
 	// TrialMintingOff answers POST /v1/keys/trial with 503.
 	TrialMintingOff bool
 	// HeightModel lifts the quantized-mesh terrain to ellipsoidal heights
-	// (nil: the embedded EGM96 grid); use the one the tilesets were built with.
+	// (nil: the embedded default, GCG2016); use the one the tilesets were built with.
 	HeightModel *geoid.Model
 	// QMeshCacheBytes bounds the quantized-mesh tile cache (default 64 MiB).
 	QMeshCacheBytes int64

@@ -248,13 +248,20 @@ func TestAttribution(t *testing.T) {
 		Count       int              `json:"count"`
 	}
 	json.Unmarshal(body, &out)
-	if out.Count != 5 || len(out.Attribution) != 5 {
+	// The five packs, then BKG's credit for GCG2016: the 3D content and the
+	// quantized-mesh terrain carry its undulation (CC BY 4.0).
+	if out.Count != 6 || len(out.Attribution) != 6 {
 		t.Fatalf("count = %d: %s", out.Count, body)
 	}
 	first := out.Attribution[0]
 	if first["product"] != "lod2" || first["license"] != "DL-DE BY 2.0" || first["must_display"] != true ||
 		first["url"] != "https://www.govdata.de/dl-de/by-2-0" {
 		t.Errorf("first entry = %v", first)
+	}
+	last := out.Attribution[5]
+	if last["product"] != "height-model" || last["attribution"] != "© BKG (GCG2016), CC BY 4.0" || last["license_id"] != "cc-by-4.0" ||
+		last["must_display"] != true || last["bundesland_code"] != "" {
+		t.Errorf("height model entry = %v", last)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/svc-geodata/svc/raster"
 	"math"
+	"strings"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/geoid"
@@ -75,6 +76,20 @@ func assetOf(version, generator, heightModel, attribution string) map[string]any
 		extras["copyright"] = attribution
 	}
 	return map[string]any{"version": version, "generator": generator, "extras": extras}
+}
+
+// withCredit is the attribution written into tiles and tilesets: the
+// data's, then the credit the height model's licence asks for (BKG's for
+// GCG2016), since every vertex height carries the model's undulation.
+func withCredit(attribution string, m *geoid.Model) string {
+	c := m.Attribution()
+	switch {
+	case c == "" || strings.Contains(attribution, c):
+		return attribution
+	case attribution == "":
+		return c
+	}
+	return attribution + "; " + c
 }
 
 // checkCovers validates m over a pack's WGS84 box (minLon, minLat, maxLon,

@@ -41,7 +41,7 @@ type OSMCoverOptions struct {
 	Workers int // DGM tiles built concurrently (default 2)
 	Cache   *raster.Cache
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
-	// embedded EGM96 subset), as the terrain mesh does.
+	// embedded GCG2016, geoid.Default), as the terrain mesh does.
 	HeightModel *geoid.Model
 	Now         func() time.Time
 }
@@ -127,7 +127,7 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	defer w.Abort()
-	b := &coverBuild{o: o, z: ds.Zone, layer: layer, tol: tol, dir: w.Dir(), feats: feats, copyright: osmdata.Attribution}
+	b := &coverBuild{o: o, z: ds.Zone, layer: layer, tol: tol, dir: w.Dir(), feats: feats, copyright: withCredit(osmdata.Attribution, o.HeightModel)}
 	b.index()
 	var themes []pack.Theme
 	for _, th := range []string{osmdata.ThemeSurface, osmdata.ThemeTransport} {

@@ -38,7 +38,7 @@ type TerrainMeshOptions struct {
 	Progress func(done, total int64)
 	Now      func() time.Time
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
-	// embedded EGM96 subset).
+	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
 	// Copyright is set from the terrain pack's attribution.
 	Copyright string
@@ -74,7 +74,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if err != nil {
 		return pack.Manifest{}, err
 	}
-	o.Copyright = src.AttributionText()
+	o.Copyright = withCredit(src.AttributionText(), o.HeightModel)
 	if err := checkCovers(o.HeightModel, src.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}

@@ -47,7 +47,7 @@ type Options struct {
 	// Now stamps generated_at (default time.Now).
 	Now func() time.Time
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
-	// embedded EGM96 subset).
+	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
 }
 
@@ -83,7 +83,7 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	defer w.Abort()
-	info, err := write(ctx, st, w.Dir(), o, src.AttributionText())
+	info, err := write(ctx, st, w.Dir(), o, withCredit(src.AttributionText(), o.HeightModel))
 	if err != nil {
 		return pack.Manifest{}, err
 	}

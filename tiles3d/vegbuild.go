@@ -21,7 +21,7 @@ type BuildVegetationOptions struct {
 	ToleranceM float64 // plantcover RTIN tolerance (default 0.5 m)
 	Workers    int     // tiles built concurrently (default 2)
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
-	// embedded EGM96 subset).
+	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
 }
 

@@ -54,7 +54,7 @@ type VegetationOptions struct {
 	Workers    int // tiles built concurrently (default 2)
 	Cache      *raster.Cache
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
-	// embedded EGM96 subset).
+	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
 	// Attribution is written into every tile (asset.copyright) and tileset.
 	Attribution string
@@ -90,6 +90,7 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 		o.Workers = 2
 	}
 	o.HeightModel = heightModel(o.HeightModel)
+	o.Attribution = withCredit(o.Attribution, o.HeightModel)
 	if err := checkCovers(o.HeightModel, o.BBoxWGS84); err != nil {
 		return VegetationResult{}, err
 	}
