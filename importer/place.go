@@ -81,7 +81,9 @@ func (pc *placeCheck) problem() (why, suggest string) {
 	for c := range votes {
 		codes = append(codes, c)
 	}
-	sort.Slice(codes, func(i, j int) bool { return votes[codes[i]] > votes[codes[j]] || votes[codes[i]] == votes[codes[j]] && codes[i] < codes[j] })
+	sort.Slice(codes, func(i, j int) bool {
+		return votes[codes[i]] > votes[codes[j]] || votes[codes[i]] == votes[codes[j]] && codes[i] < codes[j]
+	})
 	if len(codes) > 0 {
 		suggest = codes[0]
 	}
