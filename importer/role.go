@@ -144,10 +144,11 @@ func median(v []float32) float64 {
 }
 
 // looksLikeDGM: tall (median above any canopy), below sea level in part
-// (heights above ground are not), or smooth and gapless.
+// (heights above ground are not), or smooth with its gaps in one piece
+// (the sea of a coastal DGM) where tree crowns are rough and cut by open
+// land everywhere.
 func (t traits) looksLikeDGM() bool {
-	return t.medianM > maxCanopyMedianM || t.negShare >= 0.05 ||
-		(t.emptyShare < 0.1 && t.edgeShare < 0.01 && t.roughM < 0.2)
+	return t.medianM > maxCanopyMedianM || t.negShare >= 0.05 || (t.edgeShare < 0.01 && t.roughM < 0.2)
 }
 
 // looksLikeCDSM: low, never below ground, with a fifth or more empty and
