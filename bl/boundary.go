@@ -172,14 +172,18 @@ func NewTally(st State, marginM float64) *Tally {
 	return &Tally{st: st, marginM: marginM, in: map[string]int{}}
 }
 
-// Add counts the WGS84 point lon/lat.
-func (t *Tally) Add(lon, lat float64) {
+// Add counts the WGS84 point lon/lat and reports whether it lies in the
+// state or within the margin of its boundary.
+func (t *Tally) Add(lon, lat float64) bool {
 	t.n++
+	near := false
 	if b := loadBoundaries()[t.st.Code]; b != nil && b.near(lon, lat, t.marginM) {
 		t.near++
+		near = true
 	}
 	s, _ := At(lon, lat)
 	t.in[s.Code]++
+	return near
 }
 
 // Len returns how many points were added.
@@ -217,10 +221,17 @@ func (t *Tally) Shares() []Share {
 	return out
 }
 
-// Where describes Shares for a message: "Berlin (be)", "Berlin (be) 80 %,
-// Brandenburg (bb) 20 %", or "no German state" outside Germany.
+// Where describes Shares of a tenth or more for a message: "Berlin (be)",
+// "Berlin (be) 80 %, Brandenburg (bb) 20 %", or "no German state" outside
+// Germany.
 func (t *Tally) Where() string {
 	sh := t.Shares()
+	for i := 1; i < len(sh); i++ {
+		if sh[i].Fraction < 0.1 {
+			sh = sh[:i]
+			break
+		}
+	}
 	var s string
 	for i, x := range sh {
 		if i > 0 {

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/osmdata"
 	"github.com/svc-geodata/svc/pack"
@@ -26,12 +27,13 @@ const OSMFeaturesFile = "features.jsonl.gz"
 const OSMAttribution = osmdata.Attribution
 
 // OSM imports an OpenStreetMap extract (.osm.pbf, or .osm XML) of c.BL:
-// the classified areas, transport lines and coastline (package osmdata),
-// clipped to the extent of the BL's published packs (or the file's
-// bounds when the BL has none yet), into an osm pack that `svc build
-// osm-cover` turns into 3D Tiles. Bad input is an error naming the file
-// and what is wrong: not an OSM file or truncated, no way in it, nothing
-// inside the BL.
+// the classified areas, transport lines and coastline (package osmdata)
+// that lie in the BL (within bl.BorderMarginM of its boundary; features
+// wholly outside are dropped, unless c.Force), cut to the file's header
+// bounds, into an osm pack that `svc build osm-cover` turns into 3D Tiles.
+// Bad input is an error naming the file and what is wrong: not an OSM file
+// or truncated, no way in it, nothing inside the BL (ErrWrongBL, naming the
+// state the extract lies in).
 func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	c = c.Normalize()
 	st, err := c.check()
@@ -55,7 +57,11 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	if err != nil {
 		return pack.Manifest{}, err
 	}
-	extent := blExtent(c.DataDir, c.BL)
+	tally := bl.NewTally(st, bl.BorderMarginM)
+	keep := tally.Add
+	if c.Force {
+		keep = nil
+	}
 	// The reader's live memory is the kept ways and node coordinates; the
 	// decoder churns through blocks around it. A tighter GC target keeps the
 	// peak near the live size (60 MB of PBF: 274 MB peak RSS instead of 561,
@@ -72,14 +78,20 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	}
 	defer fw.f.Close()
 	stats, err := osmdata.Stream(ctx, func() (io.ReadCloser, error) { return os.Open(file) },
-		osmdata.Options{Zone: zone, Clip: extent, XML: xml}, fw.write)
+		osmdata.Options{Zone: zone, Keep: keep, XML: xml}, fw.write)
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
 		return pack.Manifest{}, fmt.Errorf("%s: %w (read as %s; truncated or another format)", file, err, map[bool]string{true: "OSM XML", false: ".osm.pbf"}[xml])
 	case errors.Is(err, osmdata.ErrEmpty):
 		return pack.Manifest{}, fmt.Errorf("%s: %w (%d nodes, %d relations)", file, err, stats.Nodes, stats.Relations)
 	case errors.Is(err, osmdata.ErrOutside):
-		return pack.Manifest{}, fmt.Errorf("%s: %w of BL %s: wrong file or wrong --bl?", file, err, c.BL)
+		pc := newPlaceCheck(st)
+		pc.files, pc.tally[file] = []string{file}, tally
+		why, suggest := pc.problem()
+		if why == "" {
+			why = fmt.Sprintf("none of its features lies in %s (%s)", st.Name, st.Code)
+		}
+		return pack.Manifest{}, wrongBL(st, []string{why}, suggest)
 	case err != nil:
 		return pack.Manifest{}, fmt.Errorf("%s: %w", file, err)
 	}
@@ -116,24 +128,6 @@ func sniffXML(file string) (bool, error) {
 	n, _ := io.ReadFull(f, head)
 	s := strings.TrimSpace(string(head[:n]))
 	return strings.HasPrefix(s, "<"), nil
-}
-
-// blExtent is the WGS84 union of the BL's published packs' extents, the
-// zero box when it has none.
-func blExtent(dataDir, code string) geo.BBox {
-	b := geo.BBox{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
-	for _, f := range pack.List(dataDir) {
-		m := f.Manifest
-		if m.BL != code || f.Key.Product == pack.OSM || len(m.BBoxWGS84) != 4 {
-			continue
-		}
-		x := m.BBoxWGS84
-		b = geo.BBox{MinLon: math.Min(b.MinLon, x[0]), MinLat: math.Min(b.MinLat, x[1]), MaxLon: math.Max(b.MaxLon, x[2]), MaxLat: math.Max(b.MaxLat, x[3])}
-	}
-	if math.IsInf(b.MinLon, 0) {
-		return geo.BBox{}
-	}
-	return b
 }
 
 // featureWriter writes one JSON feature per line, gzip-compressed, as the
