@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/pack"
 )
 
 func newImportOSM() *cobra.Command {
@@ -45,7 +46,7 @@ skipped and counted; lines cut at the edge keep their pieces. Then run 'svc buil
 			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d features (%s); skipped %d relations and %d ways missing members, %d outside the BL; in %s\n",
 				m.Key(), total, strings.Join(classes, ", "), m.OSM.SkippedRelations, m.OSM.SkippedWays, m.OSM.OutsideExtent,
 				time.Since(start).Round(time.Millisecond))
-			fmt.Fprintf(c.OutOrStdout(), "next: svc build osm-cover --data %s --bl %s\n", o.DataDir, m.BL)
+			fmt.Fprintln(c.OutOrStdout(), osmNext(o.DataDir, m.BL))
 			return nil
 		},
 	}
@@ -54,4 +55,18 @@ skipped and counted; lines cut at the edge keep their pieces. Then run 'svc buil
 	c.Flags().Lookup("license").Usage = "licence id (default odbl-1.0, the licence of OpenStreetMap)"
 	addEnvHelp(c)
 	return c
+}
+
+// osmNext is the hint printed after an OSM import: build the cover, or,
+// when the data directory holds no finished DGM of the BL to drape it on,
+// import one first.
+func osmNext(dataDir, code string) string {
+	build := fmt.Sprintf("svc build osm-cover --data %s --bl %s", dataDir, code)
+	for _, f := range pack.List(dataDir) {
+		if f.Key.Product == pack.Terrain && f.Key.BL == code && f.Err == nil && f.Manifest.Terrain != nil {
+			return "next: " + build
+		}
+	}
+	return fmt.Sprintf("next: the cover is draped on the terrain and %s has no DGM for %s: import one with "+
+		"svc import dgm --data %s --bl %s --snapshot YYYY-MM-DD --license ID FILE..., then %s", dataDir, code, dataDir, code, build)
 }
