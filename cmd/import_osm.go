@@ -21,9 +21,11 @@ func newImportOSM() *cobra.Command {
 streaming passes (relations, ways, nodes), keeping only what the OSM cover themes need: land-cover
 areas (multipolygon relations assembled from their member ways, holes included), roads, paths and
 rails with their width, lanes, layer, bridge and tunnel tags, and the coastline. Geometry is
-projected to the BL's UTM zone and cut to the file's bounds; features lying wholly outside the
-BL's boundary (BKG VG5000, with a 3 km margin) are left out, so a larger extract (Germany) gives
-the BL's part, and an extract with nothing in the BL is refused, naming the state it lies in
+projected to the BL's UTM zone and cut to the extent of the BL's published DGM (import the DGM
+first; the cover is draped on it and its sea closed on that extent), or to the file's bounds
+when the BL has no DGM or the extract does not meet it. Features lying wholly outside the BL's
+boundary (BKG VG5000, with a 3 km margin) are left out, so a larger extract (Germany) gives the
+BL's part, and an extract with nothing in the BL is refused, naming the state it lies in
 (--force keeps everything). Relations or areas missing members at the extract's edge are
 skipped and counted; lines cut at the edge keep their pieces. Then run 'svc build osm-cover'
 (it needs the BL's DGM: import it with 'svc import dgm' first).`,

@@ -29,8 +29,10 @@ const OSMAttribution = osmdata.Attribution
 // OSM imports an OpenStreetMap extract (.osm.pbf, or .osm XML) of c.BL:
 // the classified areas, transport lines and coastline (package osmdata)
 // that lie in the BL (within bl.BorderMarginM of its boundary; features
-// wholly outside are dropped, unless c.Force), cut to the file's header
-// bounds, into an osm pack that `svc build osm-cover` turns into 3D Tiles.
+// wholly outside are dropped, unless c.Force), cut to the extent of the
+// BL's published DGM the cover is draped on (or, when the BL has none or
+// the extract does not meet it, to the file's header bounds), into an osm
+// pack that `svc build osm-cover` turns into 3D Tiles.
 // Bad input is an error naming the file and what is wrong: not an OSM file
 // or truncated, no way in it, nothing inside the BL (ErrWrongBL, naming the
 // state the extract lies in).
@@ -77,8 +79,13 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer fw.f.Close()
-	stats, err := osmdata.Stream(ctx, func() (io.ReadCloser, error) { return os.Open(file) },
-		osmdata.Options{Zone: zone, Keep: keep, XML: xml}, fw.write)
+	open := func() (io.ReadCloser, error) { return os.Open(file) }
+	stats, err := osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Clip: terrainExtent(c.DataDir, c.BL), Keep: keep, XML: xml}, fw.write)
+	if errors.Is(err, osmdata.ErrOutside) && stats.Clip != nil && tally.Len() == 0 {
+		// The extract does not meet the BL's DGM: it is judged by the
+		// state's boundary alone (the DGM is not the state).
+		stats, err = osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Keep: keep, XML: xml}, fw.write)
+	}
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
 		return pack.Manifest{}, fmt.Errorf("%s: %w (read as %s; truncated or another format)", file, err, map[bool]string{true: "OSM XML", false: ".osm.pbf"}[xml])
@@ -128,6 +135,25 @@ func sniffXML(file string) (bool, error) {
 	n, _ := io.ReadFull(f, head)
 	s := strings.TrimSpace(string(head[:n]))
 	return strings.HasPrefix(s, "<"), nil
+}
+
+// terrainExtent is the WGS84 union of the BL's published terrain packs'
+// extents, the zero box when it has none: the cover is draped on the DGM
+// and its sea is closed on this box.
+func terrainExtent(dataDir, code string) geo.BBox {
+	b := geo.BBox{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
+	for _, f := range pack.List(dataDir) {
+		m := f.Manifest
+		if m.BL != code || f.Key.Product != pack.Terrain || len(m.BBoxWGS84) != 4 {
+			continue
+		}
+		x := m.BBoxWGS84
+		b = geo.BBox{MinLon: math.Min(b.MinLon, x[0]), MinLat: math.Min(b.MinLat, x[1]), MaxLon: math.Max(b.MaxLon, x[2]), MaxLat: math.Max(b.MaxLat, x[3])}
+	}
+	if math.IsInf(b.MinLon, 0) {
+		return geo.BBox{}
+	}
+	return b
 }
 
 // featureWriter writes one JSON feature per line, gzip-compressed, as the
