@@ -86,7 +86,7 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
 	}
 	commonFlags(c, &o)
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS or building ids say they belong to another BL")
-	c.Flags().StringVar(&report, "report", "", "write the ids of invalid and skipped buildings to this file")
+	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings to this file, with why (check, surface, coordinate)")
 	addEnvHelp(c)
 	return c
 }
@@ -168,15 +168,33 @@ func printIDs(w io.Writer, what string, ids []string) {
 	fmt.Fprintf(w, "%d buildings %s: %s%s\n", len(ids), what, strings.Join(ids[:min(show, len(ids))], ", "), more)
 }
 
-// writeReport writes every invalid and skipped building id, one per line
-// with its reason.
+// writeReport writes every invalid and skipped building, tab-separated
+// after a header line: gml:id, status, source (file:line of the building)
+// and why, one line per failed polygon (which surface, which check, the
+// plane distance for non-planar ones, and the coordinate to look at in
+// the file's CRS).
 func writeReport(path string, s importer.LoD2Summary) error {
 	var b strings.Builder
-	for _, id := range s.Invalid {
-		b.WriteString(id + "\tinvalid\n")
+	b.WriteString("# gml_id\tstatus\tsource\treason\n")
+	for i, id := range s.Invalid {
+		if i >= len(s.InvalidDetail) {
+			b.WriteString(id + "\tinvalid\t\t\n")
+			continue
+		}
+		d := s.InvalidDetail[i]
+		for _, x := range d.Defects {
+			fmt.Fprintf(&b, "%s\tinvalid\t%s\t%s\n", id, d.Source, x)
+		}
+		if d.Failed > len(d.Defects) {
+			fmt.Fprintf(&b, "%s\tinvalid\t%s\t%d more failed polygons\n", id, d.Source, d.Failed-len(d.Defects))
+		}
 	}
-	for _, id := range s.Skipped {
-		b.WriteString(id + "\tskipped\n")
+	for i, id := range s.Skipped {
+		src := ""
+		if i < len(s.SkippedAt) {
+			src = s.SkippedAt[i]
+		}
+		fmt.Fprintf(&b, "%s\tskipped\t%s\tno wall, roof or ground polygon to keep (left out)\n", id, src)
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)

@@ -76,7 +76,8 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	if c.Summary != nil {
-		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates}
+		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates,
+			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt}
 	}
 	return m, nil
 }
@@ -87,6 +88,22 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 type LoD2Summary struct {
 	Invalid, Skipped []string // gml:ids
 	Duplicates       int64
+	// InvalidDetail says, for each of Invalid in the same order, where the
+	// building is and which polygons failed which checks.
+	InvalidDetail []InvalidBuilding
+	// SkippedAt is the source (file:line) of each of Skipped.
+	SkippedAt []string
+}
+
+// maxDefects is how many failed polygons an InvalidBuilding keeps.
+const maxDefects = 5
+
+// InvalidBuilding is a building that failed geometric validation.
+type InvalidBuilding struct {
+	ID      string
+	Source  string           // file:line of the bldg:Building
+	Defects []citygml.Defect // the first maxDefects failed polygons
+	Failed  int              // how many polygons failed in all
 }
 
 // ErrWrongBL reports an import whose files contradict --bl: their CRS is
@@ -134,6 +151,9 @@ type lod2Import struct {
 	example  map[string]string // BL -> a building id with its prefix
 	invalid  []string          // gml:ids that failed validation
 	skipped  []string          // gml:ids without a usable surface
+	// invalidDetail and skippedAt follow invalid and skipped.
+	invalidDetail []InvalidBuilding
+	skippedAt     []string
 	place    *placeCheck       // where each file's buildings lie
 	dir      string
 	inputs   []citygml.Input
@@ -213,8 +233,12 @@ func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building
 	case after.Duplicates > before.Duplicates:
 	case after.Buildings == before.Buildings:
 		imp.skipped = append(imp.skipped, b.ID)
+		imp.skippedAt = append(imp.skippedAt, fmt.Sprintf("%s:%d", name, b.Line))
 	case !in.Valid:
 		imp.invalid = append(imp.invalid, b.ID)
+		d := citygml.Defects(b, citygml.DefaultPlanarityTolM)
+		imp.invalidDetail = append(imp.invalidDetail, InvalidBuilding{ID: b.ID, Source: fmt.Sprintf("%s:%d", name, b.Line),
+			Defects: d[:min(len(d), maxDefects):min(len(d), maxDefects)], Failed: len(d)})
 	}
 	if st, ok := bl.ForID(b.ID); ok {
 		if imp.prefixes == nil {
