@@ -154,14 +154,14 @@ type lod2Import struct {
 	// invalidDetail and skippedAt follow invalid and skipped.
 	invalidDetail []InvalidBuilding
 	skippedAt     []string
-	place    *placeCheck       // where each file's buildings lie
-	dir      string
-	inputs   []citygml.Input
-	w        *store.LoD2Writer
-	epsg     int
-	prog     Progress
-	done     int64 // bytes of finished files
-	last     time.Time
+	place         *placeCheck // where each file's buildings lie
+	dir           string
+	inputs        []citygml.Input
+	w             *store.LoD2Writer
+	epsg          int
+	prog          Progress
+	done          int64 // bytes of finished files
+	last          time.Time
 }
 
 func (imp *lod2Import) run(ctx context.Context) error {
