@@ -52,7 +52,12 @@ func newImportLoD2() *cobra.Command {
 		Long: `lod2 imports CityGML 1.0 or 2.0 LoD2 buildings into one SpatiaLite file per BL and snapshot.
 Each PATH is a .gml/.xml file, a directory of them (searched recursively) or a .zip of them.
 All files must use the same CRS (EPSG:25832 or EPSG:25833, compound height CRS allowed).
-Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
+Wall, roof and ground surfaces are kept; closure surfaces are skipped.
+
+The import refuses files whose CRS or building ids say they belong to another BL, and files
+whose buildings lie mostly (over half) outside the BL's boundary (BKG VG5000, 3 km margin, so
+border tiles pass), naming the state they lie in; --force imports them anyway. --report lists
+every invalid building with why: the surface, the failed check and a coordinate.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := progressBar(c.ErrOrStderr(), &o, "buildings")
@@ -85,7 +90,7 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
 		},
 	}
 	commonFlags(c, &o)
-	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS or building ids say they belong to another BL")
+	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS, building ids or position say they belong to another BL")
 	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings to this file, with why (check, surface, coordinate)")
 	addEnvHelp(c)
 	return c
