@@ -97,3 +97,23 @@ func TestBoundariesComplete(t *testing.T) {
 		t.Errorf("boundaries take %d bytes, want them generalised to under 200 kB", n)
 	}
 }
+
+// BenchmarkTallyAdd measures the per-point cost of the import check (one
+// point per building for LoD2): points over Bavaria, the state with the
+// most vertices, judged as by and as he (outside: distances to every edge).
+func BenchmarkTallyAdd(b *testing.B) {
+	by, _ := Lookup("by")
+	he, _ := Lookup("he")
+	for _, st := range []State{by, he} {
+		b.Run(st.Code, func(b *testing.B) {
+			t := NewTally(st, BorderMarginM)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				t.Add(10.5+float64(i%100)*0.02, 48.0+float64(i/100%100)*0.02)
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "points/s")
+		})
+	}
+}
