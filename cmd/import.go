@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/svc-geodata/svc/citygml"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/pack"
 )
@@ -73,7 +74,7 @@ every invalid building with why: the surface, the failed check and a coordinate.
 			out := c.OutOrStdout()
 			fmt.Fprintf(out, "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
 				m.Key(), m.LoD2.BuildingCount, m.LoD2.SurfaceCount, *m.LoD2.ValidationPassPct, m.CRS, time.Since(start).Round(time.Millisecond))
-			printIDs(out, "failed geometric validation (kept, flagged)", sum.Invalid)
+			printIDs(out, "failed geometric validation (kept, flagged)", invalidLabels(sum))
 			printIDs(out, "had no usable surface (left out)", sum.Skipped)
 			if sum.Duplicates > 0 {
 				fmt.Fprintf(out, "%d repeated gml:ids left out (the first occurrence was kept)\n", sum.Duplicates)
@@ -171,6 +172,23 @@ func printIDs(w io.Writer, what string, ids []string) {
 		more = fmt.Sprintf(", ... (%d more; --report FILE lists all)", len(ids)-show)
 	}
 	fmt.Fprintf(w, "%d buildings %s: %s%s\n", len(ids), what, strings.Join(ids[:min(show, len(ids))], ", "), more)
+}
+
+// invalidLabels returns the invalid buildings' ids with their failed
+// checks, e.g. "DENW43AL00002dmd (degenerate)".
+func invalidLabels(s importer.LoD2Summary) []string {
+	out := make([]string, len(s.Invalid))
+	for i, id := range s.Invalid {
+		out[i] = id
+		if i < len(s.InvalidDetail) {
+			var iss citygml.Issue
+			for _, d := range s.InvalidDetail[i].Defects {
+				iss |= d.Issues
+			}
+			out[i] += " (" + iss.String() + ")"
+		}
+	}
+	return out
 }
 
 // writeReport writes every invalid and skipped building, tab-separated

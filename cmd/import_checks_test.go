@@ -160,6 +160,7 @@ func TestImportRefusesWrongStateAndRole(t *testing.T) {
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok=%v\n%s", err, tc.ok, out)
 			}
+			t.Log(text)
 			for _, m := range tc.mentions {
 				if !strings.Contains(text, m) {
 					t.Errorf("output lacks %q:\n%s", m, text)

@@ -40,6 +40,9 @@ func TestImportReportSaysWhy(t *testing.T) {
 				t.Fatalf("no invalid buildings reported:\n%s", out)
 			}
 			want, _ := strconv.Atoi(m[1])
+			if !regexp.MustCompile(`failed geometric validation \(kept, flagged\): \S+ \((not closed|too few points|repeated points|non-planar|degenerate)`).MatchString(out) {
+				t.Errorf("the summary names no failed check:\n%s", out)
+			}
 			f, err := os.Open(report)
 			if err != nil {
 				t.Fatal(err)
