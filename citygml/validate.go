@@ -108,7 +108,18 @@ func Validate(b *Building, tolM float64) Report {
 // polygon is degenerate). Self-intersection and holes outside the shell are
 // not checked.
 func CheckPolygon(p Polygon, tolM float64) (Issue, float64) {
+	iss, d, _ := checkPolygon(p, tolM)
+	return iss, d
+}
+
+// checkPolygon is CheckPolygon that also returns the vertex farthest from
+// the plane (the first exterior vertex when there is no plane).
+func checkPolygon(p Polygon, tolM float64) (Issue, float64, Point) {
 	var iss Issue
+	var worst Point
+	if len(p.Exterior) > 0 {
+		worst = p.Exterior[0]
+	}
 	if len(p.Exterior) == 0 {
 		iss |= IssueTooFewPoints
 	}
@@ -117,13 +128,13 @@ func CheckPolygon(p Polygon, tolM float64) (Issue, float64) {
 		iss |= checkRing(r)
 	}
 	if iss&IssueTooFewPoints != 0 {
-		return iss, 0
+		return iss, 0, worst
 	}
 	o := p.Exterior[0]
 	n := newell(p.Exterior, o)
 	area := math.Sqrt(n[0]*n[0]+n[1]*n[1]+n[2]*n[2]) / 2
 	if !(area >= MinAreaM2) {
-		return iss | IssueDegenerate, 0
+		return iss | IssueDegenerate, 0, worst
 	}
 	for k := range n {
 		n[k] /= 2 * area
@@ -141,12 +152,14 @@ func CheckPolygon(p Polygon, tolM float64) (Issue, float64) {
 	maxD := 0.0
 	forVertices(p, func(q Point) {
 		d := math.Abs(n[0]*(q[0]-o[0]-c[0]) + n[1]*(q[1]-o[1]-c[1]) + n[2]*(q[2]-o[2]-c[2]))
-		maxD = max(maxD, d)
+		if d > maxD {
+			maxD, worst = d, q
+		}
 	})
 	if maxD > tolM {
 		iss |= IssueNonPlanar
 	}
-	return iss, maxD
+	return iss, maxD, worst
 }
 
 // forVertices calls fn for each vertex of every ring, without the closing

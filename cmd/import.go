@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/svc-geodata/svc/citygml"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/pack"
 )
@@ -52,7 +53,12 @@ func newImportLoD2() *cobra.Command {
 		Long: `lod2 imports CityGML 1.0 or 2.0 LoD2 buildings into one SpatiaLite file per BL and snapshot.
 Each PATH is a .gml/.xml file, a directory of them (searched recursively) or a .zip of them.
 All files must use the same CRS (EPSG:25832 or EPSG:25833, compound height CRS allowed).
-Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
+Wall, roof and ground surfaces are kept; closure surfaces are skipped.
+
+The import refuses files whose CRS or building ids say they belong to another BL, and files
+whose buildings lie mostly (over half) outside the BL's boundary (BKG VG5000, 3 km margin, so
+border tiles pass), naming the state they lie in; --force imports them anyway. --report lists
+every invalid building with why: the surface, the failed check and a coordinate.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := progressBar(c.ErrOrStderr(), &o, "buildings")
@@ -68,7 +74,7 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
 			out := c.OutOrStdout()
 			fmt.Fprintf(out, "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
 				m.Key(), m.LoD2.BuildingCount, m.LoD2.SurfaceCount, *m.LoD2.ValidationPassPct, m.CRS, time.Since(start).Round(time.Millisecond))
-			printIDs(out, "failed geometric validation (kept, flagged)", sum.Invalid)
+			printIDs(out, "failed geometric validation (kept, flagged)", invalidLabels(sum))
 			printIDs(out, "had no usable surface (left out)", sum.Skipped)
 			if sum.Duplicates > 0 {
 				fmt.Fprintf(out, "%d repeated gml:ids left out (the first occurrence was kept)\n", sum.Duplicates)
@@ -85,8 +91,8 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.`,
 		},
 	}
 	commonFlags(c, &o)
-	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS or building ids say they belong to another BL")
-	c.Flags().StringVar(&report, "report", "", "write the ids of invalid and skipped buildings to this file")
+	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS, building ids or position say they belong to another BL")
+	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings to this file, with why (check, surface, coordinate)")
 	addEnvHelp(c)
 	return c
 }
@@ -168,15 +174,50 @@ func printIDs(w io.Writer, what string, ids []string) {
 	fmt.Fprintf(w, "%d buildings %s: %s%s\n", len(ids), what, strings.Join(ids[:min(show, len(ids))], ", "), more)
 }
 
-// writeReport writes every invalid and skipped building id, one per line
-// with its reason.
+// invalidLabels returns the invalid buildings' ids with their failed
+// checks, e.g. "DENW43AL00002dmd (degenerate)".
+func invalidLabels(s importer.LoD2Summary) []string {
+	out := make([]string, len(s.Invalid))
+	for i, id := range s.Invalid {
+		out[i] = id
+		if i < len(s.InvalidDetail) {
+			var iss citygml.Issue
+			for _, d := range s.InvalidDetail[i].Defects {
+				iss |= d.Issues
+			}
+			out[i] += " (" + iss.String() + ")"
+		}
+	}
+	return out
+}
+
+// writeReport writes every invalid and skipped building, tab-separated
+// after a header line: gml:id, status, source (file:line of the building)
+// and why, one line per failed polygon (which surface, which check, the
+// plane distance for non-planar ones, and the coordinate to look at in
+// the file's CRS).
 func writeReport(path string, s importer.LoD2Summary) error {
 	var b strings.Builder
-	for _, id := range s.Invalid {
-		b.WriteString(id + "\tinvalid\n")
+	b.WriteString("# gml_id\tstatus\tsource\treason\n")
+	for i, id := range s.Invalid {
+		if i >= len(s.InvalidDetail) {
+			b.WriteString(id + "\tinvalid\t\t\n")
+			continue
+		}
+		d := s.InvalidDetail[i]
+		for _, x := range d.Defects {
+			fmt.Fprintf(&b, "%s\tinvalid\t%s\t%s\n", id, d.Source, x)
+		}
+		if d.Failed > len(d.Defects) {
+			fmt.Fprintf(&b, "%s\tinvalid\t%s\t%d more failed polygons\n", id, d.Source, d.Failed-len(d.Defects))
+		}
 	}
-	for _, id := range s.Skipped {
-		b.WriteString(id + "\tskipped\n")
+	for i, id := range s.Skipped {
+		src := ""
+		if i < len(s.SkippedAt) {
+			src = s.SkippedAt[i]
+		}
+		fmt.Fprintf(&b, "%s\tskipped\t%s\tno wall, roof or ground polygon to keep (left out)\n", id, src)
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,7 @@ func TestImportOSMMistakes(t *testing.T) {
 		{"not an extract", text, []string{"notes.osm.pbf", "not a readable OSM file"}},
 		{"truncated PBF", truncated, []string{"cut.osm.pbf", "not a readable OSM file", "truncated"}},
 		{"only nodes", nodes, []string{"nodes.osm", "holds no way"}},
-		{"another state's extract", helgoland, []string{"helgoland.osm.pbf", "does not meet the extent", "BL he"}},
+		{"another state's extract", helgoland, []string{"helgoland.osm.pbf lies in Schleswig-Holstein (sh), not in Hessen (he)", "use --bl sh", "--force"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := heTerrain(t)
@@ -104,4 +105,34 @@ func TestImportOSMMistakes(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	})
+}
+
+// TestImportOSMClipsToState: a genuine Bavarian extract (Lauf) imports as
+// by although the packs published for by lie elsewhere (a DGM tile in
+// Munich): the extract is judged by the state's boundary, not by the
+// published extent. As another state it is refused, naming Bayern.
+func TestImportOSMClipsToState(t *testing.T) {
+	lauf := testtool.Shared(t, "samples/osm/lauf-200115.osm.pbf")
+	data := t.TempDir()
+	e, n := utm(25832, 11.5755, 48.1374) // München
+	munich := rasterFixture{25832, e, n, hills}.write(t, t.TempDir(), "dgm1_32_muc.tif")
+	if out, err := runCLI(t, "import", "dgm", "--data", data, "--bl", "by", "--snapshot", "2026-01-01", "--license", "cc-by-4.0", munich); err != nil {
+		t.Fatalf("DGM: %v\n%s", err, out)
+	}
+	out, err := runCLI(t, "import", "osm", "--data", data, "--bl", "by", "--snapshot", "2026-01-02", lauf)
+	if err != nil {
+		t.Fatalf("Lauf as by: %v\n%s", err, out)
+	}
+	var features, outside int
+	if _, err := fmt.Sscanf(out[strings.Index(out, ": ")+2:], "%d features", &features); err != nil || features < 3000 {
+		t.Errorf("Lauf as by kept %d features (%v):\n%s", features, err, out)
+	}
+	fmt.Sscanf(out[strings.Index(out, "missing members, ")+len("missing members, "):], "%d outside", &outside)
+	if outside != 0 {
+		t.Errorf("%d features of Lauf counted outside Bayern:\n%s", outside, out)
+	}
+	out, err = runCLI(t, "import", "osm", "--data", t.TempDir(), "--bl", "he", "--snapshot", "2026-01-02", lauf)
+	if err == nil || !strings.Contains(errorText(err), "lauf-200115.osm.pbf lies in Bayern (by), not in Hessen (he); use --bl by") {
+		t.Errorf("Lauf as he: %v\n%s", err, out)
+	}
 }

@@ -23,7 +23,12 @@ recursively) or a .zip of them. Every file becomes one tile named after its file
 Modes: convert (default) writes COGs (float32, 512 px tiles, DEFLATE with predictor 3, overviews,
 NoData -9999) holding exactly the source values; mirror copies tiled GeoTIFFs (COGs) unchanged;
 pass-through takes http(s) URLs of COGs, stores only their index and reads them live with HTTP
-range requests. --crs defaults to the BL's CRS (EPSG:25833 for be bb mv sn, else EPSG:25832).`,
+range requests. --crs defaults to the BL's CRS (EPSG:25833 for be bb mv sn, else EPSG:25832).
+
+The import refuses tiles lying mostly (over half) outside the BL's boundary (with a 3 km margin,
+so border tiles pass) and rasters that look like a canopy height model (low, a fifth or more
+NoData or 0, many edges between empty land and vegetation), naming what they look like;
+--force imports them anyway. URLs (pass-through) are judged by their extent only.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
@@ -41,6 +46,7 @@ range requests. --crs defaults to the BL's CRS (EPSG:25833 for be bb mv sn, else
 	commonFlags(c, &o)
 	c.Flags().StringVar(&crs, "crs", "", "CRS of the tiles: EPSG:25832 or EPSG:25833 (default: the BL's)")
 	c.Flags().StringVar(&mode, "mode", "convert", "convert, mirror or pass-through")
+	c.Flags().BoolVar(&o.Force, "force", false, "import even when the tiles lie outside the BL or look like a canopy model")
 	addEnvHelp(c)
 	return c
 }
@@ -63,7 +69,11 @@ terrain pack (import the DGM first; without one they stand at height 0; 'svc bui
 rebuilds them later). --bridge-mask takes a GeoJSON FeatureCollection of Polygon/MultiPolygon
 bridge decks in WGS84 lon/lat (RFC 7946; coordinates in metres of the BL CRS are accepted too):
 CDSM and TDSM pixels within 1.0 m of a deck become NoData (SPEC 4.6; needs --mode convert). SPEC
-4.6 expects a mask for he and ni from snapshot 2026-07-20; be has no official source.`,
+4.6 expects a mask for he and ni from snapshot 2026-07-20; be has no official source.
+
+The import refuses rasters lying mostly (over half) outside the BL's boundary (3 km margin) and
+--cdsm/--tdsm rasters that look like a terrain model (median above 60 m, heights below -1 m, or
+smooth and gapless), naming what they look like; --force imports them anyway.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -92,6 +102,7 @@ CDSM and TDSM pixels within 1.0 m of a deck become NoData (SPEC 4.6; needs --mod
 	c.Flags().StringSliceVar(&vo.TDSM, "tdsm", nil, "crown base raster files, directories or zips")
 	c.Flags().StringVar(&vo.CRS, "crs", "", "CRS of the rasters: EPSG:25832 or EPSG:25833 (default: the BL's)")
 	c.Flags().StringVar(&mode, "mode", "convert", "convert or mirror")
+	c.Flags().BoolVar(&o.Force, "force", false, "import even when the rasters lie outside the BL or look like a terrain model")
 	c.Flags().StringVar(&vo.BridgeMask, "bridge-mask", "", "GeoJSON of bridge-deck polygons whose pixels (1.0 m buffer) become NoData")
 	c.Flags().Float64Var(&vo.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
 	geoidFlag(c.Flags(), &geoidPath)

@@ -93,6 +93,8 @@ type rasterImport struct {
 	mode   Mode
 	client *http.Client
 	mask   *bridgeMask // vegetation: bridge decks to blank out, or nil
+	place  *placeCheck // where the tiles lie
+	role   *roleStats  // pixel samples of the layer being imported
 	prog   Progress
 	last   time.Time
 }
@@ -142,6 +144,7 @@ func (ri *rasterImport) layer(ctx context.Context, dir, sub string, paths []stri
 			return nil, fmt.Errorf("importer: %w", err)
 		}
 	}
+	ri.place, ri.role = newPlaceCheck(ri.st), &roleStats{}
 	ri.prog = Progress{FilesTotal: len(ins)}
 	for _, in := range ins {
 		ri.prog.BytesTotal += in.size
@@ -158,12 +161,28 @@ func (ri *rasterImport) layer(ctx context.Context, dir, sub string, paths []stri
 			return nil, fmt.Errorf("importer: %s: %w", in.name, err)
 		}
 		tiles = append(tiles, t)
+		ri.place.addBBox(in.name, ri.zone, t.BBox)
 		ri.prog.Bytes += in.size
 		ri.prog.Tiles++
 	}
 	ri.prog.Files = len(ins)
 	ri.report(true)
+	if err := ri.checkLayer(sub); err != nil {
+		return nil, err
+	}
 	return tiles, nil
+}
+
+// checkLayer refuses, unless Common.Force, a layer whose tiles lie mostly
+// outside the BL or whose values look like another role.
+func (ri *rasterImport) checkLayer(sub string) error {
+	if ri.c.Force {
+		return nil
+	}
+	if why, suggest := ri.place.problem(); why != "" {
+		return wrongBL(ri.st, []string{why}, suggest)
+	}
+	return ri.role.checkRole(sub)
 }
 
 // checkInputs rejects duplicate tile names and inputs the mode cannot take.

@@ -78,13 +78,13 @@ func TestDGMInputs(t *testing.T) {
 	}
 	// Mirror keeps the converted COGs byte for byte.
 	mirrorSrc := filepath.Join(data, "terrain", "he", "2026-07-20", "tiles")
-	mm, err := DGM(context.Background(), Common{DataDir: data, BL: "nrw", Snapshot: "2026-07-16", LicenseID: "dl-de-zero-2.0"},
+	mm, err := DGM(context.Background(), Common{DataDir: data, BL: "he", Snapshot: "2026-07-16", LicenseID: "dl-de-zero-2.0"},
 		DGMOptions{Mode: ModeMirror}, []string{mirrorSrc})
 	if err != nil || mm.Terrain.Source != "mirror" {
 		t.Fatalf("mirror: %v", err)
 	}
 	a, _ := os.ReadFile(filepath.Join(mirrorSrc, "dgm1_32_477_5551.tif"))
-	b, _ := os.ReadFile(filepath.Join(data, "terrain", "nrw", "2026-07-16", "tiles", "dgm1_32_477_5551.tif"))
+	b, _ := os.ReadFile(filepath.Join(data, "terrain", "he", "2026-07-16", "tiles", "dgm1_32_477_5551.tif"))
 	if !bytes.Equal(a, b) {
 		t.Error("mirror changed the COG")
 	}
@@ -168,8 +168,8 @@ func TestDGMConvertIsCOG(t *testing.T) {
 func TestVegetationImport(t *testing.T) {
 	t.Parallel()
 	src := t.TempDir()
-	writeFile(t, filepath.Join(src, "cdsm_1.xyz"), xyzTile(477000, 5551000))
-	writeFile(t, filepath.Join(src, "tdsm_1.xyz"), xyzTile(477000, 5551000))
+	writeFile(t, filepath.Join(src, "cdsm_1.xyz"), xyzTile(391000, 5819000)) // Berlin, EPSG:25833
+	writeFile(t, filepath.Join(src, "tdsm_1.xyz"), xyzTile(391000, 5819000))
 	data := t.TempDir()
 	c := Common{DataDir: data, BL: "be", Snapshot: "2026-07-20", LicenseID: "dl-de-zero-2.0"}
 	if _, err := Vegetation(context.Background(), c, VegetationOptions{}); err == nil {

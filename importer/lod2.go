@@ -7,11 +7,11 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/citygml"
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
@@ -42,7 +42,7 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer w.Abort()
-	imp := &lod2Import{c: c, dir: w.Dir(), inputs: inputs}
+	imp := &lod2Import{c: c, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st)}
 	for _, in := range inputs {
 		imp.prog.BytesTotal += in.Size
 	}
@@ -76,7 +76,8 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	if c.Summary != nil {
-		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates}
+		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates,
+			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt}
 	}
 	return m, nil
 }
@@ -87,11 +88,29 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 type LoD2Summary struct {
 	Invalid, Skipped []string // gml:ids
 	Duplicates       int64
+	// InvalidDetail says, for each of Invalid in the same order, where the
+	// building is and which polygons failed which checks.
+	InvalidDetail []InvalidBuilding
+	// SkippedAt is the source (file:line) of each of Skipped.
+	SkippedAt []string
+}
+
+// maxDefects is how many failed polygons an InvalidBuilding keeps.
+const maxDefects = 5
+
+// InvalidBuilding is a building that failed geometric validation.
+type InvalidBuilding struct {
+	ID      string
+	Source  string           // file:line of the bldg:Building
+	Defects []citygml.Defect // the first maxDefects failed polygons
+	Failed  int              // how many polygons failed in all
 }
 
 // ErrWrongBL reports an import whose files contradict --bl: their CRS is
-// not the BL's, or most of their AdV building ids name another BL. Common.Force
-// imports anyway.
+// not the BL's, most of their AdV building ids name another BL, or a file
+// lies mostly outside the BL's boundary (see placeCheck), or a raster's
+// values look like another role's (see checkRole). Common.Force imports
+// anyway.
 var ErrWrongBL = errors.New("the files do not look like data of this BL")
 
 // checkBL compares the imported files with the BL they are imported as.
@@ -113,11 +132,17 @@ func (imp *lod2Import) checkBL(st bl.State) error {
 		o, _ := bl.Lookup(other)
 		why = append(why, fmt.Sprintf("%d of their building ids start with %s (%s), e.g. %s", n, o.IDPrefix, o.Name, imp.example[other]))
 	}
+	place, suggest := imp.place.problem()
+	if place != "" {
+		why = append(why, place)
+	}
 	if len(why) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: importing as --bl %s (%s), but %s; check --bl, or pass --force to import them as %s anyway",
-		ErrWrongBL, st.Code, st.Name, strings.Join(why, "; "), st.Code)
+	if suggest == "" {
+		suggest = other
+	}
+	return wrongBL(st, why, suggest)
 }
 
 type lod2Import struct {
@@ -126,13 +151,17 @@ type lod2Import struct {
 	example  map[string]string // BL -> a building id with its prefix
 	invalid  []string          // gml:ids that failed validation
 	skipped  []string          // gml:ids without a usable surface
-	dir      string
-	inputs   []citygml.Input
-	w        *store.LoD2Writer
-	epsg     int
-	prog     Progress
-	done     int64 // bytes of finished files
-	last     time.Time
+	// invalidDetail and skippedAt follow invalid and skipped.
+	invalidDetail []InvalidBuilding
+	skippedAt     []string
+	place         *placeCheck // where each file's buildings lie
+	dir           string
+	inputs        []citygml.Input
+	w             *store.LoD2Writer
+	epsg          int
+	prog          Progress
+	done          int64 // bytes of finished files
+	last          time.Time
 }
 
 func (imp *lod2Import) run(ctx context.Context) error {
@@ -193,6 +222,7 @@ func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building
 		return fmt.Errorf("importer: %s:%d: building %s is in EPSG:%d but the import is in EPSG:%d; import each CRS as its own BL pack",
 			name, b.Line, b.ID, b.EPSG, imp.epsg)
 	}
+	imp.locate(name, b)
 	in := convert(b)
 	before := imp.w.Stats()
 	if err := imp.w.Add(ctx, in); err != nil {
@@ -203,8 +233,12 @@ func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building
 	case after.Duplicates > before.Duplicates:
 	case after.Buildings == before.Buildings:
 		imp.skipped = append(imp.skipped, b.ID)
+		imp.skippedAt = append(imp.skippedAt, fmt.Sprintf("%s:%d", name, b.Line))
 	case !in.Valid:
 		imp.invalid = append(imp.invalid, b.ID)
+		d := citygml.Defects(b, citygml.DefaultPlanarityTolM)
+		imp.invalidDetail = append(imp.invalidDetail, InvalidBuilding{ID: b.ID, Source: fmt.Sprintf("%s:%d", name, b.Line),
+			Defects: d[:min(len(d), maxDefects):min(len(d), maxDefects)], Failed: len(d)})
 	}
 	if st, ok := bl.ForID(b.ID); ok {
 		if imp.prefixes == nil {
@@ -217,6 +251,23 @@ func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building
 	}
 	imp.prog.Buildings++
 	return nil
+}
+
+// locate counts the building's first vertex for the place check of its
+// file.
+func (imp *lod2Import) locate(name string, b *citygml.Building) {
+	z, err := geo.ZoneForEPSG(b.EPSG)
+	if err != nil {
+		return
+	}
+	for _, s := range b.Surfaces {
+		for _, p := range s.Polygons {
+			if len(p.Exterior) > 0 {
+				imp.place.add(name, z, p.Exterior[0][0], p.Exterior[0][1])
+				return
+			}
+		}
+	}
 }
 
 func (imp *lod2Import) report(force bool) {

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/osmdata"
 	"github.com/svc-geodata/svc/pack"
@@ -26,12 +27,15 @@ const OSMFeaturesFile = "features.jsonl.gz"
 const OSMAttribution = osmdata.Attribution
 
 // OSM imports an OpenStreetMap extract (.osm.pbf, or .osm XML) of c.BL:
-// the classified areas, transport lines and coastline (package osmdata),
-// clipped to the extent of the BL's published packs (or the file's
-// bounds when the BL has none yet), into an osm pack that `svc build
-// osm-cover` turns into 3D Tiles. Bad input is an error naming the file
-// and what is wrong: not an OSM file or truncated, no way in it, nothing
-// inside the BL.
+// the classified areas, transport lines and coastline (package osmdata)
+// that lie in the BL (within bl.BorderMarginM of its boundary; features
+// wholly outside are dropped, unless c.Force), cut to the extent of the
+// BL's published DGM the cover is draped on (or, when the BL has none or
+// the extract does not meet it, to the file's header bounds), into an osm
+// pack that `svc build osm-cover` turns into 3D Tiles.
+// Bad input is an error naming the file and what is wrong: not an OSM file
+// or truncated, no way in it, nothing inside the BL (ErrWrongBL, naming the
+// state the extract lies in).
 func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	c = c.Normalize()
 	st, err := c.check()
@@ -55,7 +59,11 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	if err != nil {
 		return pack.Manifest{}, err
 	}
-	extent := blExtent(c.DataDir, c.BL)
+	tally := bl.NewTally(st, bl.BorderMarginM)
+	keep := tally.Add
+	if c.Force {
+		keep = nil
+	}
 	// The reader's live memory is the kept ways and node coordinates; the
 	// decoder churns through blocks around it. A tighter GC target keeps the
 	// peak near the live size (60 MB of PBF: 274 MB peak RSS instead of 561,
@@ -71,15 +79,26 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer fw.f.Close()
-	stats, err := osmdata.Stream(ctx, func() (io.ReadCloser, error) { return os.Open(file) },
-		osmdata.Options{Zone: zone, Clip: extent, XML: xml}, fw.write)
+	open := func() (io.ReadCloser, error) { return os.Open(file) }
+	stats, err := osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Clip: terrainExtent(c.DataDir, c.BL), Keep: keep, XML: xml}, fw.write)
+	if errors.Is(err, osmdata.ErrOutside) && stats.Clip != nil && tally.Len() == 0 {
+		// The extract does not meet the BL's DGM: it is judged by the
+		// state's boundary alone (the DGM is not the state).
+		stats, err = osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Keep: keep, XML: xml}, fw.write)
+	}
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
 		return pack.Manifest{}, fmt.Errorf("%s: %w (read as %s; truncated or another format)", file, err, map[bool]string{true: "OSM XML", false: ".osm.pbf"}[xml])
 	case errors.Is(err, osmdata.ErrEmpty):
 		return pack.Manifest{}, fmt.Errorf("%s: %w (%d nodes, %d relations)", file, err, stats.Nodes, stats.Relations)
 	case errors.Is(err, osmdata.ErrOutside):
-		return pack.Manifest{}, fmt.Errorf("%s: %w of BL %s: wrong file or wrong --bl?", file, err, c.BL)
+		pc := newPlaceCheck(st)
+		pc.files, pc.tally[file] = []string{file}, tally
+		why, suggest := pc.problem()
+		if why == "" {
+			why = fmt.Sprintf("none of its features lies in %s (%s)", st.Name, st.Code)
+		}
+		return pack.Manifest{}, wrongBL(st, []string{why}, suggest)
 	case err != nil:
 		return pack.Manifest{}, fmt.Errorf("%s: %w", file, err)
 	}
@@ -118,13 +137,14 @@ func sniffXML(file string) (bool, error) {
 	return strings.HasPrefix(s, "<"), nil
 }
 
-// blExtent is the WGS84 union of the BL's published packs' extents, the
-// zero box when it has none.
-func blExtent(dataDir, code string) geo.BBox {
+// terrainExtent is the WGS84 union of the BL's published terrain packs'
+// extents, the zero box when it has none: the cover is draped on the DGM
+// and its sea is closed on this box.
+func terrainExtent(dataDir, code string) geo.BBox {
 	b := geo.BBox{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
 	for _, f := range pack.List(dataDir) {
 		m := f.Manifest
-		if m.BL != code || f.Key.Product == pack.OSM || len(m.BBoxWGS84) != 4 {
+		if m.BL != code || f.Key.Product != pack.Terrain || len(m.BBoxWGS84) != 4 {
 			continue
 		}
 		x := m.BBoxWGS84

@@ -45,6 +45,7 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 		if err := ri.describe(&t, raster.Info{Width: g.Width, Height: g.Height, GeoTransform: g.GeoTransform}); err != nil {
 			return t, err
 		}
+		ri.role.addGrid(g)
 		if ri.mask != nil {
 			ri.mask.apply(&g)
 		}
@@ -72,6 +73,9 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 		if !info.Tiled {
 			return t, fmt.Errorf("%w: not a COG (stripped layout); import it with --mode convert", ErrOptions)
 		}
+		if err := ri.role.addCOG(ctx, c); err != nil {
+			return t, err
+		}
 		return t, copySource(ctx, dst, src)
 	}
 	g, err := c.ReadGrid(ctx)
@@ -80,6 +84,7 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 	}
 	g.EPSG = ri.epsg
 	g.ReplaceNodata(terrain.Nodata)
+	ri.role.addGrid(g)
 	if ri.mask != nil {
 		ri.mask.apply(&g)
 	}

@@ -59,6 +59,11 @@ type Options struct {
 	// Clip is the WGS84 extent features are clipped to; the zero box clips
 	// to the file's header bounds when it has them, else nothing.
 	Clip geo.BBox
+	// Keep, when set, is asked about up to keepProbes points (WGS84) of
+	// each feature; a feature none of whose points it keeps is dropped and
+	// counted in Stats.OutsideExtent. The importer passes the state's
+	// boundary.
+	Keep func(lon, lat float64) bool
 	// XML reads OSM XML instead of PBF.
 	XML bool
 }
@@ -298,6 +303,9 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		if box != nil {
 			f = box.apply(f)
 		}
+		if o.Keep != nil && !keeps(f, o.Zone, o.Keep) {
+			f.Polygons, f.Lines = nil, nil
+		}
 		if len(f.Polygons) == 0 && len(f.Lines) == 0 {
 			st.OutsideExtent++
 			return nil
@@ -373,6 +381,33 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		return st, ErrOutside
 	}
 	return st, nil
+}
+
+// keepProbes is how many points of a feature Options.Keep is asked about.
+const keepProbes = 8
+
+// keeps reports whether keep keeps any of up to keepProbes points spread
+// over the feature's outer rings and lines.
+func keeps(f Feature, z geo.Zone, keep func(lon, lat float64) bool) bool {
+	var pts [][2]float64
+	for _, p := range f.Polygons {
+		if len(p) > 0 {
+			pts = append(pts, p[0]...)
+		}
+	}
+	for _, l := range f.Lines {
+		pts = append(pts, l...)
+	}
+	if len(pts) == 0 {
+		return false
+	}
+	step := max(1, len(pts)/keepProbes)
+	for i := 0; i < len(pts); i += step {
+		if keep(geo.FromUTM(z, pts[i][0], pts[i][1])) {
+			return true
+		}
+	}
+	return false
 }
 
 type countingReader struct {

@@ -64,7 +64,7 @@ func (s *Server) discoveryRoutes() []route {
 				"DHHN2016, from `natural=coastline`, land on its left; present only where the extract has a coastline). Areas and ribbons " +
 				"are cut on a 10 m grid and draped 0.2 m (transport 0.35 m) above the terrain mesh of the same DGM. Each feature carries " +
 				"`class`, `osm_id` and `name` (EXT_mesh_features, EXT_structural_metadata). Heights are ellipsoidal (`height_model`). " +
-				"`bbox` is the extent of the imported features, clipped to the BL's published extent."
+				"`bbox` is the extent of the imported features: those lying in the BL's boundary, cut to the extent of its DGM."
 			return rt
 		}(),
 		func() route {

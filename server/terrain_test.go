@@ -93,7 +93,11 @@ func buildRasterFixture() (*rasterFixture, error) {
 	if _, err := importer.DGM(ctx, he, importer.DGMOptions{}, []string{filepath.Join(src, "dgm")}); err != nil {
 		return nil, err
 	}
-	if _, err := importer.Vegetation(ctx, he, importer.VegetationOptions{CDSM: []string{filepath.Join(src, "cdsm")},
+	// The synthetic canopy is one flat 20 m block: smooth and in one piece,
+	// it looks like terrain to the importer's role check, so it is forced.
+	veg := he
+	veg.Force = true
+	if _, err := importer.Vegetation(ctx, veg, importer.VegetationOptions{CDSM: []string{filepath.Join(src, "cdsm")},
 		TDSM: []string{filepath.Join(src, "tdsm")}}); err != nil {
 		return nil, err
 	}

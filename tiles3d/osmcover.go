@@ -91,11 +91,11 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	o.HeightModel = heightModel(o.HeightModel)
 	src, srcDir, err := newestPack(o.DataDir, pack.OSM, o.BL, func(m pack.Manifest) bool { return m.OSM != nil })
 	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("%w (run svc import osm first)", err)
+		return pack.Manifest{}, err
 	}
 	tsrc, tdir, err := newestPack(o.DataDir, pack.Terrain, o.BL, func(m pack.Manifest) bool { return m.Terrain != nil })
 	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("%w: the OSM cover is draped on the terrain (run svc import dgm first)", err)
+		return pack.Manifest{}, fmt.Errorf("%w (the OSM cover is draped on it)", err)
 	}
 	tol := 0.5
 	if tm, _, err := newestPack(o.DataDir, pack.TerrainMesh, o.BL, func(m pack.Manifest) bool { return m.TerrainMesh != nil }); err == nil {

@@ -28,9 +28,44 @@ import (
 	"github.com/svc-geodata/svc/store"
 )
 
-// ErrNoSource reports that the data directory holds no published LoD2 pack
-// of the BL.
-var ErrNoSource = errors.New("tiles3d: no published LoD2 pack")
+// ErrNoSource reports that the data directory lacks a source a build needs
+// (a LoD2, terrain, OSM or vegetation pack of the BL; see MissingError), or
+// that the source holds nothing to build from.
+var ErrNoSource = errors.New("tiles3d: missing source")
+
+// MissingError reports that the data directory holds no published pack of
+// a product a build needs; its text names what is missing and the import
+// that makes it. It wraps ErrNoSource.
+type MissingError struct {
+	Product    pack.Product
+	BL         string
+	DataDir    string
+	Unfinished bool // snapshots exist but none is finished
+}
+
+// missingWhat names each product as a user knows it and the command that
+// makes it.
+var missingWhat = map[pack.Product][2]string{
+	pack.LoD2:       {"LoD2 buildings", "svc import lod2 --data %s --bl %s --snapshot YYYY-MM-DD --license ID FILE..."},
+	pack.Terrain:    {"DGM (terrain)", "svc import dgm --data %s --bl %s --snapshot YYYY-MM-DD --license ID FILE..."},
+	pack.OSM:        {"OpenStreetMap extract", "svc import osm --data %s --bl %s --snapshot YYYY-MM-DD FILE.osm.pbf"},
+	pack.Vegetation: {"vegetation (CDSM)", "svc import vegetation --data %s --bl %s --snapshot YYYY-MM-DD --license ID --cdsm FILE..."},
+}
+
+func (e *MissingError) Error() string {
+	w, ok := missingWhat[e.Product]
+	if !ok {
+		return fmt.Sprintf("tiles3d: no %s pack published for %s in %s", e.Product, e.BL, e.DataDir)
+	}
+	what := w[0] + " published"
+	if e.Unfinished {
+		what = "finished " + w[0]
+	}
+	return fmt.Sprintf("tiles3d: no %s for %s in %s: import it with %s", what, e.BL, e.DataDir, fmt.Sprintf(w[1], e.DataDir, e.BL))
+}
+
+// Unwrap makes errors.Is(err, ErrNoSource) hold.
+func (e *MissingError) Unwrap() error { return ErrNoSource }
 
 // Options configure Build.
 type Options struct {
@@ -108,7 +143,7 @@ func newestPack(dataDir string, prod pack.Product, bl string, ok func(pack.Manif
 	base := filepath.Join(dataDir, string(prod), bl)
 	entries, err := os.ReadDir(base)
 	if err != nil {
-		return pack.Manifest{}, "", fmt.Errorf("%w: no %s pack for %q in %s", ErrNoSource, prod, bl, dataDir)
+		return pack.Manifest{}, "", &MissingError{Product: prod, BL: bl, DataDir: dataDir}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() > entries[j].Name() })
 	for _, e := range entries {
@@ -121,5 +156,5 @@ func newestPack(dataDir string, prod pack.Product, bl string, ok func(pack.Manif
 			return m, dir, nil
 		}
 	}
-	return pack.Manifest{}, "", fmt.Errorf("%w: no finished %s pack for %q in %s", ErrNoSource, prod, bl, dataDir)
+	return pack.Manifest{}, "", &MissingError{Product: prod, BL: bl, DataDir: dataDir, Unfinished: true}
 }
