@@ -201,24 +201,34 @@ func (gp *globePage) waitJS(what, expr string, limit time.Duration) {
 }
 
 // settle waits until the globe has drawn 5 frames in a row with every tile
-// it needs loaded (globe.tilesLoaded).
+// it needs loaded (globe.tilesLoaded). An error of the page or a worker
+// ends the wait at once: the globe would not settle.
 func (gp *globePage) settle(what string, limit time.Duration) {
 	gp.t.Helper()
-	var ok bool
-	gp.run(what, chromedp.Evaluate(fmt.Sprintf(`new Promise((resolve) => {
+	gp.run(what, chromedp.Evaluate(`(() => {
 		const s = svcViewer.globe.scene; let frames = 0;
-		const stop = setTimeout(() => { rm(); resolve(false); }, %d);
-		const rm = s.postRender.addEventListener(() => {
+		svcProbe.settled = false;
+		svcProbe.stopSettle = s.postRender.addEventListener(() => {
 			frames = s.globe.tilesLoaded ? frames + 1 : 0;
-			if (frames >= 5) { clearTimeout(stop); rm(); resolve(true); }
+			if (frames >= 5) { svcProbe.settled = true; svcProbe.stopSettle(); }
 		});
-	})`, limit.Milliseconds()), &ok, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
-	if !ok {
-		var diag string
-		chromedp.Run(gp.ctx, chromedp.Evaluate(`(() => { const s = svcViewer.globe.scene, q = s.globe._surface;
-			return JSON.stringify({frames: s.frameState.frameNumber, high: q._tileLoadQueueHigh.length, medium: q._tileLoadQueueMedium.length,
-				low: q._tileLoadQueueLow.length, render: q._tilesToRender.length}); })()`, &diag))
-		gp.t.Fatalf("%s: globe.tilesLoaded not reached in %v (%s; %s)", what, limit, diag, gp.report())
+		return true; })()`, nil))
+	start := time.Now()
+	for {
+		var ok bool
+		if err := chromedp.Run(gp.ctx, chromedp.Evaluate(`svcProbe.settled`, &ok)); err == nil && ok {
+			return
+		}
+		var probe []string
+		chromedp.Run(gp.ctx, chromedp.Evaluate(`svcProbe.problems`, &probe))
+		if _, problems, _ := gp.watch.result(); len(problems)+len(probe) > 0 || time.Since(start) > limit {
+			var diag string
+			chromedp.Run(gp.ctx, chromedp.Evaluate(`(() => { const s = svcViewer.globe.scene, q = s.globe._surface;
+				return JSON.stringify({frames: s.frameState.frameNumber, high: q._tileLoadQueueHigh.length, medium: q._tileLoadQueueMedium.length,
+					low: q._tileLoadQueueLow.length, render: q._tilesToRender.length}); })()`, &diag))
+			gp.t.Fatalf("%s: globe.tilesLoaded not reached after %v (limit %v; %s; %s)", what, time.Since(start).Round(time.Second), limit, diag, gp.report())
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
