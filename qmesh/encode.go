@@ -210,12 +210,27 @@ func signNotZero(v float64) float64 {
 // (Cesium's EllipsoidalOccluder.computeHorizonCullingPoint): the point
 // along the direction of center from which every vertex is visible exactly
 // when the point is.
+//
+// A tile spanning too much of the globe has none: a vertex whose angle from
+// center plus its own horizon angle reaches 90° is not hidden by the
+// ellipsoid from some viewpoints that hide every point of the ray (the
+// level-0 hemispheres, whose edges lie on the horizon of their centre).
+// CesiumJS then computes no point (undefined) and never horizon-culls the
+// tile (CesiumGS/cesium#8487), but a tile header has to hold a number. It
+// holds NaN: CesiumJS's test (EllipsoidalOccluder's
+// isScaledSpacePointVisible) calls a point occluded only when two
+// comparisons with it are true, and every comparison with NaN is false, so
+// the tile is never culled, as CesiumJS does with an undefined point. The
+// zero vector, written before, is the opposite: the centre of the earth is
+// behind the horizon from every viewpoint, so CesiumJS culled both root
+// tiles as soon as they loaded and never asked for a deeper one.
 func horizonPoint(pts [][3]float64, center [3]float64) [3]float64 {
+	none := [3]float64{math.NaN(), math.NaN(), math.NaN()}
 	scale := [3]float64{1 / semiMajor, 1 / semiMajor, 1 / semiMinor}
 	dir := [3]float64{center[0] * scale[0], center[1] * scale[1], center[2] * scale[2]}
 	l := math.Sqrt(dot(dir, dir))
-	if l == 0 {
-		return [3]float64{}
+	if l == 0 || len(pts) == 0 {
+		return none
 	}
 	for k := range 3 {
 		dir[k] /= l
@@ -233,10 +248,13 @@ func horizonPoint(pts [][3]float64, center [3]float64) [3]float64 {
 		cosB := 1 / mag
 		sinB := math.Sqrt(mag2-1) * cosB
 		den := cosA*cosB - sinA*sinB
-		if den <= 0 { // below the horizon of any point on that ray: no culling point
-			return [3]float64{}
+		if !(den > 0) { // on or below the horizon of every point of the ray
+			return none
 		}
 		best = math.Max(best, 1/den)
+	}
+	if math.IsInf(best, 0) {
+		return none
 	}
 	return [3]float64{dir[0] * best, dir[1] * best, dir[2] * best}
 }

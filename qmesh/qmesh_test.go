@@ -296,3 +296,100 @@ func BenchmarkTileCold(b *testing.B) {
 		}
 	}
 }
+
+// cesiumVisible is CesiumJS's horizon test (EllipsoidalOccluder's
+// isScaledSpacePointVisible, the one GlobeSurfaceTileProvider applies to a
+// tile's horizon occlusion point): p in the ellipsoid-scaled space, camera
+// in ECEF metres.
+func cesiumVisible(p, camera [3]float64) bool {
+	cv := scaled(camera)
+	vh2 := dot(cv, cv) - 1
+	vt := sub(p, cv)
+	vtDotVc := -dot(vt, cv)
+	var occluded bool
+	if vh2 < 0 {
+		occluded = vtDotVc > 0
+	} else {
+		occluded = vtDotVc > vh2 && vtDotVc*vtDotVc/dot(vt, vt) > vh2
+	}
+	return !occluded
+}
+
+func scaled(p [3]float64) [3]float64 {
+	return [3]float64{p[0] / semiMajor, p[1] / semiMajor, p[2] / semiMinor}
+}
+
+// TestHorizonPointHidesOnlyHiddenTiles: CesiumJS culls a tile whose
+// horizon occlusion point is behind the ellipsoid's horizon, so from every
+// viewpoint where the point is hidden, every vertex of the tile must be
+// hidden too (vertices below the ellipsoid count as on it, as in Cesium's
+// construction), and from above the tile the point is visible. The level-0
+// tiles span a hemisphere each: no point along the centre's direction
+// qualifies, and their point must be one CesiumJS never judges hidden (the
+// zero vector it judged hidden from everywhere, so CesiumJS dropped the
+// root tiles and never asked for a deeper one). Tiles of smaller size keep
+// a finite point, so culling still works for them.
+func TestHorizonPointHidesOnlyHiddenTiles(t *testing.T) {
+	tl := New(nil, 0)
+	tiles := []Tile{{0, 0, 0}, {0, 1, 0}}
+	for _, z := range []int{1, 2, 3, 5, 8, 12, 16, 18} {
+		tiles = append(tiles, tileAt(z, 8.68, 50.11))
+	}
+	tiles = append(tiles, Tile{1, 0, 0}, Tile{2, 7, 3}, Tile{3, 0, 7}) // south-west, the north-east corner, at the pole
+	var cameras [][3]float64
+	for lat := -90.0; lat <= 90; lat += 7.5 {
+		for lon := -180.0; lon < 180; lon += 7.5 {
+			for _, h := range []float64{2, 1e3, 1e5, 1e6, 2e7, 1e9} {
+				cameras = append(cameras, ecef(lon, lat, h))
+			}
+		}
+	}
+	for _, tile := range tiles {
+		res, err := tl.Tile(context.Background(), "gen", hills, tile, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := decode(gunzip(t, res.Gzip))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, s, e, n := tile.Bounds()
+		verts := make([][3]float64, len(d.u))
+		for i := range d.u {
+			v := scaled(ecef(w+(e-w)*float64(d.u[i])/32767, s+(n-s)*float64(d.v[i])/32767, d.h[i]))
+			if m := math.Sqrt(dot(v, v)); m < 1 {
+				v = [3]float64{v[0] / m, v[1] / m, v[2] / m}
+			}
+			verts[i] = v
+		}
+		p := d.occlusion
+		finite := !math.IsNaN(p[0]+p[1]+p[2]) && !math.IsInf(p[0]+p[1]+p[2], 0)
+		if tile.Z > 0 && !finite {
+			t.Errorf("%d/%d/%d: no horizon occlusion point (%v), want one for a tile of this size", tile.Z, tile.X, tile.Y, p)
+		}
+		// Scaled vertices are tested with the same formula: a camera at cv
+		// sees v unless v is behind the horizon plane and in the shadow cone.
+		hidden := 0
+		for _, c := range cameras {
+			if cesiumVisible(p, c) {
+				continue
+			}
+			hidden++
+			for i, v := range verts {
+				if cesiumVisible(v, c) {
+					t.Fatalf("%d/%d/%d: point %v hidden from %v, but vertex %d (%v) is visible", tile.Z, tile.X, tile.Y, p, c, i, v)
+				}
+			}
+		}
+		// From above the tile (its centre, any height) the point is visible.
+		for _, h := range []float64{10, 1e4, 1e6, 1e8} {
+			if c := ecef((w+e)/2, (s+n)/2, h); !cesiumVisible(p, c) {
+				t.Errorf("%d/%d/%d: point %v hidden from %.0f m above the tile's centre", tile.Z, tile.X, tile.Y, p, h)
+			}
+		}
+		if tile.Z == 0 && hidden > 0 {
+			t.Errorf("%d/%d/%d: point %v hidden from %d of %d viewpoints, want none (a hemisphere is never wholly behind the horizon of a point on its centre's ray)", tile.Z, tile.X, tile.Y, p, hidden, len(cameras))
+		}
+		t.Logf("%d/%d/%d: point %v hidden from %d of %d viewpoints", tile.Z, tile.X, tile.Y, p, hidden, len(cameras))
+	}
+}

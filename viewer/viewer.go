@@ -96,10 +96,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // csp keeps the page to its own origin: no CDN, no tracker, nothing that
-// would fail on an air-gapped machine. Cesium compiles shaders and starts
-// workers from blobs, hence blob: and 'unsafe-eval' (its glsl optimiser).
+// would fail on an air-gapped machine. CesiumJS (its IIFE build, Cesium.js)
+// carries its web workers' code inside: it starts each worker from a blob:
+// URL whose script calls importScripts on a second blob: URL holding that
+// code. A worker's script loads are governed by the CSP it inherits from
+// the page: worker-src for the worker itself, script-src for
+// importScripts, hence blob: in both (without it in script-src every
+// worker dies on start and no terrain tile is ever decoded). blob: URLs
+// can only be made by script already running in the page, so this admits
+// no other origin. 'unsafe-eval' is for Cesium's glsl optimiser,
+// 'wasm-unsafe-eval' for its wasm decoders (Draco, meshopt's worker).
 const csp = "default-src 'self'; img-src 'self' data: blob:; worker-src 'self' blob:; child-src blob:; " +
-	"script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; connect-src 'self' data: blob:"
+	"script-src 'self' blob: 'unsafe-eval' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; connect-src 'self' data: blob:"
 
 func (h *handler) etag(name string, b []byte) string {
 	if v, ok := h.etags.Load(name); ok {
