@@ -32,12 +32,27 @@ func (s *Server) buildOGCOpenAPI() ([]byte, error) {
 func (s *Server) openAPIOf(keep func(*route) bool, title, summary, desc string) ([]byte, error) {
 	paths := obj{}
 	used := map[string]bool{}
+	params := obj{} // components.parameters
 	for i := range s.routes {
 		rt := s.routes[i]
 		if rt.hidden || !keep(&rt) {
 			continue
 		}
 		used[rt.tag] = true
+		for _, p := range rt.params {
+			if p.component == "" {
+				continue
+			}
+			d := paramDoc(p)
+			if prev, ok := params[p.component]; ok {
+				a, _ := json.Marshal(prev)
+				b, _ := json.Marshal(d)
+				if string(a) != string(b) {
+					return nil, fmt.Errorf("server: parameter component %s is declared in two ways (%s: %s, before %s)", p.component, rt.opID, b, a)
+				}
+			}
+			params[p.component] = d
+		}
 		item, _ := paths[openapiPath(rt.path)].(obj)
 		if item == nil {
 			item = obj{}
@@ -66,6 +81,9 @@ func (s *Server) openAPIOf(keep func(*route) bool, title, summary, desc string) 
 		"tags":       usedTags(used),
 		"paths":      paths,
 		"components": usedComponents(paths, components(s.cfg)),
+	}
+	if len(params) > 0 {
+		doc["components"].(obj)["parameters"] = params
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }
@@ -128,6 +146,10 @@ func (s *Server) operation(rt route) obj {
 	}
 	var params []obj
 	for _, p := range rt.params {
+		if p.component != "" {
+			params = append(params, obj{"$ref": "#/components/parameters/" + p.component})
+			continue
+		}
 		params = append(params, paramDoc(p))
 	}
 	if params != nil {

@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/svc-geodata/svc/geo"
 )
@@ -20,6 +22,10 @@ type LoD2 struct {
 	zone   geo.Zone
 	bbox   geo.BBox // WGS84 extent of all surfaces
 	counts struct{ buildings, surfaces int64 }
+	// roofs is the number of roof surfaces: from the metadata, or counted
+	// once on first use in files written before roof_count (-1 until then).
+	roofMu sync.Mutex
+	roofs  int64
 }
 
 // OpenLoD2 opens the LoD2 file at path read-only and loads its packed
@@ -73,6 +79,12 @@ func (s *LoD2) load(ctx context.Context) error {
 	}
 	s.counts.buildings, _ = strconv.ParseInt(meta["building_count"], 10, 64)
 	s.counts.surfaces, _ = strconv.ParseInt(meta["surface_count"], 10, 64)
+	s.roofs = -1
+	if v, ok := meta["roof_count"]; ok {
+		if s.roofs, err = strconv.ParseInt(v, 10, 64); err != nil || s.roofs < 0 || s.roofs > s.counts.surfaces {
+			return fmt.Errorf("%w: metadata roof_count %q", ErrCorrupt, v)
+		}
+	}
 	if int64(s.idx.n) != s.counts.surfaces {
 		return fmt.Errorf("%w: index holds %d surfaces, metadata %d", ErrCorrupt, s.idx.n, s.counts.surfaces)
 	}
@@ -254,3 +266,35 @@ func (s *LoD2) Surface(sid int64) (Hit, error) {
 
 // Counts returns the numbers of buildings and surfaces in the file.
 func (s *LoD2) Counts() (buildings, surfaces int64) { return s.counts.buildings, s.counts.surfaces }
+
+// RoofCount returns the number of roof surfaces (ClassRoof) in the file.
+// Files written since the importer records roof_count answer from their
+// metadata; older ones are counted once from the search file's record
+// headers (a read of the whole file) and the count is kept.
+func (s *LoD2) RoofCount(ctx context.Context) (int64, error) {
+	s.roofMu.Lock()
+	defer s.roofMu.Unlock()
+	if s.roofs >= 0 {
+		return s.roofs, nil
+	}
+	var n int64
+	for pos := range s.idx.n {
+		if pos%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		rec, err := s.sf.record(pos)
+		if err != nil {
+			return 0, fmt.Errorf("store: count roofs: %w", err)
+		}
+		if len(rec) < recordHeader {
+			return 0, fmt.Errorf("store: count roofs: %w: short record", ErrCorrupt)
+		}
+		if binary.LittleEndian.Uint16(rec[8:]) == ClassRoof {
+			n++
+		}
+	}
+	s.roofs = n
+	return n, nil
+}

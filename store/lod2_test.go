@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -230,5 +231,36 @@ func TestRecordLimits(t *testing.T) {
 	err = w.Add(ctx, BuildingInput{GMLID: "DEHEBIG", Valid: true, Surfaces: []SurfaceInput{{Class: ClassGround, Polygons: [][]Ring{{big}}}}})
 	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "DEHEBIG") || !strings.Contains(err.Error(), "65535") {
 		t.Fatalf("Add = %v, want ErrInput naming the building and the limit", err)
+	}
+}
+
+// TestRoofCount: the roof count comes from the metadata the writer keeps,
+// and a file written before roof_count counts its roofs from the search
+// file instead, to the same number.
+func TestRoofCount(t *testing.T) {
+	ctx := context.Background()
+	s, path := writeTown(t, 25832, 477000, 5551000, 500, 60, 3)
+	n, err := s.RoofCount(ctx)
+	if err != nil || n != 60 {
+		t.Fatalf("roof count from the metadata: %d %v, want 60 (one roof per prism)", n, err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM svc_metadata WHERE key = 'roof_count'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	old, err := OpenLoD2(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if old.roofs != -1 {
+		t.Fatalf("a file without roof_count has the count %d before counting", old.roofs)
+	}
+	if n, err := old.RoofCount(ctx); err != nil || n != 60 {
+		t.Fatalf("roof count from the search file: %d %v, want 60", n, err)
 	}
 }
