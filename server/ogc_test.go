@@ -3,8 +3,11 @@ package server
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -177,6 +180,61 @@ func TestOGCLimitClamped(t *testing.T) {
 	code, body, _ := ogcGet(t, "/v1/buildings?bbox=8.672,50.111,8.676,50.113&limit=50000")
 	if code != 422 || !strings.Contains(string(body), "limit") {
 		t.Errorf("/v1/buildings limit=50000: %d %.300s", code, body)
+	}
+}
+
+// TestOGCParameterComponents: the shared OGC parameters are components
+// (QGIS reads the page size from components.parameters.limit alone, with
+// its maximum and default), every $ref resolves, and /ogc/api and
+// /openapi.json declare them alike.
+func TestOGCParameterComponents(t *testing.T) {
+	type doc struct {
+		Paths      map[string]map[string]struct{ Parameters []map[string]any }
+		Components struct{ Parameters map[string]map[string]any }
+	}
+	var ogc, all doc
+	for path, d := range map[string]*doc{"/ogc/api": &ogc, "/openapi.json": &all} {
+		code, body, _ := ogcGet(t, path)
+		if err := json.Unmarshal(body, d); code != 200 || err != nil {
+			t.Fatalf("%s: %d %v", path, code, err)
+		}
+	}
+	limit := ogc.Components.Parameters["limit"]
+	schema, _ := limit["schema"].(map[string]any)
+	if limit["name"] != "limit" || schema["maximum"] != float64(ogcMaxLimit) || schema["default"] != float64(ogcDefaultLimit) ||
+		!strings.Contains(fmt.Sprint(limit["description"]), "not refused") {
+		t.Fatalf("components.parameters.limit of /ogc/api: %v", limit)
+	}
+	for _, name := range []string{"bbox", "bbox-crs", "crs", "datetime", "cursor", "f", "collectionId"} {
+		if ogc.Components.Parameters[name] == nil {
+			t.Errorf("/ogc/api has no component %s", name)
+		}
+	}
+	for name, p := range ogc.Components.Parameters {
+		if !reflect.DeepEqual(p, all.Components.Parameters[name]) {
+			t.Errorf("component %s: /ogc/api %v, /openapi.json %v", name, p, all.Components.Parameters[name])
+		}
+	}
+	for _, d := range []doc{ogc, all} {
+		for path, item := range d.Paths {
+			for _, op := range item {
+				for _, p := range op.Parameters {
+					if ref, ok := p["$ref"].(string); ok && d.Components.Parameters[strings.TrimPrefix(ref, "#/components/parameters/")] == nil {
+						t.Errorf("%s: %s resolves to nothing", path, ref)
+					}
+					if strings.HasPrefix(path, "/ogc") && p["name"] != nil && ogc.Components.Parameters[fmt.Sprint(p["name"])] != nil {
+						t.Errorf("%s declares %s inline, not as its component", path, p["name"])
+					}
+				}
+			}
+		}
+	}
+	var refs []string
+	for _, p := range ogc.Paths["/ogc/collections/{collectionId}/items"]["get"].Parameters {
+		refs = append(refs, fmt.Sprint(p["$ref"]))
+	}
+	if !slices.Contains(refs, "#/components/parameters/limit") {
+		t.Errorf("items parameters %v do not refer to the limit component", refs)
 	}
 }
 

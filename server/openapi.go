@@ -305,7 +305,8 @@ is {errors_base}/<name>, and with the default errors base it resolves to a descr
 Decisions where the interface specification is silent:
 - Unknown routes answer 404 and known routes with a wrong method 405 (with an Allow header), both as problems.
 - Parameters are checked as this document declares them (type, minimum, maximum, enum, pattern), and the detail names
-  the parameter. On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
+  the parameter; one exception: a limit above its maximum on the OGC API items is taken as the maximum (a
+  server-limited page with a next link, as OGC API - Features describes limit). On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
   (lat=abc, limit=); a malformed bbox, coords or cursor is 400; /ogc answers 400 to every invalid parameter (OGC
   API - Features Part 1, /req/core/query-param-invalid). A path parameter that cannot name a resource (a tile level
   beyond the pyramid, a tileset id that is no UUID) is 404, a malformed one 400. Refused everywhere with 400: a
