@@ -51,7 +51,8 @@ const ogcDesc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 C
 	"names the snapshot of each BL, and after a reload that replaced one it answers 400 asking to restart; `prev` " +
 	"links are not offered (the standard makes them optional). `limit` above its maximum gives a page of the maximum " +
 	"(a server-limited page) instead of an error. `numberMatched` is given only without bbox, datetime and filters, where " +
-	"it is known without counting (the metadata of each pack keeps its surface and roof counts); a bbox query would have " +
+	"it is known without counting (the metadata of each pack keeps its surface and roof counts; a pack written before " +
+	"roof_count counts its roofs in the background once, and roofs has no numberMatched until then); a bbox query would have " +
 	"to walk every surface of the box to count them, while a page stops at its limit. Coordinates: CRS84 by default, `crs` and `bbox-crs` take " +
 	"CRS84, EPSG:4326 and EPSG:4258 (latitude first), EPSG:25832, EPSG:25833 and EPSG:3857; metres have 3 decimals, " +
 	"degrees 8. ETRS89 and WGS84 are treated as equal (PROJ's default between them). The `datetime` filter compares " +
@@ -557,8 +558,10 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 		for _, src := range srcs {
 			_, n := src.LoD2.Counts()
 			if c.roofs {
-				if n, err = src.LoD2.RoofCount(r.Context()); err != nil {
-					return err
+				var known bool
+				if n, known = src.LoD2.RoofCount(); !known {
+					matched = -1 // a pack from before roof_count, still counting
+					break
 				}
 			}
 			matched += n

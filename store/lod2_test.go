@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/internal/testtool"
@@ -234,15 +235,15 @@ func TestRecordLimits(t *testing.T) {
 	}
 }
 
-// TestRoofCount: the roof count comes from the metadata the writer keeps,
-// and a file written before roof_count counts its roofs from the search
-// file instead, to the same number.
+// TestRoofCount: the roof count comes from the metadata the writer keeps;
+// a file written before roof_count counts its roofs in the background from
+// the search file, to the same number, without making the caller wait; and
+// Close during that count stops it before the file is unmapped.
 func TestRoofCount(t *testing.T) {
 	ctx := context.Background()
 	s, path := writeTown(t, 25832, 477000, 5551000, 500, 60, 3)
-	n, err := s.RoofCount(ctx)
-	if err != nil || n != 60 {
-		t.Fatalf("roof count from the metadata: %d %v, want 60 (one roof per prism)", n, err)
+	if n, ok := s.RoofCount(); !ok || n != 60 {
+		t.Fatalf("roof count from the metadata: %d %v, want 60 (one roof per prism)", n, ok)
 	}
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -257,10 +258,24 @@ func TestRoofCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer old.Close()
-	if old.roofs != -1 {
-		t.Fatalf("a file without roof_count has the count %d before counting", old.roofs)
+	n, ok := old.RoofCount()
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		n, ok = old.RoofCount()
 	}
-	if n, err := old.RoofCount(ctx); err != nil || n != 60 {
-		t.Fatalf("roof count from the search file: %d %v, want 60", n, err)
+	if !ok || n != 60 {
+		t.Fatalf("roof count from the search file: %d %v, want 60", n, ok)
+	}
+	// Closed while counting (or before it started): no read after Close.
+	for range 20 {
+		f, err := OpenLoD2(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.RoofCount()
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.RoofCount() // starts nothing on a closed file
 	}
 }
