@@ -15,6 +15,7 @@ import sys
 import urllib.request
 
 from qgis.core import (
+    Qgis,
     QgsApplication,
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransform,
@@ -32,13 +33,7 @@ from qgis.PyQt.QtGui import QColor
 cfg = json.loads(sys.argv[1])
 app = QgsApplication([], False)
 app.initQgis()
-out = {"qgis": QgsApplication.instance().version() if hasattr(QgsApplication, "version") else ""}
-try:
-    from qgis.core import Qgis
-
-    out["qgis"] = Qgis.QGIS_VERSION
-except Exception:  # noqa: BLE001 - the version is informative only
-    pass
+out = {"qgis": Qgis.QGIS_VERSION}
 
 
 def requests_so_far():
@@ -64,7 +59,7 @@ for coll in cfg["collections"]:
     lyr = layer(coll)
     r["valid"] = lyr.isValid()
     if not lyr.isValid():
-        r["error"] = lyr.error().summary() + " " + lyr.dataProvider().error().summary() if lyr.dataProvider() else ""
+        r["error"] = lyr.error().summary()
         cols[coll] = r
         continue
     # The count QGIS shows before it has downloaded anything (the layer
