@@ -31,10 +31,26 @@ func TestContract(t *testing.T) {
 	var doc struct {
 		Paths      map[string]map[string]operation `json:"paths"`
 		Components struct {
-			Schemas map[string]any `json:"schemas"`
+			Schemas    map[string]any       `json:"schemas"`
+			Parameters map[string]parameter `json:"parameters"`
 		} `json:"components"`
 	}
 	getJSON(t, base+"/openapi.json", &doc)
+	// Operations refer to shared parameters with $ref.
+	for _, item := range doc.Paths {
+		for _, op := range item {
+			for i, p := range op.Parameters {
+				if p.Ref == "" {
+					continue
+				}
+				c, ok := doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+				if !ok {
+					t.Fatalf("parameter $ref %s names no component", p.Ref)
+				}
+				op.Parameters[i] = c
+			}
+		}
+	}
 	var keys []string
 	for p, item := range doc.Paths {
 		for m := range item {
@@ -89,14 +105,17 @@ func TestContract(t *testing.T) {
 	t.Logf("%d operations requested and checked against their declarations", checked)
 }
 
+type parameter struct {
+	Ref      string          `json:"$ref"`
+	Name     string          `json:"name"`
+	In       string          `json:"in"`
+	Required bool            `json:"required"`
+	Example  any             `json:"example"`
+	Schema   json.RawMessage `json:"schema"`
+}
+
 type operation struct {
-	Parameters []struct {
-		Name     string          `json:"name"`
-		In       string          `json:"in"`
-		Required bool            `json:"required"`
-		Example  any             `json:"example"`
-		Schema   json.RawMessage `json:"schema"`
-	} `json:"parameters"`
+	Parameters  []parameter `json:"parameters"`
 	RequestBody *struct {
 		Content map[string]struct {
 			Example any `json:"example"`

@@ -256,14 +256,23 @@ func readParam(rt *route, p *param, re *regexp.Regexp, raw string, given bool, v
 		if !ok {
 			return paramErr(rt, p, false, "must be a decimal number%s, not %q.", rangeText(p, "%g"), clip(raw))
 		}
+		if clamped(p, f) {
+			f, v.s = *p.max, strconv.FormatFloat(*p.max, 'g', -1, 64)
+		}
 		if !inRange(p, f) {
 			return paramErr(rt, p, true, "must be a number%s, not %q.", rangeText(p, "%g"), clip(raw))
 		}
 		v.f = f
 	case "integer":
 		n, ok := decimalInt(raw)
+		if !ok && p.clamp && p.max != nil && manyDigits(raw) {
+			n, ok = int(*p.max)+1, true // above any max: clamped below
+		}
 		if !ok {
 			return paramErr(rt, p, false, "must be an integer%s, not %q.", rangeText(p, "%.0f"), clip(raw))
+		}
+		if clamped(p, float64(n)) {
+			n, v.s = int(*p.max), strconv.Itoa(int(*p.max))
 		}
 		if !inRange(p, float64(n)) {
 			return paramErr(rt, p, true, "must be an integer%s, not %q.", rangeText(p, "%.0f"), clip(raw))
@@ -314,6 +323,15 @@ func setDefault(p *param, v *value) {
 	if p.parse != nil {
 		v.v, _ = p.parse(v.s)
 	}
+}
+
+// clamped tells whether f is above the max of a parameter that clamps.
+func clamped(p *param, f float64) bool { return p.clamp && p.max != nil && f > *p.max }
+
+// manyDigits tells a positive integer too large for decimalInt (more than
+// 18 significant digits), which a clamping parameter takes as its max.
+func manyDigits(s string) bool {
+	return strings.TrimLeft(s, "0123456789") == "" && len(strings.TrimLeft(s, "0")) > 18
 }
 
 func inRange(p *param, f float64) bool {

@@ -123,7 +123,7 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 		}
 		return w.Code, body
 	}
-	checked := 0
+	checked, clamps := 0, 0
 	for _, rt := range srv.routes {
 		if rt.hidden || rt.method != "GET" {
 			continue
@@ -166,7 +166,29 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 				})
 				checked++
 			}
+			if !p.clamp {
+				continue
+			}
+			// A clamping parameter takes a value above its maximum as the
+			// maximum: whatever the route answers, it is not a refusal of
+			// this parameter.
+			q := url.Values{}
+			for k, v := range base {
+				q[k] = v
+			}
+			q.Set(p.name, strconv.FormatFloat(*p.max+1, 'f', -1, 64))
+			u := path + "?" + q.Encode()
+			t.Run(rt.opID+"/"+p.name+" clamped", func(t *testing.T) {
+				code, body := get(t, u, rt.admin)
+				if code >= 400 && strings.Contains(fmt.Sprint(body["detail"]), p.name) {
+					t.Errorf("GET %s: %d %v; a value above the maximum of %s is taken as the maximum", u, code, body, p.name)
+				}
+			})
+			clamps++
 		}
+	}
+	if clamps == 0 {
+		t.Error("no clamping parameter found: the OGC limit clamps")
 	}
 	if checked < 40 {
 		t.Fatalf("only %d parameter checks: the route walk found too few constrained parameters", checked)
@@ -187,7 +209,7 @@ func badValues(p param) []string {
 		if p.min != nil {
 			out = append(out, strconv.Itoa(int(*p.min)-1))
 		}
-		if p.max != nil {
+		if p.max != nil && !p.clamp { // a clamping parameter takes it as max
 			out = append(out, strconv.Itoa(int(*p.max)+1))
 		}
 	case "number":
@@ -195,7 +217,7 @@ func badValues(p param) []string {
 		if p.min != nil {
 			out = append(out, strconv.FormatFloat(*p.min-1, 'f', -1, 64))
 		}
-		if p.max != nil {
+		if p.max != nil && !p.clamp {
 			out = append(out, strconv.FormatFloat(*p.max+1, 'f', -1, 64))
 		}
 	case "boolean":

@@ -49,8 +49,11 @@ const ogcDesc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 C
 	"surfaces with tilt, azimuth and area). A feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
 	"with the id `<bl>.<surface_id>`; the building is its `gmlid` property. Paging follows the `next` link: its cursor " +
 	"names the snapshot of each BL, and after a reload that replaced one it answers 400 asking to restart; `prev` " +
-	"links are not offered (the standard makes them optional). `numberMatched` is given only without bbox, datetime " +
-	"and filters, where it is known without counting. Coordinates: CRS84 by default, `crs` and `bbox-crs` take " +
+	"links are not offered (the standard makes them optional). `limit` above its maximum gives a page of the maximum " +
+	"(a server-limited page) instead of an error. `numberMatched` is given only without bbox, datetime and filters, where " +
+	"it is known without counting (the metadata of each pack keeps its surface and roof counts; a pack written before " +
+	"roof_count counts its roofs in the background once, and roofs has no numberMatched until then); a bbox query would have " +
+	"to walk every surface of the box to count them, while a page stops at its limit. Coordinates: CRS84 by default, `crs` and `bbox-crs` take " +
 	"CRS84, EPSG:4326 and EPSG:4258 (latitude first), EPSG:25832, EPSG:25833 and EPSG:3857; metres have 3 decimals, " +
 	"degrees 8. ETRS89 and WGS84 are treated as equal (PROJ's default between them). The `datetime` filter compares " +
 	"with the snapshot date of each BL. Property filters: `gmlid` (the building) and `surface_class` (CityGML class " +
@@ -58,13 +61,14 @@ const ogcDesc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 C
 	"Unknown parameters are 400, as Part 1 allows."
 
 func ogcFormat() param {
-	return param{name: "f", in: "query", typ: "string", enum: []string{"json", "html"},
+	return param{name: "f", in: "query", typ: "string", enum: []string{"json", "html"}, component: "f",
 		desc: "response format; default from the Accept header (text/html gives HTML), else JSON"}
 }
 
 func (s *Server) ogcRoutes() []route {
-	collP := param{name: "collectionId", in: "path", typ: "string", required: true, example: "buildings", desc: "`buildings`, `roofs` or `buildings-<bl>`"}
-	crsP := param{name: "crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS,
+	collP := param{name: "collectionId", in: "path", typ: "string", required: true, example: "buildings", component: "collectionId",
+		desc: "`buildings`, `roofs` or `buildings-<bl>`"}
+	crsP := param{name: "crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS, component: "crs",
 		desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []response {
 		return []response{{status: status, desc: desc, schema: schema}, {status: 400, desc: "Malformed parameter", schema: "Problem"}}
@@ -90,12 +94,15 @@ func (s *Server) ogcRoutes() []route {
 		{method: "GET", path: "/ogc/collections/{collectionId}/items", opID: "ogcItems", tag: ogcTag, stability: "beta", since: "0.2.0",
 			summary: "Features of a collection", desc: ogcDesc,
 			params: []param{collP,
-				{name: "bbox", in: "query", typ: "string", example: "8.67,50.104,8.684,50.113", desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
-				{name: "bbox-crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS, desc: "CRS of bbox; default CRS84"},
+				{name: "bbox", in: "query", typ: "string", example: "8.67,50.104,8.684,50.113", component: "bbox", desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
+				{name: "bbox-crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS, component: "bbox-crs", desc: "CRS of bbox; default CRS84"},
 				crsP,
-				{name: "limit", in: "query", typ: "integer", def: ogcDefaultLimit, min: f64(1), max: f64(ogcMaxLimit), desc: "page size"},
-				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link", parse: decodeOGCCursor},
-				{name: "datetime", in: "query", typ: "string", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", parse: parseDatetime},
+				{name: "limit", in: "query", typ: "integer", def: ogcDefaultLimit, min: f64(1), max: f64(ogcMaxLimit), clamp: true, component: "limit",
+					desc: fmt.Sprintf("page size. A value above the maximum is not refused: the page then holds at most %d features "+
+						"(a server-limited page, as OGC API - Features Part 1 describes limit; opengeospatial/ogcapi-features#640), "+
+						"with a `next` link when more match.", ogcMaxLimit)},
+				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link", parse: decodeOGCCursor, component: "cursor"},
+				{name: "datetime", in: "query", typ: "string", component: "datetime", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", parse: parseDatetime},
 				{name: "gmlid", in: "query", typ: "string", pattern: `^\S+$`, desc: "only the surfaces of this building"},
 				{name: "surface_class", in: "query", typ: "integer", min: f64(1), desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
 				ogcFormat()},
@@ -546,10 +553,17 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	matched := int64(-1)
-	if iq.all && !iq.hasTime && iq.filter == (store.Filter{}) && !c.roofs {
+	if iq.all && !iq.hasTime && iq.filter == (store.Filter{}) {
 		matched = 0
 		for _, src := range srcs {
 			_, n := src.LoD2.Counts()
+			if c.roofs {
+				var known bool
+				if n, known = src.LoD2.RoofCount(); !known {
+					matched = -1 // a pack from before roof_count, still counting
+					break
+				}
+			}
 			matched += n
 		}
 	}

@@ -32,12 +32,27 @@ func (s *Server) buildOGCOpenAPI() ([]byte, error) {
 func (s *Server) openAPIOf(keep func(*route) bool, title, summary, desc string) ([]byte, error) {
 	paths := obj{}
 	used := map[string]bool{}
+	params := obj{} // components.parameters
 	for i := range s.routes {
 		rt := s.routes[i]
 		if rt.hidden || !keep(&rt) {
 			continue
 		}
 		used[rt.tag] = true
+		for _, p := range rt.params {
+			if p.component == "" {
+				continue
+			}
+			d := paramDoc(p)
+			if prev, ok := params[p.component]; ok {
+				a, _ := json.Marshal(prev)
+				b, _ := json.Marshal(d)
+				if string(a) != string(b) {
+					return nil, fmt.Errorf("server: parameter component %s is declared in two ways (%s: %s, before %s)", p.component, rt.opID, b, a)
+				}
+			}
+			params[p.component] = d
+		}
 		item, _ := paths[openapiPath(rt.path)].(obj)
 		if item == nil {
 			item = obj{}
@@ -66,6 +81,9 @@ func (s *Server) openAPIOf(keep func(*route) bool, title, summary, desc string) 
 		"tags":       usedTags(used),
 		"paths":      paths,
 		"components": usedComponents(paths, components(s.cfg)),
+	}
+	if len(params) > 0 {
+		doc["components"].(obj)["parameters"] = params
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }
@@ -128,6 +146,10 @@ func (s *Server) operation(rt route) obj {
 	}
 	var params []obj
 	for _, p := range rt.params {
+		if p.component != "" {
+			params = append(params, obj{"$ref": "#/components/parameters/" + p.component})
+			continue
+		}
 		params = append(params, paramDoc(p))
 	}
 	if params != nil {
@@ -283,7 +305,8 @@ is {errors_base}/<name>, and with the default errors base it resolves to a descr
 Decisions where the interface specification is silent:
 - Unknown routes answer 404 and known routes with a wrong method 405 (with an Allow header), both as problems.
 - Parameters are checked as this document declares them (type, minimum, maximum, enum, pattern), and the detail names
-  the parameter. On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
+  the parameter; one exception: a limit above its maximum on the OGC API items is taken as the maximum (a
+  server-limited page with a next link, as OGC API - Features describes limit). On /v1 a value out of its range or enum is 422, as is a number or boolean that does not parse
   (lat=abc, limit=); a malformed bbox, coords or cursor is 400; /ogc answers 400 to every invalid parameter (OGC
   API - Features Part 1, /req/core/query-param-invalid). A path parameter that cannot name a resource (a tile level
   beyond the pyramid, a tileset id that is no UUID) is 404, a malformed one 400. Refused everywhere with 400: a

@@ -65,6 +65,7 @@ var fuzzRoute = route{method: "GET", path: "/v1/fuzz", params: []param{
 	{name: "tile", in: "query", typ: "string", pattern: `^[0-9]+\.png$`},
 	bboxParam(false, "", "bbox"),
 	{name: "cursor", in: "query", typ: "string", parse: parseCursor},
+	{name: "page", in: "query", typ: "integer", def: 10, min: f64(1), max: f64(500), clamp: true},
 }}
 
 // FuzzQuery: any query string is either refused with a 400 or 422 problem
@@ -72,7 +73,8 @@ var fuzzRoute = route{method: "GET", path: "/v1/fuzz", params: []param{
 func FuzzQuery(f *testing.F) {
 	for _, s := range []string{"limit=1", "limit=1001", "limit=%2B5", "lat=0x1p3", "lat=5_0", "lat=NaN", "lat=-90&trunk=0",
 		"trunk=T", "mode=b", "mode=c", "tile=1.png", "tile=x.png", "bbox=1,2,3,4", "bbox=1,2,3", "cursor=%%%", "a=1&a=2",
-		"limit=7&bbox=8.6,50,8.7,50.1&cursor=aGU6MQ", ";=", "x;y=1", "lat=1e308", "lat=1e-400"} {
+		"limit=7&bbox=8.6,50,8.7,50.1&cursor=aGU6MQ", ";=", "x;y=1", "lat=1e308", "lat=1e-400",
+		"page=501", "page=0", "page=99999999999999999999999", "page=000000000000000000007", "page=-99999999999999999999"} {
 		f.Add(s)
 	}
 	c := compileRoute(&fuzzRoute)
@@ -91,6 +93,9 @@ func FuzzQuery(f *testing.F) {
 		}
 		if v := in.num("lat"); !(v >= -90 && v <= 90) {
 			t.Fatalf("%q: lat %g accepted", raw, v)
+		}
+		if n := in.integer("page"); n < 1 || n > 500 {
+			t.Fatalf("%q: page %d accepted", raw, n)
 		}
 		if m := in.str("mode"); m != "a" && m != "b" {
 			t.Fatalf("%q: mode %q accepted", raw, m)

@@ -63,6 +63,16 @@ type param struct {
 	// when not the default of paramErr; refuse, when set, is the kind of
 	// every failure of the parameter.
 	malformed, refuse error
+	// clamp takes a number above max as max instead of refusing it (the
+	// OGC limit: a server-limited page as OGC API - Features Part 1 describes
+	// it; opengeospatial/ogcapi-features#640).
+	// Values below min and values that do not parse are still refused.
+	clamp bool
+	// component names the parameter in components.parameters of the
+	// OpenAPI documents; operations refer to it with $ref (QGIS reads the
+	// page size of an OGC API from components.parameters.limit alone).
+	// Every declaration of one component must be the same.
+	component string
 }
 
 type requestBody struct {

@@ -118,6 +118,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if strings.HasPrefix(rt.path, "/v1/admin/") != rt.admin {
 			return nil, fmt.Errorf("server: route %s %s: admin routes are exactly those under /v1/admin/", rt.method, rt.path)
 		}
+		for _, p := range rt.params {
+			if p.clamp && (p.max == nil || p.typ != "integer" && p.typ != "number") {
+				return nil, fmt.Errorf("server: route %s %s: parameter %s clamps without a numeric maximum", rt.method, rt.path, p.name)
+			}
+		}
 	}
 	s.byPattern = make(map[string]*route, len(s.routes))
 	s.exact = map[methodPath]string{}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/internal/testtool"
@@ -230,5 +232,50 @@ func TestRecordLimits(t *testing.T) {
 	err = w.Add(ctx, BuildingInput{GMLID: "DEHEBIG", Valid: true, Surfaces: []SurfaceInput{{Class: ClassGround, Polygons: [][]Ring{{big}}}}})
 	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "DEHEBIG") || !strings.Contains(err.Error(), "65535") {
 		t.Fatalf("Add = %v, want ErrInput naming the building and the limit", err)
+	}
+}
+
+// TestRoofCount: the roof count comes from the metadata the writer keeps;
+// a file written before roof_count counts its roofs in the background from
+// the search file, to the same number, without making the caller wait; and
+// Close during that count stops it before the file is unmapped.
+func TestRoofCount(t *testing.T) {
+	ctx := context.Background()
+	s, path := writeTown(t, 25832, 477000, 5551000, 500, 60, 3)
+	if n, ok := s.RoofCount(); !ok || n != 60 {
+		t.Fatalf("roof count from the metadata: %d %v, want 60 (one roof per prism)", n, ok)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM svc_metadata WHERE key = 'roof_count'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	old, err := OpenLoD2(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	n, ok := old.RoofCount()
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		n, ok = old.RoofCount()
+	}
+	if !ok || n != 60 {
+		t.Fatalf("roof count from the search file: %d %v, want 60", n, ok)
+	}
+	// Closed while counting (or before it started): no read after Close.
+	for range 20 {
+		f, err := OpenLoD2(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.RoofCount()
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.RoofCount() // starts nothing on a closed file
 	}
 }

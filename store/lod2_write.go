@@ -46,6 +46,7 @@ type LoD2Stats struct {
 // LoD2Writer writes one LoD2 SpatiaLite file. It is not safe for
 // concurrent use.
 type LoD2Writer struct {
+	roofs int64 // roof surfaces written (metadata roof_count)
 	path  string
 	db    *sql.DB
 	tx    *sql.Tx
@@ -254,6 +255,9 @@ func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID strin
 		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
 	w.stats.Surfaces++
+	if s.Class == ClassRoof {
+		w.roofs++
+	}
 	w.ids = append(w.ids, uint32(sid))
 	w.boxes = append(w.boxes, bb)
 	w.ext.extend(bb)
@@ -350,6 +354,7 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	meta["epsg"] = strconv.Itoa(w.epsg)
 	meta["building_count"] = strconv.FormatInt(w.stats.Buildings, 10)
 	meta["surface_count"] = strconv.FormatInt(w.stats.Surfaces, 10)
+	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)
 	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
 	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.ext.minX, w.ext.minY, w.ext.maxX, w.ext.maxY)
 	for k, v := range meta {

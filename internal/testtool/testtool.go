@@ -151,3 +151,16 @@ func PythonGDAL(t testing.TB) string {
 	missing(t, "python3 with GDAL bindings not found: apt-get install python3-gdal")
 	return ""
 }
+
+// PythonQGIS returns a python interpreter that imports QGIS's bindings
+// (PyQGIS; Debian's python3-qgis, with the qgis package for its providers).
+func PythonQGIS(t testing.TB) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import qgis.core").Run() == nil {
+			return py
+		}
+	}
+	missing(t, "python3 with QGIS bindings not found: apt-get install --no-install-recommends qgis python3-qgis")
+	return ""
+}
