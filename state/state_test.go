@@ -42,7 +42,7 @@ func backends(t *testing.T, f func(t *testing.T, s state.Store)) {
 
 func pgtestShared(t *testing.T) *pgtest.Cluster { return pgtest.Shared(t) }
 
-func openPG(t *testing.T) *postgres.Store {
+func openPG(t testing.TB) *postgres.Store {
 	t.Helper()
 	c := pgtest.Shared(t)
 	url := c.CreateDB(t, fmt.Sprintf("state_%d", dbSeq.Add(1)))
@@ -236,6 +236,39 @@ func testFlushAndUsage(t *testing.T, s state.Store) {
 	}
 	if err := s.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
+	}
+}
+
+func TestFlushLarge(t *testing.T) {
+	t.Parallel()
+	backends(t, testFlushLarge)
+}
+
+// testFlushLarge: a flush of more statements than one batch run holds
+// (Flush runs them 512 at a time) writes every row, twice over when
+// flushed twice.
+func testFlushLarge(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	var b state.Batch
+	for c := range 1300 {
+		b.Keyless = append(b.Keyless, state.ClientCount{Day: "2026-05-14", Client: uint64(c) << 40, Calls: int64(c%7 + 1)})
+	}
+	for range 2 {
+		if err := s.Flush(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[uint64]int64{}
+	if err := s.KeylessDay(ctx, "2026-05-14", func(c uint64, n int64) { got[c] = n }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(b.Keyless) {
+		t.Fatalf("%d clients stored, want %d", len(got), len(b.Keyless))
+	}
+	for _, c := range b.Keyless {
+		if got[c.Client] != 2*c.Calls {
+			t.Fatalf("client %x: %d calls, want %d", c.Client, got[c.Client], 2*c.Calls)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 )
 
 type dayKey struct{ subject, day string }
@@ -11,8 +12,9 @@ type endpointKey struct{ subject, month, pattern string }
 type blKey struct{ subject, month, bl string }
 type pair struct{ calls, errors int64 }
 
-// Flush implements Store: one write transaction, the upserts run as one
-// batch (ExecBatch). Deltas are summed per row first, so a batch of many
+// Flush implements Store: one write transaction, the upserts run in
+// batches (ExecBatch: prepared once on SQLite, pipelined on PostgreSQL).
+// Deltas are summed per row first, so a batch of many
 // requests writes each counter row once, and counter rows add
 // (calls = t.calls + excluded.calls), so flushes of several replicas never
 // lose an update.
@@ -21,38 +23,36 @@ func (s *SQLStore) Flush(ctx context.Context, b Batch) error {
 		return nil
 	}
 	days, eps, bls := sumUsage(b.Usage)
-	q := make([]Stmt, 0, len(b.Keyless)+len(days)+len(eps)+len(bls)+len(b.LastUsed)+1)
-	add := func(query string, args ...any) { q = append(q, Stmt{query, args}) }
-	for _, c := range b.Keyless {
-		add(`INSERT INTO keyless_client_day AS t (day, client, calls) VALUES (?, ?, ?)
-			ON CONFLICT (day, client) DO UPDATE SET calls = t.calls + excluded.calls`, c.Day, int64(c.Client), c.Calls)
-	}
-	for k, p := range days {
-		add(`INSERT INTO usage_day AS t (subject, day, calls, errors) VALUES (?, ?, ?, ?)
-			ON CONFLICT (subject, day) DO UPDATE SET calls = t.calls + excluded.calls, errors = t.errors + excluded.errors`,
-			k.subject, k.day, p.calls, p.errors)
-	}
-	for k, p := range eps {
-		add(`INSERT INTO usage_endpoint AS t (subject, month, pattern, calls, errors) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (subject, month, pattern) DO UPDATE SET calls = t.calls + excluded.calls, errors = t.errors + excluded.errors`,
-			k.subject, k.month, k.pattern, p.calls, p.errors)
-	}
-	for k, n := range bls {
-		add(`INSERT INTO usage_bl AS t (subject, month, bl, calls) VALUES (?, ?, ?, ?)
-			ON CONFLICT (subject, month, bl) DO UPDATE SET calls = t.calls + excluded.calls`, k.subject, k.month, k.bl, n)
-	}
-	for _, u := range b.LastUsed {
-		// last_used_at only moves forward: flushes may arrive out of order.
-		add(`UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, ms(u.At), u.ID, ms(u.At))
-	}
-	if b.PruneBefore != "" {
-		add(`DELETE FROM keyless_client_day WHERE day < ?`, b.PruneBefore)
-	}
 	err := s.write(ctx, func(c Conn) error {
-		if len(q) > 0 {
-			if err := s.d.ExecBatch(ctx, c, q); err != nil {
-				return err
-			}
+		q := stmtBatch{ctx: ctx, c: c, d: s.d}
+		defer q.release()
+		for _, kc := range b.Keyless {
+			q.add(`INSERT INTO keyless_client_day AS t (day, client, calls) VALUES (?, ?, ?)
+				ON CONFLICT (day, client) DO UPDATE SET calls = t.calls + excluded.calls`, kc.Day, int64(kc.Client), kc.Calls)
+		}
+		for k, p := range days {
+			q.add(`INSERT INTO usage_day AS t (subject, day, calls, errors) VALUES (?, ?, ?, ?)
+				ON CONFLICT (subject, day) DO UPDATE SET calls = t.calls + excluded.calls, errors = t.errors + excluded.errors`,
+				k.subject, k.day, p.calls, p.errors)
+		}
+		for k, p := range eps {
+			q.add(`INSERT INTO usage_endpoint AS t (subject, month, pattern, calls, errors) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (subject, month, pattern) DO UPDATE SET calls = t.calls + excluded.calls, errors = t.errors + excluded.errors`,
+				k.subject, k.month, k.pattern, p.calls, p.errors)
+		}
+		for k, n := range bls {
+			q.add(`INSERT INTO usage_bl AS t (subject, month, bl, calls) VALUES (?, ?, ?, ?)
+				ON CONFLICT (subject, month, bl) DO UPDATE SET calls = t.calls + excluded.calls`, k.subject, k.month, k.bl, n)
+		}
+		for _, u := range b.LastUsed {
+			// last_used_at only moves forward: flushes may arrive out of order.
+			q.add(`UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, ms(u.At), u.ID, ms(u.At))
+		}
+		if b.PruneBefore != "" {
+			q.add(`DELETE FROM keyless_client_day WHERE day < ?`, b.PruneBefore)
+		}
+		if err := q.run(); err != nil {
+			return err
 		}
 		return s.mergeSketches(ctx, c, b.Sketches)
 	})
@@ -60,6 +60,69 @@ func (s *SQLStore) Flush(ctx context.Context, b Batch) error {
 		return fmt.Errorf("state: flush: %w", err)
 	}
 	return nil
+}
+
+// stmtBatchSize bounds the statements a stmtBatch holds before it runs
+// them: a flush of many rows needs no memory in proportion.
+const stmtBatchSize = 512
+
+// stmtBuffers recycles the buffers of stmtBatch from one flush to the next.
+var stmtBuffers = sync.Pool{New: func() any {
+	return &stmtBuffer{q: make([]Stmt, 0, stmtBatchSize), args: make([]any, 0, 5*stmtBatchSize)}
+}}
+
+type stmtBuffer struct {
+	q    []Stmt
+	args []any
+}
+
+// stmtBatch collects statements and runs them through the dialect's
+// ExecBatch, stmtBatchSize at a time, until the first error. Its buffer
+// is reused once a run returned (ExecBatch keeps no reference); release
+// gives it back.
+type stmtBatch struct {
+	ctx context.Context
+	c   Conn
+	d   Dialect
+	buf *stmtBuffer
+	err error
+}
+
+func (b *stmtBatch) add(query string, args ...any) {
+	if b.err != nil {
+		return
+	}
+	if b.buf == nil {
+		b.buf = stmtBuffers.Get().(*stmtBuffer)
+	}
+	n := len(b.buf.args)
+	b.buf.args = append(b.buf.args, args...)
+	b.buf.q = append(b.buf.q, Stmt{query, b.buf.args[n:len(b.buf.args):len(b.buf.args)]})
+	if len(b.buf.q) == stmtBatchSize {
+		b.err = b.run()
+	}
+}
+
+// run runs the collected statements and returns the first error.
+func (b *stmtBatch) run() error {
+	if b.buf == nil {
+		return b.err
+	}
+	if b.err == nil && len(b.buf.q) > 0 {
+		b.err = b.d.ExecBatch(b.ctx, b.c, b.buf.q)
+	}
+	clear(b.buf.q)
+	clear(b.buf.args)
+	b.buf.q, b.buf.args = b.buf.q[:0], b.buf.args[:0]
+	return b.err
+}
+
+// release returns the buffer to stmtBuffers.
+func (b *stmtBatch) release() {
+	if b.buf != nil {
+		stmtBuffers.Put(b.buf)
+		b.buf = nil
+	}
 }
 
 // sumUsage sums deltas per counter row, so a batch writes each row once.

@@ -51,7 +51,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: postgres %s: %w", cfg.ConnConfig.Host, err)
 	}
-	s, err := state.NewSQLStore(ctx, dialect{pool})
+	s, err := state.NewSQLStore(ctx, dialect{pool: pool, read: conn{pool}})
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("state: postgres %s:%d/%s: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, err)
@@ -96,14 +96,17 @@ const (
 	lockSketch  = 0x5356_4302
 )
 
-// dialect is the state.Dialect of PostgreSQL.
-type dialect struct{ pool *pgxpool.Pool }
+// dialect is the state.Dialect of PostgreSQL; read is pool as a state.Conn.
+type dialect struct {
+	pool *pgxpool.Pool
+	read state.Conn
+}
 
 func (d dialect) Columns() state.ColumnTypes {
 	return state.ColumnTypes{Int: "BIGINT", Bytes: "BYTEA", Serial: "BIGSERIAL PRIMARY KEY"}
 }
 
-func (d dialect) Read() state.Conn { return conn{d.pool} }
+func (d dialect) Read() state.Conn { return d.read }
 
 func (d dialect) Write(ctx context.Context, f func(state.Conn) error) error {
 	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return f(conn{tx}) })

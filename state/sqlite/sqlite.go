@@ -52,6 +52,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
 	d.r.SetMaxOpenConns(4)
+	d.read = conn{d.r}
 	s, err := state.NewSQLStore(ctx, d)
 	if err != nil {
 		d.Close()
@@ -61,14 +62,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // dialect is the state.Dialect of SQLite: w is the one writer connection,
-// r the reader pool.
-type dialect struct{ w, r *sql.DB }
+// r the reader pool, read r as a state.Conn.
+type dialect struct {
+	w, r *sql.DB
+	read state.Conn
+}
 
 func (d *dialect) Columns() state.ColumnTypes {
 	return state.ColumnTypes{Int: "INTEGER", Bytes: "BLOB", Serial: "INTEGER PRIMARY KEY AUTOINCREMENT", Clustered: " WITHOUT ROWID"}
 }
 
-func (d *dialect) Read() state.Conn { return conn{d.r} }
+func (d *dialect) Read() state.Conn { return d.read }
 
 // Write runs f in a BEGIN IMMEDIATE transaction (the writer's _txlock) on
 // the one writer connection.
