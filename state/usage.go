@@ -24,7 +24,7 @@ func (s *SQLStore) Flush(ctx context.Context, b Batch) error {
 	}
 	days, eps, bls := sumUsage(b.Usage)
 	err := s.write(ctx, func(c Conn) error {
-		q := stmtBatch{ctx: ctx, c: c, d: s.d}
+		q := stmtBatch{ctx: ctx, c: c, d: s.d, size: len(b.Keyless) + len(days) + len(eps) + len(bls) + len(b.LastUsed) + 1}
 		defer q.release()
 		for _, kc := range b.Keyless {
 			q.add(`INSERT INTO keyless_client_day AS t (day, client, calls) VALUES (?, ?, ?)
@@ -67,9 +67,7 @@ func (s *SQLStore) Flush(ctx context.Context, b Batch) error {
 const stmtBatchSize = 512
 
 // stmtBuffers recycles the buffers of stmtBatch from one flush to the next.
-var stmtBuffers = sync.Pool{New: func() any {
-	return &stmtBuffer{q: make([]Stmt, 0, stmtBatchSize), args: make([]any, 0, 5*stmtBatchSize)}
-}}
+var stmtBuffers sync.Pool // of *stmtBuffer
 
 type stmtBuffer struct {
 	q    []Stmt
@@ -81,11 +79,12 @@ type stmtBuffer struct {
 // is reused once a run returned (ExecBatch keeps no reference); release
 // gives it back.
 type stmtBatch struct {
-	ctx context.Context
-	c   Conn
-	d   Dialect
-	buf *stmtBuffer
-	err error
+	ctx  context.Context
+	c    Conn
+	d    Dialect
+	size int // statements expected, to size a new buffer
+	buf  *stmtBuffer
+	err  error
 }
 
 func (b *stmtBatch) add(query string, args ...any) {
@@ -93,7 +92,11 @@ func (b *stmtBatch) add(query string, args ...any) {
 		return
 	}
 	if b.buf == nil {
-		b.buf = stmtBuffers.Get().(*stmtBuffer)
+		b.buf, _ = stmtBuffers.Get().(*stmtBuffer)
+		if b.buf == nil {
+			n := min(b.size, stmtBatchSize)
+			b.buf = &stmtBuffer{q: make([]Stmt, 0, n), args: make([]any, 0, 5*n)}
+		}
 	}
 	n := len(b.buf.args)
 	b.buf.args = append(b.buf.args, args...)
