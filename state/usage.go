@@ -14,10 +14,9 @@ type pair struct{ calls, errors int64 }
 
 // Flush implements Store: one write transaction, the upserts run in
 // batches (ExecBatch: prepared once on SQLite, pipelined on PostgreSQL).
-// Deltas are summed per row first, so a batch of many
-// requests writes each counter row once, and counter rows add
-// (calls = t.calls + excluded.calls), so flushes of several replicas never
-// lose an update.
+// Deltas are summed per row first, so a batch of many requests writes each
+// counter row once, and counter rows add (calls = t.calls +
+// excluded.calls), so flushes of several replicas never lose an update.
 func (s *SQLStore) Flush(ctx context.Context, b Batch) error {
 	if b.Empty() {
 		return nil
