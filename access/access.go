@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // Sentinel errors of the package.

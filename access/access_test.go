@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
+	"github.com/svc-geodata/svc/state/sqlite"
 )
 
 // clock is an injected, settable time source.
@@ -22,10 +23,10 @@ type clock struct {
 func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-func openStore(t testing.TB) (*state.SQLite, string) {
+func openStore(t testing.TB) (*sqlite.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "svc.db")
-	st, err := state.Open(context.Background(), path)
+	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestRestartKeepsCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	st2, err := state.Open(context.Background(), path)
+	st2, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

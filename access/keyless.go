@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // Client identifies a keyless caller: an IPv4 address, or the /64 prefix of

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // Key format: "svc_" followed by 32 characters of unpadded base64url (24

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // MaxWindowMonths caps the window of usage reports.

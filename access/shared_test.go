@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/internal/pgtest"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state/postgres"
 )
 
 // replicas opens n Services on one PostgreSQL database, as n svc replicas
@@ -21,7 +21,7 @@ func replicas(t *testing.T, n, limit int) ([]*Service, *pgtest.Cluster, string) 
 	ctx := context.Background()
 	var out []*Service
 	for range n {
-		st, err := state.OpenPostgres(ctx, url)
+		st, err := postgres.Open(ctx, url)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // usage gathers per-request usage (subject, day, route pattern, BL) between

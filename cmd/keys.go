@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svc-geodata/svc/access"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // sideDB is the side database (keys, counters) in the data directory; the

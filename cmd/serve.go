@@ -23,7 +23,7 @@ import (
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/server"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 func apiVersion() string { return server.APIVersion }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
+	"github.com/svc-geodata/svc/state/postgres"
+	"github.com/svc-geodata/svc/state/sqlite"
 )
 
 // stateStore is what the commands need of a state backend: the Store and
@@ -31,9 +33,9 @@ func openState(ctx context.Context, data, url string) (stateStore, error) {
 		if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") && !strings.Contains(url, "=") {
 			return nil, fmt.Errorf("--state must be a postgres:// URL (or empty for <data>/%s), not %q", sideDB, url)
 		}
-		return state.OpenPostgres(ctx, url)
+		return postgres.Open(ctx, url)
 	}
-	return state.Open(ctx, filepath.Join(data, sideDB))
+	return sqlite.Open(ctx, filepath.Join(data, sideDB))
 }
 
 const stateFlagHelp = "PostgreSQL URL of the shared state backend (keys, counters, usage) for several replicas; empty: SQLite <data>/svc.db"
@@ -68,12 +70,12 @@ func newStateMigrateFromSQLite() *cobra.Command {
 			if _, err := os.Stat(path); err != nil {
 				return fmt.Errorf("no side database to move: %w", err)
 			}
-			src, err := state.Open(ctx, path)
+			src, err := sqlite.Open(ctx, path)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			dst, err := state.OpenPostgres(ctx, url)
+			dst, err := postgres.Open(ctx, url)
 			if err != nil {
 				return err
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state/sqlite"
 )
 
 // benchServer builds a server over an empty catalog, with the access layer
@@ -22,7 +22,7 @@ func benchServer(b *testing.B, withAccess bool) (*Server, *access.Service) {
 	deps := Deps{Catalog: cat}
 	var acc *access.Service
 	if withAccess {
-		st, err := state.Open(context.Background(), filepath.Join(data, "svc.db"))
+		st, err := sqlite.Open(context.Background(), filepath.Join(data, "svc.db"))
 		if err != nil {
 			b.Fatal(err)
 		}

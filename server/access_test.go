@@ -20,7 +20,7 @@ import (
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state/sqlite"
 )
 
 // testClock is an injected, settable time source.
@@ -36,7 +36,7 @@ func (c *testClock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 type accFixture struct {
 	*fixture
 	acc   *access.Service
-	st    *state.SQLite
+	st    *sqlite.Store
 	dbDir string
 	clk   *testClock
 	logs  *syncBuffer
@@ -67,7 +67,7 @@ func newAccFixture(t testing.TB, o accOpts) *accFixture {
 		o.limit = 5
 	}
 	data := t.TempDir()
-	st, err := state.Open(context.Background(), filepath.Join(data, "svc.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(data, "svc.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

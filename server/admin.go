@@ -11,7 +11,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // adminAuth is the credential of every /v1/admin route: the server's admin

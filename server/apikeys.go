@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/access"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // maxAdminBody caps the body of an admin key creation.

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // TestStrictInput: each form of sloppy input the issue names is refused

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/access"
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 )
 
 // maxMintBody caps the mint request body; a valid one is under 400 bytes.

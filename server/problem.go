@@ -18,8 +18,8 @@ import (
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/state"
 	"github.com/svc-geodata/svc/store"
-	"github.com/svc-geodata/svc/store/state"
 	"github.com/svc-geodata/svc/terrain"
 )
 

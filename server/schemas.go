@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/svc-geodata/svc/store/state"
+	"github.com/svc-geodata/svc/state"
 	"github.com/svc-geodata/svc/terrain"
 )
 

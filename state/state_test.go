@@ -1,4 +1,4 @@
-package state
+package state_test
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/svc-geodata/svc/internal/pgtest"
+	"github.com/svc-geodata/svc/state"
+	"github.com/svc-geodata/svc/state/postgres"
+	"github.com/svc-geodata/svc/state/sqlite"
 )
 
 func TestMain(m *testing.M) {
@@ -26,7 +28,7 @@ var dbSeq atomic.Int64
 // backends runs f as a subtest against every Store implementation: the
 // conformance suite both backends must pass. PostgreSQL runs on a throw-away
 // cluster (skipped locally without the postgresql package, required in CI).
-func backends(t *testing.T, f func(t *testing.T, s Store)) {
+func backends(t *testing.T, f func(t *testing.T, s state.Store)) {
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
 		s, _ := openTest(t)
@@ -40,11 +42,11 @@ func backends(t *testing.T, f func(t *testing.T, s Store)) {
 
 func pgtestShared(t *testing.T) *pgtest.Cluster { return pgtest.Shared(t) }
 
-func openPG(t *testing.T) *Postgres {
+func openPG(t testing.TB) *postgres.Store {
 	t.Helper()
 	c := pgtest.Shared(t)
 	url := c.CreateDB(t, fmt.Sprintf("state_%d", dbSeq.Add(1)))
-	s, err := OpenPostgres(context.Background(), url)
+	s, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +54,10 @@ func openPG(t *testing.T) *Postgres {
 	return s
 }
 
-func openTest(t testing.TB) (*SQLite, string) {
+func openTest(t testing.TB) (*sqlite.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "svc.db")
-	s, err := Open(context.Background(), path)
+	s, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,42 +67,10 @@ func openTest(t testing.TB) (*SQLite, string) {
 
 var t0 = time.Date(2026, 5, 14, 12, 0, 0, 0, time.UTC)
 
-func testKey(id string, b byte) Key {
+func testKey(id string, b byte) state.Key {
 	email := "a@example.org"
-	return Key{ID: id, Hash: [32]byte{b}, Prefix: "svc_" + id, CustomerName: "c", Tier: "pro", ContactEmail: &email,
+	return state.Key{ID: id, Hash: [32]byte{b}, Prefix: "svc_" + id, CustomerName: "c", Tier: "pro", ContactEmail: &email,
 		CreatedAt: t0, UpdatedAt: t0}
-}
-
-func TestMigrationsReopen(t *testing.T) {
-	t.Parallel()
-	s, path := openTest(t)
-	ctx := context.Background()
-	if err := s.CreateKey(ctx, testKey("k1", 1)); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if _, err := s.ListKeys(ctx); !errors.Is(err, ErrClosed) {
-		t.Errorf("after Close: %v, want ErrClosed", err)
-	}
-	s2, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	var n int
-	s2.r.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n)
-	if n != len(migrations) {
-		t.Errorf("%d migrations recorded, want %d", n, len(migrations))
-	}
-	k, err := s2.Key(ctx, "k1")
-	if err != nil || k.ContactEmail == nil || *k.ContactEmail != "a@example.org" || !k.CreatedAt.Equal(t0) {
-		t.Errorf("key after reopen = %+v, %v", k, err)
-	}
-	var mode string
-	s2.w.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
-	if mode != "wal" {
-		t.Errorf("journal_mode = %s", mode)
-	}
 }
 
 func TestKeys(t *testing.T) {
@@ -108,18 +78,18 @@ func TestKeys(t *testing.T) {
 	backends(t, testKeys)
 }
 
-func testKeys(t *testing.T, s Store) {
+func testKeys(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	v0, _ := s.KeysVersion(ctx)
 	for _, tc := range []struct {
 		name string
-		key  Key
+		key  state.Key
 		want error
 	}{
 		{"first", testKey("a", 1), nil},
 		{"second", testKey("b", 2), nil},
-		{"same id", testKey("a", 3), ErrExists},
-		{"same hash", testKey("c", 1), ErrExists},
+		{"same id", testKey("a", 3), state.ErrExists},
+		{"same hash", testKey("c", 1), state.ErrExists},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := s.CreateKey(ctx, tc.key); !errors.Is(err, tc.want) {
@@ -134,7 +104,7 @@ func testKeys(t *testing.T, s Store) {
 	if err != nil || k.ID != "b" {
 		t.Fatalf("KeyByHash = %v, %v", k.ID, err)
 	}
-	if _, err := s.KeyByHash(ctx, [32]byte{9}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.KeyByHash(ctx, [32]byte{9}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("unknown hash: %v", err)
 	}
 	r1, err := s.RevokeKey(ctx, "a", t0.Add(time.Hour))
@@ -145,7 +115,7 @@ func testKeys(t *testing.T, s Store) {
 	if err != nil || !r2.RevokedAt.Equal(*r1.RevokedAt) {
 		t.Errorf("second revoke changed revoked_at: %v, %v", r2.RevokedAt, err)
 	}
-	if _, err := s.RevokeKey(ctx, "nope", t0); !errors.Is(err, ErrNotFound) {
+	if _, err := s.RevokeKey(ctx, "nope", t0); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("revoke unknown: %v", err)
 	}
 	ks, err := s.ListKeys(ctx)
@@ -159,7 +129,7 @@ func TestMintLimitConcurrent(t *testing.T) {
 	backends(t, testMintLimitConcurrent)
 }
 
-func testMintLimitConcurrent(t *testing.T, s Store) {
+func testMintLimitConcurrent(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	const limit, tries = 3, 20
 	var wg sync.WaitGroup
@@ -171,18 +141,18 @@ func testMintLimitConcurrent(t *testing.T, s Store) {
 			k := testKey(string(rune('A'+i)), byte(i+1))
 			// One instant for all: goroutines run in any order, and a mint
 			// "earlier" than an already stored one would be a clock going back.
-			errs <- s.MintTrial(ctx, k, Mint{Client: 7, Limit: limit, Window: 24 * time.Hour, At: t0})
+			errs <- s.MintTrial(ctx, k, state.Mint{Client: 7, Limit: limit, Window: 24 * time.Hour, At: t0})
 		}()
 	}
 	wg.Wait()
 	close(errs)
 	ok, limited := 0, 0
 	for err := range errs {
-		var ml *MintLimitError
+		var ml *state.MintLimitError
 		switch {
 		case err == nil:
 			ok++
-		case errors.As(err, &ml) && errors.Is(err, ErrMintLimit):
+		case errors.As(err, &ml) && errors.Is(err, state.ErrMintLimit):
 			limited++
 			if ml.RetryAfter <= 23*time.Hour || ml.RetryAfter > 24*time.Hour {
 				t.Errorf("RetryAfter = %v", ml.RetryAfter)
@@ -195,10 +165,10 @@ func testMintLimitConcurrent(t *testing.T, s Store) {
 		t.Errorf("%d minted, %d limited; want %d, %d", ok, limited, limit, tries-limit)
 	}
 	// Another client has its own budget; the window slides.
-	if err := s.MintTrial(ctx, testKey("x", 100), Mint{Client: 8, Limit: limit, Window: 24 * time.Hour, At: t0}); err != nil {
+	if err := s.MintTrial(ctx, testKey("x", 100), state.Mint{Client: 8, Limit: limit, Window: 24 * time.Hour, At: t0}); err != nil {
 		t.Errorf("other client: %v", err)
 	}
-	if err := s.MintTrial(ctx, testKey("y", 101), Mint{Client: 7, Limit: limit, Window: 24 * time.Hour, At: t0.Add(25 * time.Hour)}); err != nil {
+	if err := s.MintTrial(ctx, testKey("y", 101), state.Mint{Client: 7, Limit: limit, Window: 24 * time.Hour, At: t0.Add(25 * time.Hour)}); err != nil {
 		t.Errorf("after the window: %v", err)
 	}
 }
@@ -208,23 +178,23 @@ func TestFlushAndUsage(t *testing.T) {
 	backends(t, testFlushAndUsage)
 }
 
-func testFlushAndUsage(t *testing.T, s Store) {
+func testFlushAndUsage(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	if err := s.CreateKey(ctx, testKey("k", 1)); err != nil {
 		t.Fatal(err)
 	}
 	sk := make([]byte, 8)
 	sk[1] = 3
-	b := Batch{
-		Keyless: []ClientCount{{"2026-05-14", 1, 5}, {"2026-05-14", 2, 1}, {"2026-05-13", 1, 9}},
-		Usage: []UsageDelta{
-			{Anonymous, "2026-05-14", "GET /v1/x", "he", 6, 1},
-			{Anonymous, "2026-04-30", "GET /v1/y", "", 2, 2},
+	b := state.Batch{
+		Keyless: []state.ClientCount{{"2026-05-14", 1, 5}, {"2026-05-14", 2, 1}, {"2026-05-13", 1, 9}},
+		Usage: []state.UsageDelta{
+			{state.Anonymous, "2026-05-14", "GET /v1/x", "he", 6, 1},
+			{state.Anonymous, "2026-04-30", "GET /v1/y", "", 2, 2},
 			{"k", "2026-05-14", "GET /v1/x", "be", 4, 0},
 			{"k", "2026-05-01", "GET /v1/y", "be", 1, 1},
 		},
-		Sketches: []Sketch{{"2026-05", sk}},
-		LastUsed: []KeyUse{{"k", t0}},
+		Sketches: []state.Sketch{{"2026-05", sk}},
+		LastUsed: []state.KeyUse{{"k", t0}},
 	}
 	for range 2 { // flushing twice adds twice; sketches merge idempotently
 		if err := s.Flush(ctx, b); err != nil {
@@ -237,17 +207,17 @@ func testFlushAndUsage(t *testing.T, s Store) {
 		t.Errorf("KeylessDay = %v", got)
 	}
 	c, err := s.KeyCounts(ctx, "k", "2026-05-14", "2026-05")
-	if err != nil || c != (Counts{Today: 8, Month: 10, Total: 10}) {
+	if err != nil || c != (state.Counts{Today: 8, Month: 10, Total: 10}) {
 		t.Errorf("KeyCounts = %+v, %v", c, err)
 	}
-	u, err := s.Usage(ctx, Anonymous, []string{"2026-04", "2026-05"})
+	u, err := s.Usage(ctx, state.Anonymous, []string{"2026-04", "2026-05"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Periods[0] != (MonthUsage{"2026-04", 4, 4}) || u.Periods[1] != (MonthUsage{"2026-05", 12, 2}) {
+	if u.Periods[0] != (state.MonthUsage{"2026-04", 4, 4}) || u.Periods[1] != (state.MonthUsage{"2026-05", 12, 2}) {
 		t.Errorf("periods = %+v", u.Periods)
 	}
-	if len(u.BL) != 1 || u.BL[0] != (BLCount{"he", 12}) || len(u.Endpoints) != 2 || u.Endpoints[0].Pattern != "GET /v1/x" {
+	if len(u.BL) != 1 || u.BL[0] != (state.BLCount{"he", 12}) || len(u.Endpoints) != 2 || u.Endpoints[0].Pattern != "GET /v1/x" {
 		t.Errorf("distributions = %+v %+v", u.BL, u.Endpoints)
 	}
 	if len(u.Sketches) != 1 || u.Sketches[0][1] != 3 {
@@ -256,7 +226,7 @@ func testFlushAndUsage(t *testing.T, s Store) {
 	if k, _ := s.Key(ctx, "k"); k.LastUsedAt == nil || !k.LastUsedAt.Equal(t0) {
 		t.Errorf("last_used_at = %v", k.LastUsedAt)
 	}
-	if err := s.Flush(ctx, Batch{PruneBefore: "2026-05-14"}); err != nil {
+	if err := s.Flush(ctx, state.Batch{PruneBefore: "2026-05-14"}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -269,6 +239,39 @@ func testFlushAndUsage(t *testing.T, s Store) {
 	}
 }
 
+func TestFlushLarge(t *testing.T) {
+	t.Parallel()
+	backends(t, testFlushLarge)
+}
+
+// testFlushLarge: a flush of more statements than one batch run holds
+// (Flush runs them 512 at a time) writes every row, twice over when
+// flushed twice.
+func testFlushLarge(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	var b state.Batch
+	for c := range 1300 {
+		b.Keyless = append(b.Keyless, state.ClientCount{Day: "2026-05-14", Client: uint64(c) << 40, Calls: int64(c%7 + 1)})
+	}
+	for range 2 {
+		if err := s.Flush(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[uint64]int64{}
+	if err := s.KeylessDay(ctx, "2026-05-14", func(c uint64, n int64) { got[c] = n }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(b.Keyless) {
+		t.Fatalf("%d clients stored, want %d", len(got), len(b.Keyless))
+	}
+	for _, c := range b.Keyless {
+		if got[c.Client] != 2*c.Calls {
+			t.Fatalf("client %x: %d calls, want %d", c.Client, got[c.Client], 2*c.Calls)
+		}
+	}
+}
+
 func TestAudit(t *testing.T) {
 	t.Parallel()
 	backends(t, testAudit)
@@ -276,24 +279,24 @@ func TestAudit(t *testing.T) {
 
 // testAudit: every key change leaves exactly one event, written with the
 // change (a refused change leaves none), in order, with its actor.
-func testAudit(t *testing.T, s Store) {
+func testAudit(t *testing.T, s state.Store) {
 	ctx := context.Background()
-	admin, cli := WithActor(ctx, "admin-api"), WithActor(ctx, "cli")
+	admin, cli := state.WithActor(ctx, "admin-api"), state.WithActor(ctx, "cli")
 	k := testKey("a", 1)
 	k.Tier = "pro"
 	if err := s.CreateKey(admin, k); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateKey(admin, testKey("a", 2)); !errors.Is(err, ErrExists) {
+	if err := s.CreateKey(admin, testKey("a", 2)); !errors.Is(err, state.ErrExists) {
 		t.Fatalf("duplicate: %v", err)
 	}
-	m := Mint{Client: 0xabc, Limit: 1, Window: time.Hour, At: t0}
+	m := state.Mint{Client: 0xabc, Limit: 1, Window: time.Hour, At: t0}
 	tk := testKey("t", 3)
 	tk.Source = "fair"
-	if err := s.MintTrial(WithActor(ctx, "client:0000000000000abc"), tk, m); err != nil {
+	if err := s.MintTrial(state.WithActor(ctx, "client:0000000000000abc"), tk, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MintTrial(ctx, testKey("t2", 4), m); !errors.Is(err, ErrMintLimit) {
+	if err := s.MintTrial(ctx, testKey("t2", 4), m); !errors.Is(err, state.ErrMintLimit) {
 		t.Fatalf("over the mint limit: %v", err)
 	}
 	if _, err := s.RevokeKey(cli, "a", t0.Add(time.Hour)); err != nil {
@@ -307,9 +310,9 @@ func testAudit(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	want := []struct{ action, key, actor, detail string }{
-		{AuditKeyCreate, "a", "admin-api", `customer="c" tier="pro"`},
-		{AuditKeyMint, "t", "client:0000000000000abc", `customer="c" tier="pro" source="fair"`},
-		{AuditKeyRevoke, "a", "cli", ""},
+		{state.AuditKeyCreate, "a", "admin-api", `customer="c" tier="pro"`},
+		{state.AuditKeyMint, "t", "client:0000000000000abc", `customer="c" tier="pro" source="fair"`},
+		{state.AuditKeyRevoke, "a", "cli", ""},
 	}
 	if len(ev) != len(want) {
 		t.Fatalf("%d events, want %d: %+v", len(ev), len(want), ev)
@@ -332,41 +335,5 @@ func testAudit(t *testing.T, s Store) {
 	}
 	if rest, _ := s.Audit(ctx, ev[2].Seq, 10); len(rest) != 0 {
 		t.Errorf("after the last: %+v", rest)
-	}
-}
-
-// TestDiskFull fills the database up to SQLite's page limit (a disk that
-// is full, as the writer sees it): creating a key fails with ErrFull, and
-// nothing of it (key or audit event) is written.
-func TestDiskFull(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "svc.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.CreateKey(ctx, testKey("k1", 1)); err != nil {
-		t.Fatal(err)
-	}
-	var pages int64
-	if err := s.w.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.w.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
-		t.Fatal(err)
-	}
-	big := testKey("k2", 2)
-	notes := strings.Repeat("n", 1<<20)
-	big.Notes = &notes
-	if err := s.CreateKey(ctx, big); !errors.Is(err, ErrFull) {
-		t.Fatalf("create on a full disk: %v, want ErrFull", err)
-	}
-	keys, err := s.ListKeys(ctx)
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("after the failed create: %d keys, %v", len(keys), err)
-	}
-	events, err := s.Audit(ctx, 0, 100)
-	if err != nil || len(events) != 1 {
-		t.Fatalf("after the failed create: %d audit events, %v", len(events), err)
 	}
 }

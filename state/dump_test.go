@@ -1,4 +1,4 @@
-package state
+package state_test
 
 import (
 	"bytes"
@@ -7,16 +7,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svc-geodata/svc/state"
 )
 
 // fill gives s one of everything a dump holds.
-func fill(t *testing.T, s Store) {
+func fill(t *testing.T, s state.Store) {
 	t.Helper()
 	ctx := context.Background()
 	if err := s.CreateKey(ctx, testKey("k", 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MintTrial(ctx, testKey("trial", 2), Mint{Client: 1<<63 + 12345, Limit: 3, Window: 24 * time.Hour, At: t0}); err != nil {
+	if err := s.MintTrial(ctx, testKey("trial", 2), state.Mint{Client: 1<<63 + 12345, Limit: 3, Window: 24 * time.Hour, At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.RevokeKey(ctx, "k", t0.Add(time.Minute)); err != nil {
@@ -24,11 +26,11 @@ func fill(t *testing.T, s Store) {
 	}
 	sk := make([]byte, 16)
 	sk[3] = 7
-	err := s.Flush(ctx, Batch{
-		Keyless:  []ClientCount{{"2026-05-14", 1<<64 - 1, 5}},
-		Usage:    []UsageDelta{{Anonymous, "2026-05-14", "GET /v1/x", "he", 6, 1}, {"k", "2026-05-14", "GET /v1/y", "", 2, 0}},
-		Sketches: []Sketch{{"2026-05", sk}},
-		LastUsed: []KeyUse{{"k", t0}},
+	err := s.Flush(ctx, state.Batch{
+		Keyless:  []state.ClientCount{{"2026-05-14", 1<<64 - 1, 5}},
+		Usage:    []state.UsageDelta{{state.Anonymous, "2026-05-14", "GET /v1/x", "he", 6, 1}, {"k", "2026-05-14", "GET /v1/y", "", 2, 0}},
+		Sketches: []state.Sketch{{"2026-05", sk}},
+		LastUsed: []state.KeyUse{{"k", t0}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -36,25 +38,25 @@ func fill(t *testing.T, s Store) {
 }
 
 type porter interface {
-	Store
-	Export(context.Context) (Dump, error)
-	Import(context.Context, Dump) error
+	state.Store
+	Export(context.Context) (state.Dump, error)
+	Import(context.Context, state.Dump) error
 }
 
-func roundTrip(t *testing.T, d Dump) Dump {
+func roundTrip(t *testing.T, d state.Dump) state.Dump {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(d); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadDump(&buf)
+	back, err := state.ReadDump(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return back
 }
 
-func canon(t *testing.T, d Dump) string {
+func canon(t *testing.T, d state.Dump) string {
 	t.Helper()
 	d.Meta = nil // keys_version legitimately moves on import
 	b, err := json.Marshal(d)
@@ -113,47 +115,17 @@ func TestMoveBetweenBackends(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev, err := s.Audit(ctx, 0, 0)
-		if err != nil || len(ev) != 4 || ev[3].Action != AuditKeyCreate || ev[3].KeyID != "after" || ev[3].Seq <= ev[2].Seq {
+		if err != nil || len(ev) != 4 || ev[3].Action != state.AuditKeyCreate || ev[3].KeyID != "after" || ev[3].Seq <= ev[2].Seq {
 			t.Errorf("%T: audit after the move = %+v, %v", s, ev, err)
 		}
 	}
 	if err := pg.Import(ctx, d0); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("import into a filled store: %v", err)
 	}
-	if _, err := ReadDump(strings.NewReader(`{"format":"other","version":1}`)); err == nil {
+	if _, err := state.ReadDump(strings.NewReader(`{"format":"other","version":1}`)); err == nil {
 		t.Error("foreign JSON accepted")
 	}
-	if _, err := ReadDump(strings.NewReader(`{"format":"svc-state","version":1} {}`)); err == nil {
+	if _, err := state.ReadDump(strings.NewReader(`{"format":"svc-state","version":1} {}`)); err == nil {
 		t.Error("trailing data accepted")
-	}
-}
-
-// TestConcurrentMigrate: replicas starting together on a new database
-// apply the schema once.
-func TestConcurrentMigrate(t *testing.T) {
-	c := pgtestShared(t)
-	url := c.CreateDB(t, "migrate_race")
-	errs := make(chan error, 4)
-	for range 4 {
-		go func() {
-			s, err := OpenPostgres(context.Background(), url)
-			if err == nil {
-				s.Close()
-			}
-			errs <- err
-		}()
-	}
-	for range 4 {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
-	s, err := OpenPostgres(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if have, known, err := s.SchemaVersion(context.Background()); err != nil || have != known {
-		t.Errorf("schema version %d of %d: %v", have, known, err)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"io"
 	"math"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // DumpFormat names the JSON export of a state store; DumpVersion changes
@@ -48,19 +46,7 @@ var dumpTables = []struct {
 	{"audit_log", auditColumns, "i i s s s s"},
 }
 
-// rowsOf abstracts database/sql and pgx row iteration.
-type rowsOf interface {
-	Next() bool
-	Scan(...any) error
-	Err() error
-	Close()
-}
-
-type sqlRows struct{ *sql.Rows }
-
-func (r sqlRows) Close() { r.Rows.Close() }
-
-func readTable(rows rowsOf, kinds []string) ([][]any, error) {
+func readTable(rows Rows, kinds []string) ([][]any, error) {
 	defer rows.Close()
 	out := [][]any{}
 	for rows.Next() {
@@ -149,52 +135,24 @@ func importValues(row []any, kinds []string) ([]any, error) {
 	return vals, nil
 }
 
-// Export reads every table of s in one read transaction.
-func (s *SQLite) Export(ctx context.Context) (Dump, error) {
+// Export reads every table of s in one read-only snapshot.
+func (s *SQLStore) Export(ctx context.Context) (Dump, error) {
 	if s.closed.Load() {
 		return Dump{}, ErrClosed
 	}
 	d := Dump{Format: DumpFormat, Version: DumpVersion, Meta: map[string]int64{}, Tables: map[string][][]any{}}
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return Dump{}, fmt.Errorf("state: export: %w", err)
-	}
-	defer tx.Rollback()
-	for _, t := range dumpTables {
-		rows, err := tx.QueryContext(ctx, `SELECT `+t.cols+` FROM `+t.name)
-		if err != nil {
-			return Dump{}, fmt.Errorf("state: export %s: %w", t.name, err)
-		}
-		if d.Tables[t.name], err = readTable(sqlRows{rows}, strings.Fields(t.kinds)); err != nil {
-			return Dump{}, fmt.Errorf("state: export %s: %w", t.name, err)
-		}
-	}
-	var v int64
-	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = 'keys_version'`).Scan(&v); err != nil {
-		return Dump{}, fmt.Errorf("state: export: %w", err)
-	}
-	d.Meta["keys_version"] = v
-	return d, nil
-}
-
-// Export reads every table of s in one repeatable-read snapshot.
-func (s *Postgres) Export(ctx context.Context) (Dump, error) {
-	if s.closed.Load() {
-		return Dump{}, ErrClosed
-	}
-	d := Dump{Format: DumpFormat, Version: DumpVersion, Meta: map[string]int64{}, Tables: map[string][][]any{}}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := s.d.Snapshot(ctx, func(c Conn) error {
 		for _, t := range dumpTables {
-			rows, err := tx.Query(ctx, `SELECT `+t.cols+` FROM `+t.name)
+			rows, err := c.Query(ctx, `SELECT `+t.cols+` FROM `+t.name)
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.name, err)
 			}
-			if d.Tables[t.name], err = readTable(pgRows{rows}, strings.Fields(t.kinds)); err != nil {
+			if d.Tables[t.name], err = readTable(rows, strings.Fields(t.kinds)); err != nil {
 				return fmt.Errorf("%s: %w", t.name, err)
 			}
 		}
 		var v int64
-		err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'keys_version'`).Scan(&v)
+		err := c.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'keys_version'`).Scan(&v)
 		d.Meta["keys_version"] = v
 		return err
 	})
@@ -204,61 +162,16 @@ func (s *Postgres) Export(ctx context.Context) (Dump, error) {
 	return d, nil
 }
 
-type pgRows struct{ pgx.Rows }
-
 // Import writes d into s, which must hold no keys and no counters yet (a
 // move never merges into live state), in one transaction.
-func (s *Postgres) Import(ctx context.Context, d Dump) error {
+func (s *SQLStore) Import(ctx context.Context, d Dump) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := s.write(ctx, func(c Conn) error {
 		for _, t := range dumpTables {
 			var n int
-			if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+t.name).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return fmt.Errorf("table %s is not empty (%d rows): import only into a new database", t.name, n)
-			}
-			kinds := strings.Fields(t.kinds)
-			ph := make([]string, len(kinds))
-			for i := range ph {
-				ph[i] = fmt.Sprintf("$%d", i+1)
-			}
-			q := `INSERT INTO ` + t.name + ` (` + t.cols + `) VALUES (` + strings.Join(ph, ",") + `)`
-			for i, row := range d.Tables[t.name] {
-				vals, err := importValues(row, kinds)
-				if err != nil {
-					return fmt.Errorf("%s row %d: %w", t.name, i+1, err)
-				}
-				if _, err := tx.Exec(ctx, q, vals...); err != nil {
-					return fmt.Errorf("%s row %d: %w", t.name, i+1, err)
-				}
-			}
-		}
-		// Rows imported with their own seq leave the sequence behind them.
-		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('audit_log', 'seq'), COALESCE(MAX(seq), 0) + 1, false) FROM audit_log`); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `UPDATE meta SET value = value + $1 + 1 WHERE name = 'keys_version'`, d.Meta["keys_version"])
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("state: import: %w", err)
-	}
-	return nil
-}
-
-// Import writes d into s, which must hold no keys and no counters yet.
-func (s *SQLite) Import(ctx context.Context, d Dump) error {
-	if err := d.check(); err != nil {
-		return err
-	}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		for _, t := range dumpTables {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t.name).Scan(&n); err != nil {
+			if err := c.QueryRow(ctx, `SELECT COUNT(*) FROM `+t.name).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
@@ -271,12 +184,15 @@ func (s *SQLite) Import(ctx context.Context, d Dump) error {
 				if err != nil {
 					return fmt.Errorf("%s row %d: %w", t.name, i+1, err)
 				}
-				if _, err := tx.ExecContext(ctx, q, vals...); err != nil {
+				if _, err := c.Exec(ctx, q, vals...); err != nil {
 					return fmt.Errorf("%s row %d: %w", t.name, i+1, err)
 				}
 			}
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE meta SET value = value + ? + 1 WHERE name = 'keys_version'`, d.Meta["keys_version"])
+		if err := s.d.AfterImport(ctx, c); err != nil {
+			return err
+		}
+		_, err := c.Exec(ctx, `UPDATE meta SET value = value + ? + 1 WHERE name = 'keys_version'`, d.Meta["keys_version"])
 		return err
 	})
 	if err != nil {

@@ -3,41 +3,39 @@ package state
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
 const keyColumns = `id, hash, prefix, customer_name, tier, source, contact_email, monthly_call_quota, notes,
 	payment_customer_id, created_at, updated_at, expires_at, revoked_at, last_used_at`
 
-// insertKey writes k and bumps the keys version, inside tx.
-func insertKey(ctx context.Context, tx *sql.Tx, k Key) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+// insertKey writes k and bumps the keys version, inside the transaction c.
+func (s *SQLStore) insertKey(ctx context.Context, c Conn, k Key) error {
+	_, err := c.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		k.ID, k.Hash[:], k.Prefix, k.CustomerName, k.Tier, k.Source, k.ContactEmail, k.MonthlyCallQuota, k.Notes,
 		k.PaymentCustomerID, ms(k.CreatedAt), ms(k.UpdatedAt), nullMS(k.ExpiresAt), nullMS(k.RevokedAt), nullMS(k.LastUsedAt))
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		if s.d.Unique(err) {
 			return fmt.Errorf("state: key %s: %w", k.ID, ErrExists)
 		}
 		return err
 	}
-	return bumpKeysVersion(ctx, tx)
+	return bumpKeysVersion(ctx, c)
 }
 
-func bumpKeysVersion(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `UPDATE meta SET value = value + 1 WHERE name = 'keys_version'`)
+func bumpKeysVersion(ctx context.Context, c Conn) error {
+	_, err := c.Exec(ctx, `UPDATE meta SET value = value + 1 WHERE name = 'keys_version'`)
 	return err
 }
 
 // CreateKey implements Store.
-func (s *SQLite) CreateKey(ctx context.Context, k Key) error {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		if err := insertKey(ctx, tx, k); err != nil {
+func (s *SQLStore) CreateKey(ctx context.Context, k Key) error {
+	err := s.write(ctx, func(c Conn) error {
+		if err := s.insertKey(ctx, c, k); err != nil {
 			return err
 		}
-		return auditSQLite(ctx, tx, k.CreatedAt, AuditKeyCreate, k.ID, keyDetail(k))
+		return audit(ctx, c, k.CreatedAt, AuditKeyCreate, k.ID, keyDetail(k))
 	})
 	if err != nil {
 		return fmt.Errorf("state: create key: %w", err)
@@ -45,18 +43,22 @@ func (s *SQLite) CreateKey(ctx context.Context, k Key) error {
 	return nil
 }
 
-// MintTrial implements Store. The check and the insert run in one BEGIN
-// IMMEDIATE transaction, so concurrent mints (from any process) are
-// serialised and never exceed the limit.
-func (s *SQLite) MintTrial(ctx context.Context, k Key, m Mint) error {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+// MintTrial implements Store. The count and the insert run in one write
+// transaction holding LockMints, so concurrent mints (of any process or
+// replica) are serialised and never exceed the limit; mints are rare (a few
+// per client and day), so the serialisation costs nothing that matters.
+func (s *SQLStore) MintTrial(ctx context.Context, k Key, m Mint) error {
+	err := s.write(ctx, func(c Conn) error {
+		if err := s.d.Lock(ctx, c, LockMints); err != nil {
+			return err
+		}
 		since := ms(m.At.Add(-m.Window))
-		if _, err := tx.ExecContext(ctx, `DELETE FROM trial_mints WHERE minted_at <= ?`, since); err != nil {
+		if _, err := c.Exec(ctx, `DELETE FROM trial_mints WHERE minted_at <= ?`, since); err != nil {
 			return err
 		}
 		var n int
 		var oldest sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT COUNT(*), MIN(minted_at) FROM trial_mints WHERE client = ? AND minted_at > ?`,
+		err := c.QueryRow(ctx, `SELECT COUNT(*), MIN(minted_at) FROM trial_mints WHERE client = ? AND minted_at > ?`,
 			int64(m.Client), since).Scan(&n, &oldest)
 		if err != nil {
 			return err
@@ -65,13 +67,13 @@ func (s *SQLite) MintTrial(ctx context.Context, k Key, m Mint) error {
 			retry := fromMS(oldest.Int64).Add(m.Window).Sub(m.At)
 			return &MintLimitError{RetryAfter: max(retry, time.Second)}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO trial_mints (client, minted_at) VALUES (?, ?)`, int64(m.Client), ms(m.At)); err != nil {
+		if _, err := c.Exec(ctx, `INSERT INTO trial_mints (client, minted_at) VALUES (?, ?)`, int64(m.Client), ms(m.At)); err != nil {
 			return err
 		}
-		if err := insertKey(ctx, tx, k); err != nil {
+		if err := s.insertKey(ctx, c, k); err != nil {
 			return err
 		}
-		return auditSQLite(ctx, tx, k.CreatedAt, AuditKeyMint, k.ID, keyDetail(k))
+		return audit(ctx, c, k.CreatedAt, AuditKeyMint, k.ID, keyDetail(k))
 	})
 	if err != nil {
 		return fmt.Errorf("state: mint trial key: %w", err)
@@ -79,9 +81,7 @@ func (s *SQLite) MintTrial(ctx context.Context, k Key, m Mint) error {
 	return nil
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scanKey(row scanner) (Key, error) {
+func scanKey(row Row) (Key, error) {
 	var k Key
 	var hash []byte
 	var created, updated int64
@@ -110,12 +110,13 @@ func nullStr(v sql.NullString) *string {
 	return &v.String
 }
 
-func (s *SQLite) oneKey(ctx context.Context, what, where string, arg any) (Key, error) {
-	if s.closed.Load() {
-		return Key{}, ErrClosed
+func (s *SQLStore) oneKey(ctx context.Context, what, where string, arg any) (Key, error) {
+	c, err := s.read()
+	if err != nil {
+		return Key{}, err
 	}
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE `+where, arg))
-	if errors.Is(err, sql.ErrNoRows) {
+	k, err := scanKey(c.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE `+where, arg))
+	if err != nil && s.d.NoRows(err) {
 		return Key{}, fmt.Errorf("state: key %s: %w", what, ErrNotFound)
 	}
 	if err != nil {
@@ -125,21 +126,22 @@ func (s *SQLite) oneKey(ctx context.Context, what, where string, arg any) (Key, 
 }
 
 // KeyByHash implements Store. The lookup compares hashes, never plaintexts.
-func (s *SQLite) KeyByHash(ctx context.Context, hash [32]byte) (Key, error) {
+func (s *SQLStore) KeyByHash(ctx context.Context, hash [32]byte) (Key, error) {
 	return s.oneKey(ctx, "by hash", `hash = ?`, hash[:])
 }
 
 // Key implements Store.
-func (s *SQLite) Key(ctx context.Context, id string) (Key, error) {
+func (s *SQLStore) Key(ctx context.Context, id string) (Key, error) {
 	return s.oneKey(ctx, id, `id = ?`, id)
 }
 
 // ListKeys implements Store.
-func (s *SQLite) ListKeys(ctx context.Context) ([]Key, error) {
-	if s.closed.Load() {
-		return nil, ErrClosed
+func (s *SQLStore) ListKeys(ctx context.Context) ([]Key, error) {
+	c, err := s.read()
+	if err != nil {
+		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
+	rows, err := c.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("state: list keys: %w", err)
 	}
@@ -159,24 +161,24 @@ func (s *SQLite) ListKeys(ctx context.Context) ([]Key, error) {
 }
 
 // RevokeKey implements Store.
-func (s *SQLite) RevokeKey(ctx context.Context, id string, at time.Time) (Key, error) {
+func (s *SQLStore) RevokeKey(ctx context.Context, id string, at time.Time) (Key, error) {
 	var k Key
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL`,
+	err := s.write(ctx, func(c Conn) error {
+		n, err := c.Exec(ctx, `UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL`,
 			ms(at), ms(at), id)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			if err := bumpKeysVersion(ctx, tx); err != nil {
+		if n > 0 {
+			if err := bumpKeysVersion(ctx, c); err != nil {
 				return err
 			}
-			if err := auditSQLite(ctx, tx, at, AuditKeyRevoke, id, ""); err != nil {
+			if err := audit(ctx, c, at, AuditKeyRevoke, id, ""); err != nil {
 				return err
 			}
 		}
-		k, err = scanKey(tx.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) {
+		k, err = scanKey(c.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`, id))
+		if err != nil && s.d.NoRows(err) {
 			return ErrNotFound
 		}
 		return err

@@ -1,8 +1,25 @@
-// Package state keeps the server's persistent side state: API keys (stored
-// as SHA-256 hash and prefix only, never the plaintext), trial-mint records
-// and usage counters. The default backend is SQLite (see Open); the Store
-// interface lets another backend (PostgreSQL, shared by several replicas)
-// follow without changes to its users.
+// Package state keeps the server's key and usage state: API keys (stored as
+// SHA-256 hash and prefix only, never the plaintext), trial-mint records,
+// usage counters, the audit trail of key changes, and the JSON dump that
+// moves all of it between deployments; no LoD2 or raster data. The access
+// package reads and writes it; server uses its records and errors; cmd
+// opens a backend.
+//
+// The Store interface is what users see. It is implemented once, by
+// SQLStore, over a Dialect: the few things SQL backends do differently
+// (placeholders, transactions, locks, column types, error codes). The two
+// backends are subpackages that supply a Dialect and nothing else of
+// substance:
+//
+//   - state/sqlite: an SQLite file beside the data (the default; one process);
+//   - state/postgres: a PostgreSQL database shared by several replicas, with
+//     the cross-replica extras (an atomic keyless counter, one clock).
+//
+// The backends are subpackages so that a package needing only the records
+// and the interface (access, server) does not get a database driver (pgx,
+// SQLite) through state; the svc binary links both, since
+// `svc serve --state` chooses at run time.
+// A new backend is one more Dialect (see dialect.go).
 //
 // Days are UTC calendar days written "2006-01-02", months "2006-01". A
 // client is an opaque 64-bit number chosen by the caller (the access

@@ -2,11 +2,8 @@ package state
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Audit actions: every change of a key record writes one event in the same
@@ -60,8 +57,9 @@ func keyDetail(k Key) string {
 	return d
 }
 
-func auditSQLite(ctx context.Context, tx *sql.Tx, at time.Time, action, keyID, detail string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, action, key_id, actor, detail) VALUES (?,?,?,?,?)`,
+// audit writes one event of the trail inside the write transaction c.
+func audit(ctx context.Context, c Conn, at time.Time, action, keyID, detail string) error {
+	_, err := c.Exec(ctx, `INSERT INTO audit_log (at, action, key_id, actor, detail) VALUES (?,?,?,?,?)`,
 		ms(at), action, keyID, actorOf(ctx), detail)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
@@ -69,16 +67,7 @@ func auditSQLite(ctx context.Context, tx *sql.Tx, at time.Time, action, keyID, d
 	return nil
 }
 
-func auditPG(ctx context.Context, tx pgx.Tx, at time.Time, action, keyID, detail string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO audit_log (at, action, key_id, actor, detail) VALUES ($1,$2,$3,$4,$5)`,
-		ms(at), action, keyID, actorOf(ctx), detail)
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
-	return nil
-}
-
-func scanAudit(rows rowsOf) ([]AuditEvent, error) {
+func scanAudit(rows Rows) ([]AuditEvent, error) {
 	defer rows.Close()
 	out := []AuditEvent{}
 	for rows.Next() {
@@ -101,33 +90,17 @@ func auditLimit(limit int) int {
 }
 
 // Audit implements Store.
-func (s *SQLite) Audit(ctx context.Context, after int64, limit int) ([]AuditEvent, error) {
-	if s.closed.Load() {
-		return nil, ErrClosed
+func (s *SQLStore) Audit(ctx context.Context, after int64, limit int) ([]AuditEvent, error) {
+	c, err := s.read()
+	if err != nil {
+		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?`,
+	rows, err := c.Query(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?`,
 		after, auditLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("state: audit: %w", err)
 	}
-	ev, err := scanAudit(sqlRows{rows})
-	if err != nil {
-		return nil, fmt.Errorf("state: audit: %w", err)
-	}
-	return ev, nil
-}
-
-// Audit implements Store.
-func (s *Postgres) Audit(ctx context.Context, after int64, limit int) ([]AuditEvent, error) {
-	if s.closed.Load() {
-		return nil, ErrClosed
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2`,
-		after, auditLimit(limit))
-	if err != nil {
-		return nil, fmt.Errorf("state: audit: %w", err)
-	}
-	ev, err := scanAudit(pgRows{rows})
+	ev, err := scanAudit(rows)
 	if err != nil {
 		return nil, fmt.Errorf("state: audit: %w", err)
 	}
