@@ -157,6 +157,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.readyRoutes()...)
 	rs = append(rs, s.discoveryRoutes()...)
 	rs = append(rs, s.buildingRoutes()...)
+	rs = append(rs, s.footprintRoutes()...)
 	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
 	rs = append(rs, s.terrainRoutes()...)
 	rs = append(rs, s.batchRoute())

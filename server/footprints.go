@@ -1,0 +1,115 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/store"
+)
+
+// Footprint tiles: the ground surfaces of the LoD2 buildings on a fixed
+// Web Mercator grid, for map clients (the built-in viewer draws its
+// footprints from them). Like every other tile route they are not counted
+// against the keyless limit: the grid is fixed and the answers cacheable,
+// and they hold nothing the uncounted 3D Tiles of the same buildings do not
+// already give. Search, detail and roof stay counted.
+const (
+	footprintBase = "/v1/buildings/footprints"
+	footprintZoom = 15
+	// footprintCap bounds one tile's answer (about 20 MB); a z15 tile of
+	// the densest German city centre holds a few thousand buildings.
+	footprintCap  = 20000
+	footprintPage = 5000
+)
+
+func (s *Server) footprintRoutes() []route {
+	return []route{
+		{method: "GET", path: footprintBase + "/{z}/{x}/{tile}", opID: "getFootprintTile", tag: "Buildings", stability: "beta", since: "0.2.0", exempt: true,
+			summary: "Building footprints (ground surfaces) of one Web Mercator tile (beyond the spec)",
+			desc: "The ground surfaces (class 710) of every published BL that meet the tile, as a GeoJSON FeatureCollection shaped like the " +
+				"answer of /v1/buildings (`next` is always empty). Web Mercator XYZ grid (y from the north, as OpenStreetMap), zoom " +
+				strconv.Itoa(footprintZoom) + " only: a fixed grid, so answers can be cached (strong ETag, If-None-Match answers 304). A " +
+				"footprint crossing a tile border is in every tile it meets; `surface_id` (with `bundesland`) tells the copies apart, and " +
+				"`building_id` (with `bundesland`) groups the parts of one building. At most " + strconv.Itoa(footprintCap) +
+				" surfaces per tile (`svc.warnings` says when a tile has more). Like the tile host, not counted against the keyless limit: " +
+				"map clients and the built-in viewer draw from it while panning; the same geometry is in the uncounted 3D Tiles.",
+			params: []param{
+				{name: "z", in: "path", typ: "integer", required: true, example: footprintZoom, min: f64(footprintZoom), max: f64(footprintZoom), pattern: tileIndexPattern, desc: "zoom (" + strconv.Itoa(footprintZoom) + ")"},
+				{name: "x", in: "path", typ: "integer", required: true, example: 17157, min: f64(0), pattern: tileIndexPattern, desc: "column from the west, below 2^z"},
+				{name: "tile", in: "path", typ: "string", required: true, example: "11087.geojson", pattern: `^[0-9]{1,9}\.geojson$`, desc: "`<y>.geojson`, y the row from the north",
+					parse: parseFootprintTile},
+			},
+			responses: []response{{status: 200, desc: "GeoJSON FeatureCollection of ground surfaces", schema: "BuildingSearchResponse", contentType: "application/geo+json"},
+				{status: 304, desc: "Not modified"}, resp400, resp404, resp422},
+			handle: s.handleFootprintTile},
+	}
+}
+
+func parseFootprintTile(s string) (any, error) {
+	return strconv.Atoi(strings.TrimSuffix(s, ".geojson"))
+}
+
+// tileBBox is the WGS84 extent of Web Mercator tile z/x/y.
+func tileBBox(z, x, y int) geo.BBox {
+	n := float64(int(1) << z)
+	lon := func(x int) float64 { return float64(x)/n*360 - 180 }
+	lat := func(y int) float64 { return math.Atan(math.Sinh(math.Pi*(1-2*float64(y)/n))) * 180 / math.Pi }
+	return geo.BBox{MinLon: lon(x), MinLat: lat(y + 1), MaxLon: lon(x + 1), MaxLat: lat(y)}
+}
+
+func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in *input) error {
+	z, x, y := in.integer("z"), in.integer("x"), parsedAs[int](in, "tile")
+	if x >= 1<<z || y >= 1<<z {
+		return report(errNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
+	}
+	bbox := tileBBox(z, x, y)
+	v, release := s.deps.Catalog.Acquire()
+	defer release()
+	var (
+		hits     []store.FedHit
+		after    store.Position
+		warnings []string
+	)
+	for {
+		page, next, damaged, err := store.SearchFiltered(r.Context(), lod2Sources(v), bbox, after, footprintPage, store.Filter{Class: store.ClassGround})
+		if err != nil {
+			return err
+		}
+		if len(hits) == 0 {
+			warnings = s.damagedWarnings(v, damaged)
+		}
+		hits = append(hits, page...)
+		if next == nil {
+			break
+		}
+		if len(hits) >= footprintCap {
+			hits = hits[:footprintCap]
+			warnings = append(warnings, fmt.Sprintf("The tile has more than %d ground surfaces; the first %d are returned.", footprintCap, footprintCap))
+			break
+		}
+		after = *next
+	}
+	if len(hits) > 0 {
+		setBL(r.Context(), hits[0].BL)
+	}
+	buf := searchBody(v, hits, nil, bbox, footprintCap, warnings)
+	defer putBuffer(buf)
+	sum := sha256.Sum256(buf.Bytes())
+	etag := `"fp-` + hex.EncodeToString(sum[:12]) + `"`
+	h := w.Header()
+	h.Set("Content-Type", "application/geo+json")
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "public, max-age=300")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
