@@ -8,6 +8,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,6 +31,7 @@ import (
 // what the person sees:
 //   - opened without a hash, the map shows everything published (all the
 //     dataset extents fill the view), and the address bar gets #zoom/lat/lon;
+//     a click on a dataset's mark goes there;
 //   - opened at /#15/50.11/8.67 (through the redirect at /) it is centred
 //     there at zoom 15; moving the map rewrites the hash, and a new hash
 //     moves the map; a reload without a hash comes back to the last view;
@@ -186,6 +189,23 @@ func TestViewerForAPerson(t *testing.T) {
 		t.Errorf("after opening, the hash is %q; the map is at zoom %.2f, %.5f, %.5f", v.Hash, v.Zoom, v.Lat, v.Lon)
 	}
 
+	// A click on a dataset's mark goes there: its buildings are drawn.
+	var mark struct{ X, Y float64 }
+	run("the Hesse mark", chromedp.Evaluate(`(() => { const m = svcViewer.map, r = m.getContainer().getBoundingClientRect();
+		const f = m.queryRenderedFeatures({layers: ['extents-mark']}).find((f) => f.properties.bl === 'he');
+		if (!f) return {X: -1, Y: -1};
+		const p = m.project(f.geometry.coordinates); return {X: r.left + p.x, Y: r.top + p.y}; })()`, &mark))
+	if mark.X < 0 {
+		t.Error("no mark of the Hesse dataset on the map of everything published")
+	} else {
+		run("click the mark", chromedp.MouseClickXY(mark.X, mark.Y))
+		waitJS("at the dataset", `svcViewer.map.getZoom() >= 15 && !svcViewer.map.isMoving()`, 20*time.Second)
+		waitJS("settled", settled, 20*time.Second)
+		if v := current(); v.Footprints == 0 || v.Lon < 8.67 || v.Lon > 8.69 {
+			t.Errorf("after a click on the Hesse mark: zoom %.2f at %.5f, %.5f, %d footprints", v.Zoom, v.Lat, v.Lon, v.Footprints)
+		}
+	}
+
 	// 2. A hash through the redirect at /: the map is there.
 	run("open with a hash", chromedp.Navigate(base+"/#15/50.11/8.67"))
 	waitJS("map ready", `!!(window.svcViewer && svcViewer.ready)`, time.Minute)
@@ -321,6 +341,11 @@ func TestViewerForAPerson(t *testing.T) {
 	run("the notice", chromedp.Evaluate(`(() => { const n = document.getElementById('notice'), a = document.getElementById('key-docs'), r = n.getBoundingClientRect();
 		return {Text: n.innerText, Href: a ? a.href : '', Button: !!document.getElementById('btn-trial'), Visible: r.height > 20 && r.width > 200}; })()`, &shown))
 	t.Logf("the notice: %q (%s)", shown.Text, shown.Href)
+	var png []byte
+	run("screenshot", chromedp.CaptureScreenshot(&png))
+	if dir := os.Getenv("SVC_TEST_ARTIFACTS"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "viewer-limit.png"), png, 0o644)
+	}
 	for _, want := range []string{"limit", strconv.Itoa(limit) + " requests", "key", "not counted"} {
 		if !strings.Contains(shown.Text, want) {
 			t.Errorf("the notice does not say %q: %q", want, shown.Text)
@@ -349,7 +374,7 @@ func TestViewerForAPerson(t *testing.T) {
 		t.Fatal("a click past the limit after a reload shows no notice")
 	}
 	run("get a trial key", chromedp.Click("#btn-trial", chromedp.ByQuery))
-	waitJS("the key is used", `document.getElementById('notice').hidden && /trial key svc_/.test(document.getElementById('status').textContent)`, 10*time.Second)
+	waitJS("the key is used", `document.getElementById('notice').hidden && /^Key svc_/.test(document.getElementById('key-state').textContent)`, 10*time.Second)
 	if clickBeside(1) {
 		t.Error("with the trial key, a click still shows the limit notice")
 	}

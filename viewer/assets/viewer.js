@@ -8,7 +8,7 @@
   const $ = (id) => document.getElementById(id);
   // State the browser tests read; nothing else depends on it.
   const sv = window.svcViewer = { ready: false, errors: [], building: null, point: null, profile: null,
-    tilesets: { requested: 0, loaded: 0, failed: 0 }, globeReady: false, picked: null };
+    tilesets: { requested: 0, loaded: 0, failed: 0 }, globeReady: false, picked: null, buildingView: null };
 
   const status = (t) => { $('status').textContent = t; };
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -38,6 +38,10 @@
     }
     return body;
   }
+
+  // errText is an error for the panel: past the limit the notice above
+  // the map has the whole story.
+  const errText = (e) => e.status === 429 && sv.limit ? 'Not shown: the daily limit is reached (see the notice above the map).' : e.message;
 
   // ---- the limit notice: what happened, and how to go on ----
   function showLimit(e) {
@@ -73,7 +77,13 @@
   function setKey(k) {
     apiKey = k;
     try { if (k) localStorage.setItem(keyStore, k); else localStorage.removeItem(keyStore); } catch (e) { /* storage off */ }
+    showKey();
   }
+  function showKey() {
+    $('key-state').hidden = !apiKey;
+    $('key-state').textContent = apiKey ? 'Key ' + apiKey.slice(0, 12) + '…' : '';
+  }
+  showKey();
   async function mintTrial() {
     const msg = $('notice-msg');
     msg.textContent = 'Asking for a trial key…';
@@ -162,9 +172,15 @@
     }
     return features;
   }
+  // showAll fits everything published, clear of the controls drawn over
+  // the map's corners (the attribution can take several lines).
   function showAll(animate) {
     if (!published) return;
-    map.fitBounds([[published[0], published[1]], [published[2], published[3]]], { padding: 40, maxZoom: 16, animate: !!animate });
+    const h = (sel) => Math.max(0, ...[...document.querySelectorAll(sel)].map((e) => e.offsetHeight));
+    const c = map.getCanvas(), side = Math.min(40, c.clientWidth / 5), most = c.clientHeight / 4; // a phone keeps room to show
+    const padding = { top: Math.min(most, 40 + h('.maplibregl-ctrl-top-right')), left: side, right: side,
+      bottom: Math.min(most, 40 + h('.maplibregl-ctrl-bottom-left, .maplibregl-ctrl-bottom-right')) };
+    map.fitBounds([[published[0], published[1]], [published[2], published[3]]], { padding, maxZoom: 16, animate: !!animate });
   }
 
   const empty = { type: 'FeatureCollection', features: [] };
@@ -277,7 +293,7 @@
     // Buildings, not surfaces: a building of several parts has a ground
     // surface per part, all with its building_id.
     sv.buildingCount = buildings.size;
-    sv.buildingView = view;
+    map.once('idle', () => { if (gen === loadGen) sv.buildingView = view; }); // drawn
     status((truncated ? 'At least ' : '') + buildings.size + (buildings.size === 1 ? ' building' : ' buildings') + ' in view' +
       (truncated ? ' (a tile holds more footprints than the server sends)' : '') + '.');
   }
@@ -296,7 +312,7 @@
       [detail, roof] = await Promise.all([known ? Promise.resolve(known) : getJSON('v1/buildings/' + encodeURIComponent(gmlid)),
         getJSON('v1/buildings/' + encodeURIComponent(gmlid) + '/roof')]);
     } catch (e) {
-      panel('<p>' + esc(e.message) + '</p>');
+      panel('<p>' + esc(errText(e)) + '</p>');
       return;
     }
     const facets = roof.features || [];
@@ -317,8 +333,8 @@
   async function showPoint(lng, lat) {
     const q = 'lat=' + lat.toFixed(7) + '&lon=' + lng.toFixed(7);
     const [elev, canopy] = await Promise.all([
-      getJSON('v1/terrain/elevation?' + q).catch((e) => ({ error: e.message })),
-      getJSON('v1/vegetation/canopy?' + q).catch((e) => ({ error: e.message }))]);
+      getJSON('v1/terrain/elevation?' + q).catch((e) => ({ error: errText(e) })),
+      getJSON('v1/vegetation/canopy?' + q).catch((e) => ({ error: errText(e) }))]);
     sv.point = { lat, lon: lng, elevation: elev.elevation_m === undefined ? null : elev.elevation_m,
       canopy: canopy.canopy_height_m === undefined ? null : canopy.canopy_height_m };
     panel('<h2>' + lat.toFixed(6) + ', ' + lng.toFixed(6) + '</h2><dl>' +
@@ -349,7 +365,7 @@
       panel('<h2>Terrain profile</h2>' + chart(samples) + (p.properties && p.properties.partial ? '<p>Part of the line has no terrain data.</p>' : ''));
       status('Profile: ' + samples.length + ' samples.');
     } catch (e) {
-      panel('<h2>Terrain profile</h2><p>' + esc(e.message) + '</p>');
+      panel('<h2>Terrain profile</h2><p>' + esc(errText(e)) + '</p>');
     }
   }
   function chart(samples) {
