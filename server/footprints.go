@@ -1,16 +1,22 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/tilecache"
 )
 
 // Footprint tiles: the ground surfaces of the LoD2 buildings on a fixed
@@ -34,7 +40,8 @@ func (s *Server) footprintRoutes() []route {
 			summary: "Building footprints (ground surfaces) of one Web Mercator tile (beyond the spec)",
 			desc: "The ground surfaces (class 710) of every published BL that meet the tile, as a GeoJSON FeatureCollection shaped like the " +
 				"answer of /v1/buildings (`next` is always empty). Web Mercator XYZ grid (y from the north, as OpenStreetMap), zoom " +
-				strconv.Itoa(footprintZoom) + " only: a fixed grid, so answers can be cached (strong ETag, If-None-Match answers 304). A " +
+				strconv.Itoa(footprintZoom) + " only: a fixed grid, so answers are cached, here and by clients (strong ETag that changes with the " +
+				"published snapshots, If-None-Match answers 304). A " +
 				"footprint crossing a tile border is in every tile it meets; `surface_id` (with `bundesland`) tells the copies apart, and " +
 				"`building_id` (with `bundesland`) groups the parts of one building. At most " + strconv.Itoa(footprintCap) +
 				" surfaces per tile (`svc.warnings` says when a tile has more). Like the tile host, not counted against the keyless limit: " +
@@ -68,21 +75,59 @@ func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in 
 	if x >= 1<<z || y >= 1<<z {
 		return report(errNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
 	}
-	bbox := tileBBox(z, x, y)
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
+	key := fmt.Sprintf("fp|%s|%d/%d/%d", lod2Generation(v), z, x, y)
+	e, err := s.footprints.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
+		return s.footprintTile(ctx, v, tileBBox(z, x, y))
+	})
+	var d *damagedTile
+	if errors.As(err, &d) {
+		e, err = d.Entry, nil // served, not kept: the BL may be repaired under the same snapshot
+		sum := sha256.Sum256(d.Data)
+		e.ETag = `"fp-damaged-` + hex.EncodeToString(sum[:12]) + `"`
+	}
+	if err != nil {
+		return err
+	}
+	if bl, _ := e.Meta.(string); bl != "" {
+		setBL(r.Context(), bl)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/geo+json")
+	h.Set("ETag", e.ETag)
+	h.Set("Cache-Control", "public, max-age=300")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, e.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Length", strconv.Itoa(len(e.Data)))
+	_, _ = w.Write(e.Data)
+	return nil
+}
+
+// damagedTile carries a tile answered while a BL's data was damaged: it is
+// sent but not cached.
+type damagedTile struct{ tilecache.Entry }
+
+func (d *damagedTile) Error() string { return "server: footprint tile with damaged LoD2 data" }
+
+// footprintTile gathers the ground surfaces of every published BL that meet
+// bbox, up to footprintCap, as a search body; Meta is the first BL.
+func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BBox) (tilecache.Entry, error) {
 	var (
 		hits     []store.FedHit
 		after    store.Position
 		warnings []string
+		damaged  bool
 	)
 	for {
-		page, next, damaged, err := store.SearchFiltered(r.Context(), lod2Sources(v), bbox, after, footprintPage, store.Filter{Class: store.ClassGround})
+		page, next, dmg, err := store.SearchFiltered(ctx, lod2Sources(v), bbox, after, footprintPage, store.Filter{Class: store.ClassGround})
 		if err != nil {
-			return err
+			return tilecache.Entry{}, err
 		}
-		if len(hits) == 0 {
-			warnings = s.damagedWarnings(v, damaged)
+		if len(dmg) > 0 && !damaged {
+			damaged, warnings = true, s.damagedWarnings(v, dmg)
 		}
 		hits = append(hits, page...)
 		if next == nil {
@@ -95,21 +140,24 @@ func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in 
 		}
 		after = *next
 	}
-	if len(hits) > 0 {
-		setBL(r.Context(), hits[0].BL)
-	}
 	buf := searchBody(v, hits, nil, bbox, footprintCap, warnings)
 	defer putBuffer(buf)
-	sum := sha256.Sum256(buf.Bytes())
-	etag := `"fp-` + hex.EncodeToString(sum[:12]) + `"`
-	h := w.Header()
-	h.Set("Content-Type", "application/geo+json")
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age=300")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
+	e := tilecache.Entry{Data: bytes.Clone(buf.Bytes())}
+	if len(hits) > 0 {
+		e.Meta = hits[0].BL
 	}
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	if damaged {
+		return tilecache.Entry{}, &damagedTile{e}
+	}
+	return e, nil
+}
+
+// lod2Generation names the published LoD2 snapshots: a footprint tile's
+// cache key and ETag change with them.
+func lod2Generation(v *catalog.View) string {
+	var b strings.Builder
+	for _, p := range v.Packs(pack.LoD2) {
+		b.WriteString(p.Manifest.BL + ":" + p.Manifest.Snapshot + ";")
+	}
+	return b.String()
 }
