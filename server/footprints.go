@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -90,20 +91,35 @@ func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in 
 	if err != nil {
 		return err
 	}
-	if bl, _ := e.Meta.(string); bl != "" {
-		setBL(r.Context(), bl)
+	meta, _ := e.Meta.(footprintMeta)
+	if meta.bl != "" {
+		setBL(r.Context(), meta.bl)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/geo+json")
 	h.Set("ETag", e.ETag)
 	h.Set("Cache-Control", "public, max-age=300")
+	h.Add("Vary", "Accept-Encoding")
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, e.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h.Set("Content-Length", strconv.Itoa(len(e.Data)))
-	_, _ = w.Write(e.Data)
+	body := e.Data
+	if meta.gz != nil && acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		body = meta.gz
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
 	return nil
+}
+
+// footprintMeta is kept with a cached footprint tile: the BL it starts in
+// (for usage by BL) and its gzip encoding (GeoJSON shrinks about 6 times,
+// and a tile of a town centre is a few MB).
+type footprintMeta struct {
+	bl string
+	gz []byte
 }
 
 // damagedTile carries a tile answered while a BL's data was damaged: it is
@@ -113,7 +129,7 @@ type damagedTile struct{ tilecache.Entry }
 func (d *damagedTile) Error() string { return "server: footprint tile with damaged LoD2 data" }
 
 // footprintTile gathers the ground surfaces of every published BL that meet
-// bbox, up to footprintCap, as a search body; Meta is the first BL.
+// bbox, up to footprintCap, as a search body; Meta is a footprintMeta.
 func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BBox) (tilecache.Entry, error) {
 	var (
 		hits     []store.FedHit
@@ -142,10 +158,17 @@ func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BB
 	}
 	buf := searchBody(v, hits, nil, bbox, footprintCap, warnings)
 	defer putBuffer(buf)
-	e := tilecache.Entry{Data: bytes.Clone(buf.Bytes())}
+	var meta footprintMeta
 	if len(hits) > 0 {
-		e.Meta = hits[0].BL
+		meta.bl = hits[0].BL
 	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	_, _ = zw.Write(buf.Bytes())
+	if zw.Close() == nil {
+		meta.gz = gz.Bytes()
+	}
+	e := tilecache.Entry{Data: bytes.Clone(buf.Bytes()), Meta: meta}
 	if damaged {
 		return tilecache.Entry{}, &damagedTile{e}
 	}

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"testing"
@@ -62,6 +65,16 @@ func TestFootprintTile(t *testing.T) {
 	}
 	if len(tile.Svc.Attribution) == 0 || tile.Svc.Next != "" {
 		t.Errorf("svc of the tile: %+v", tile.Svc)
+	}
+	// Sent gzipped to clients that take it: the same GeoJSON.
+	if r, gz := f.do(t, "GET", path, map[string]string{"Accept-Encoding": "gzip"}); r.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("Accept-Encoding: gzip: Content-Encoding %q", r.Header.Get("Content-Encoding"))
+	} else if zr, err := gzip.NewReader(bytes.NewReader(gz)); err != nil {
+		t.Error(err)
+	} else if plain, err := io.ReadAll(zr); err != nil || !bytes.Equal(plain, body) {
+		t.Errorf("gzipped tile: %v, %d bytes, plain %d bytes (gzip %d)", err, len(plain), len(body), len(gz))
+	} else {
+		t.Logf("tile %s: %d bytes, %d gzipped", path, len(body), len(gz))
 	}
 	etag := resp.Header.Get("ETag")
 	if r2, _ := f.do(t, "GET", path, map[string]string{"If-None-Match": etag}); etag == "" || r2.StatusCode != 304 {

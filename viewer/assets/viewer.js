@@ -200,7 +200,7 @@
   // zoom-15 Web Mercator grid, not counted against the keyless limit),
   // kept in memory so that panning back costs nothing. A footprint on a
   // tile border comes in each tile it meets and is drawn once.
-  const fpZoom = 15, maxTiles = 400;
+  const fpZoom = 15, maxTiles = 150; // a view at zoom 15 needs 20 to 30 tiles
   const tiles = new Map(); // "x/y" -> Promise of {features, truncated}, least recently used first
   sv.footprintRequests = 0;
   function footprintTile(key) {
