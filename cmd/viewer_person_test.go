@@ -499,3 +499,60 @@ func distinctBuildings(t *testing.T, base, key, bbox string) (ground, all, groun
 		}
 	}
 }
+
+// TestViewerCountsRealBuildings opens the viewer on the real NRW LoD2 tile
+// (../shared, 109 buildings with 140 ground surfaces: building parts have
+// one each) and expects the status line to count the 109 buildings.
+func TestViewerCountsRealBuildings(t *testing.T) {
+	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	nrw := testtool.Shared(t, "samples/real/LoD2_32_280_5659_1_NW.gml")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	data := t.TempDir()
+	if out, err := run(ctx, "import", "lod2", "--data", data, "--bl", "nrw", "--license", "dl-de-zero-2.0", "--snapshot", "2026-01-01", nrw); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	base := serveArgs(t, "--data", data)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 800),
+		chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.Flag("ignore-gpu-blocklist", true))...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	// The tile's buildings lie within 5.8721-5.8758 E, 51.0408-51.0440 N.
+	if err := chromedp.Run(bctx, chromedp.Navigate(base+"/#16/51.0424/5.87395")); err != nil {
+		t.Fatal(err)
+	}
+	// Where the hash is not followed (that is an error of its own), the map
+	// is moved by script so that the count is still judged.
+	var z float64
+	if err := chromedp.Run(bctx, chromedp.Poll(`window.svcViewer && svcViewer.ready`, nil, chromedp.WithPollingTimeout(time.Minute)),
+		chromedp.Evaluate(`svcViewer.map.getZoom()`, &z)); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(z-16) > 1e-6 {
+		t.Errorf("opened at zoom %.2f, not at the hash's 16", z)
+		chromedp.Run(bctx, chromedp.Evaluate(`void svcViewer.map.jumpTo({zoom: 16, center: [5.87395, 51.0424]})`, nil))
+	}
+	var got struct {
+		Status string
+		Count  int
+		W, S   float64
+		E, N   float64
+	}
+	for end := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		err := chromedp.Run(bctx, chromedp.Evaluate(`(() => { const b = svcViewer.map.getBounds();
+			return {Status: document.getElementById('status').textContent, Count: svcViewer.buildingCount || 0,
+				W: b.getWest(), S: b.getSouth(), E: b.getEast(), N: b.getNorth()}; })()`, &got))
+		if err == nil && strings.HasSuffix(got.Status, "in view.") || time.Now().After(end) {
+			break
+		}
+	}
+	if got.W > 5.8721 || got.E < 5.8758 || got.S > 51.0408 || got.N < 51.0440 {
+		t.Fatalf("the view %.5f,%.5f,%.5f,%.5f does not hold the whole tile", got.W, got.S, got.E, got.N)
+	}
+	if got.Status != "109 buildings in view." || got.Count != 109 {
+		t.Errorf("the real NRW tile: the page says %q (count %d), want 109 buildings", got.Status, got.Count)
+	}
+}
