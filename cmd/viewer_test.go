@@ -126,13 +126,14 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 	}
 
-	// 2D: the page at / redirects to the viewer and draws footprints.
-	run("open", chromedp.Navigate(base+"/"))
+	// 2D: the page at / redirects to the viewer, keeping the hash that
+	// places the map on the Brandenburg demo data, and draws footprints.
+	run("open", chromedp.Navigate(base+"/#15.5/52.39045/13.06003"))
 	waitJS("map ready", `!!(window.svcViewer && svcViewer.ready)`, time.Minute)
 	waitJS("footprints drawn", `svcViewer.map.loaded() && svcViewer.map.queryRenderedFeatures({layers: ['buildings-fill']}).length > 0`, 30*time.Second)
 	var loc string
 	run("location", chromedp.Location(&loc))
-	if loc != base+"/viewer/" {
+	if page, _, _ := strings.Cut(loc, "#"); page != base+"/viewer/" {
 		t.Errorf("/ led to %s, want %s/viewer/", loc, base)
 	}
 

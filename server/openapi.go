@@ -336,7 +336,12 @@ Decisions where the interface specification is silent:
 - Keyless limit: counted per client IP (IPv6 per /64) and UTC day before routing, so 404, 405 and 422 count; every /v1
   response to a request without X-API-Key carries X-Keyless-Remaining (exempt routes show it without counting). The
   client IP is the socket peer, or the rightmost X-Forwarded-For entry when the peer is a trusted proxy. Admin routes
-  (admin token) and everything under /v1/keys/ are not counted.
+  (admin token) and everything under /v1/keys/ are not counted. Tile routes are not counted either (hillshade,
+  quantized-mesh and footprint tiles, 3D Tiles): their grid is fixed and their answers cacheable, and a map client asks
+  for dozens while a person pans. The built-in viewer draws only from those, so panning never uses the budget; what a
+  click asks (roof, elevation, canopy, profile) is counted like any other request, and past the limit the viewer says so
+  and offers a trial key. No header or page marks a request as the viewer's: the exemption is by route, which a script
+  gains nothing from that the uncounted 3D Tiles of the same buildings do not already give.
 - API keys: svc_ followed by 32 characters of [A-Za-z0-9_-]; key_prefix is the first 12 characters. A malformed,
   unknown, expired or revoked X-API-Key answers 401 (problem type unauthorized, WWW-Authenticate) on every /v1,
   /ogc and /opentopodata route outside /v1/keys/ and /v1/admin/; keys are looked up by SHA-256 hash. Tiers: trial, pro, business, internal.

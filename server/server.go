@@ -79,9 +79,12 @@ type Server struct {
 	exact     map[methodPath]string
 	qmesh     *qmesh.Tiler
 	hillshade *tilecache.Cache // rendered hillshade PNGs
-	schemas   obj              // component schemas, for the docs page examples
-	damage    damageLog        // damaged files met while answering or found by verify
-	verify    verifier
+	// footprints caches footprint tiles: uncounted, so a crowd panning
+	// over one town must not cost a search per request.
+	footprints *tilecache.Cache
+	schemas    obj       // component schemas, for the docs page examples
+	damage     damageLog // damaged files met while answering or found by verify
+	verify     verifier
 }
 
 // New builds the server and its route table.
@@ -108,7 +111,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		deps.Now = time.Now
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
-		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20)}
+		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
+		footprints: tilecache.New(64 << 20)}
 	s.schemas, _ = components(cfg)["schemas"].(obj)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
@@ -162,6 +166,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.readyRoutes()...)
 	rs = append(rs, s.discoveryRoutes()...)
 	rs = append(rs, s.buildingRoutes()...)
+	rs = append(rs, s.footprintRoutes()...)
 	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
 	rs = append(rs, s.terrainRoutes()...)
 	rs = append(rs, s.batchRoute())

@@ -29,7 +29,12 @@ func (s *Server) viewerRoutes() []route {
 				"with roof facets, elevation and canopy; a profile tool) and a CesiumJS globe (quantized-mesh terrain when served, " +
 				"building, terrain-mesh, vegetation and OSM cover 3D Tiles, picking, GLB download of the view). Every file is embedded " +
 				"in the binary and every request goes to this server: it works without network. `/` redirects here too. " +
-				"The viewer's own requests count against the keyless limit like any other client's.",
+				"The viewer draws from uncounted tile routes (hillshade, footprint and 3D tiles), so panning does not use the keyless " +
+				"budget; the requests a click makes (roof, elevation, canopy, profile) and the dataset list count like any other client's. " +
+				"Past the limit the viewer shows the problem's detail and a button that mints a trial key (POST /v1/keys/trial), which it " +
+				"then sends in X-API-Key on counted requests. The view is kept in the URL hash `#zoom/lat/lon` (read on load and on " +
+				"change, written as the map moves); without one the viewer opens on the last view in this browser, else on everything " +
+				"published.",
 			responses: []response{{status: 302, desc: "Redirect to /viewer/ (relative Location)"}},
 			handle:    redirect("viewer/")},
 		{method: "GET", path: "/{$}", hidden: true, exempt: true, handle: redirect("viewer/")},

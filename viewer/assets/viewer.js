@@ -8,21 +8,95 @@
   const $ = (id) => document.getElementById(id);
   // State the browser tests read; nothing else depends on it.
   const sv = window.svcViewer = { ready: false, errors: [], building: null, point: null, profile: null,
-    tilesets: { requested: 0, loaded: 0, failed: 0 }, globeReady: false, picked: null };
+    tilesets: { requested: 0, loaded: 0, failed: 0 }, globeReady: false, picked: null, buildingView: null };
 
   const status = (t) => { $('status').textContent = t; };
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
   const fmt = (v, d = 2) => (v === null || v === undefined) ? '–' : Number(v).toFixed(d);
 
-  async function getJSON(path, opts) {
-    const r = await fetch(api(path), opts);
+  // What the page draws while a person pans (hillshade, footprint tiles,
+  // 3D Tiles, terrain) comes from routes the keyless limit does not count;
+  // what a click asks (roof, elevation, canopy, profile) and the dataset
+  // list are counted. Past the limit the notice says so and offers a key,
+  // which the page then sends on counted requests only (an expired key
+  // must not stop the tiles).
+  const keyStore = 'svc-viewer-key';
+  let apiKey = '';
+  try { apiKey = localStorage.getItem(keyStore) || ''; } catch (e) { /* storage off */ }
+
+  async function getJSON(path, opts = {}) {
+    const headers = Object.assign({}, opts.headers);
+    if (apiKey) headers['X-API-Key'] = apiKey;
+    const r = await fetch(api(path), Object.assign({}, opts, { headers }));
     const body = await r.json().catch(() => ({}));
     if (!r.ok) {
-      const e = new Error(body.detail || r.statusText);
+      const e = new Error(body.detail || r.statusText || 'HTTP ' + r.status);
       e.status = r.status;
+      e.problem = body;
+      if (r.status === 429 || r.status === 401) showLimit(e);
       throw e;
     }
     return body;
+  }
+
+  // errText is an error for the panel: past the limit the notice above
+  // the map has the whole story.
+  const errText = (e) => e.status === 429 && sv.limit ? 'Not shown: the daily limit is reached (see the notice above the map).' : e.message;
+
+  // ---- the limit notice: what happened, and how to go on ----
+  function showLimit(e) {
+    const p = e.problem || {};
+    const keyless = /\/keyless-daily-limit$/.test(p.type || '');
+    if (!keyless && e.status !== 401) return;
+    if (e.status === 401 && apiKey) setKey('');
+    sv.limit = { status: e.status, type: p.type || '', detail: p.detail || e.message };
+    const docs = p.docs_url || api('docs');
+    const n = $('notice');
+    n.innerHTML = '<p><strong>' + (keyless ? 'The daily limit of requests without a key is reached.' : 'The API key was refused.') +
+      '</strong> ' + esc(sv.limit.detail) + '</p><p>The map keeps drawing hillshade and building footprints (they are not counted); ' +
+      'building details, elevation, canopy and profiles need an API key' + (keyless ? ' until the limit resets at 00:00 UTC' : '') + '.</p>' +
+      '<div class="actions"><button id="btn-trial" type="button">Get a free trial key</button>' +
+      '<label>or use a key <input id="key-input" autocomplete="off" spellcheck="false" placeholder="svc_…" aria-label="API key"></label>' +
+      '<button id="btn-key" type="button">Use key</button>' +
+      '<a id="key-docs" href="' + esc(p.key_url || docs + '#trial-keys') + '" target="_blank" rel="noopener">How to get a key</a></div>' +
+      '<p id="notice-msg" role="status"></p>';
+    n.hidden = false;
+    $('btn-trial').addEventListener('click', mintTrial);
+    $('btn-key').addEventListener('click', () => {
+      const k = $('key-input').value.trim();
+      if (k) { setKey(k); hideLimit('Using the API key ' + k.slice(0, 12) + '… for details.'); }
+    });
+    status(keyless ? 'Daily limit reached: see the notice above the map.' : 'API key refused: see the notice above the map.');
+  }
+  function hideLimit(msg) {
+    $('notice').hidden = true;
+    $('notice').textContent = '';
+    sv.limit = null;
+    status(msg);
+  }
+  function setKey(k) {
+    apiKey = k;
+    try { if (k) localStorage.setItem(keyStore, k); else localStorage.removeItem(keyStore); } catch (e) { /* storage off */ }
+    showKey();
+  }
+  function showKey() {
+    $('key-state').hidden = !apiKey;
+    $('key-state').textContent = apiKey ? 'Key ' + apiKey.slice(0, 12) + '…' : '';
+  }
+  showKey();
+  async function mintTrial() {
+    const msg = $('notice-msg');
+    msg.textContent = 'Asking for a trial key…';
+    try {
+      const r = await fetch(api('v1/keys/trial'), { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ source: 'viewer' }) });
+      const b = await r.json().catch(() => ({}));
+      if (!r.ok || !b.key) { msg.textContent = b.detail || 'No trial key: HTTP ' + r.status + '.'; return; }
+      setKey(b.key);
+      sv.trialKey = b.key.slice(0, 12);
+      hideLimit('Using the trial key ' + b.key.slice(0, 12) + '… (valid until ' + String(b.expires_at || '').slice(0, 10) +
+        '; kept in this browser).');
+    } catch (e) { msg.textContent = 'No trial key: ' + e.message; }
   }
 
   // ---- attribution: every product shown is credited on screen ----
@@ -36,13 +110,24 @@
   }
 
   // ---- the map ----
-  const map = new maplibregl.Map({
+  // The view: the URL hash (#zoom/lat/lon, kept up to date as the map
+  // moves, as MapLibre's hash option does), else the last view in this
+  // browser, else (once the datasets are known) everything published.
+  const viewStore = 'svc-viewer-view';
+  const hadHash = /^#[0-9.]+\/-?[0-9.]+\/-?[0-9.]+/.test(location.hash);
+  let remembered = null;
+  try {
+    const v = JSON.parse(localStorage.getItem(viewStore) || 'null');
+    if (v && isFinite(v.zoom) && Array.isArray(v.center) && v.center.every(isFinite)) remembered = v;
+  } catch (e) { remembered = null; }
+  sv.startedFrom = hadHash ? 'hash' : remembered ? 'remembered' : 'extent';
+  const map = new maplibregl.Map(Object.assign({
     container: 'map',
     style: { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#eae6da' } }] },
-    bounds: [[germany[0], germany[1]], [germany[2], germany[3]]],
     attributionControl: false,
     maxPitch: 0,
-  });
+    hash: true,
+  }, remembered && !hadHash ? { center: remembered.center, zoom: remembered.zoom } : { bounds: [[germany[0], germany[1]], [germany[2], germany[3]]] }));
   sv.map = map;
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
   map.addControl(new maplibregl.ScaleControl(), 'bottom-left');
@@ -58,15 +143,44 @@
     } catch (e) { return false; }
   }
 
+  const extentOf = (geom) => {
+    const c = geom.coordinates[0], xs = c.map((p) => p[0]), ys = c.map((p) => p[1]);
+    return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  };
+  let published = null; // [w, s, e, n] of every building dataset
   async function addExtents() {
     const t = await getJSON('v1/tilesets?bbox=' + germany.join(','));
     const features = (t.tilesets || []).map((ts) => ({ type: 'Feature', geometry: ts.bounding_volume,
-      properties: { bl: ts.bundesland_code, snapshot: ts.snapshot_date, buildings: ts.building_count } }));
+      properties: { bl: ts.bundesland_code, snapshot: ts.snapshot_date, buildings: ts.building_count, extent: extentOf(ts.bounding_volume) } }));
+    // A dataset of a few km² is less than a pixel at the zoom that shows
+    // all of Germany: a mark at its centre shows where it is.
+    const marks = features.map((f) => {
+      const [w, s, e, n] = f.properties.extent;
+      return { type: 'Feature', geometry: { type: 'Point', coordinates: [(w + e) / 2, (s + n) / 2] }, properties: f.properties };
+    });
     map.addSource('extents', { type: 'geojson', data: { type: 'FeatureCollection', features } });
+    map.addSource('extent-marks', { type: 'geojson', data: { type: 'FeatureCollection', features: marks } });
     map.addLayer({ id: 'extents-fill', type: 'fill', source: 'extents', maxzoom: 14, paint: { 'fill-color': '#3b7dd8', 'fill-opacity': 0.25 } });
     map.addLayer({ id: 'extents-line', type: 'line', source: 'extents', paint: { 'line-color': '#2457a0', 'line-width': 2 } });
+    map.addLayer({ id: 'extents-mark', type: 'circle', source: 'extent-marks', maxzoom: 11,
+      paint: { 'circle-color': '#3b7dd8', 'circle-radius': 7, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } });
     sv.tilesetList = t.tilesets || [];
+    if (features.length) {
+      const ex = features.map((f) => f.properties.extent);
+      published = [Math.min(...ex.map((e) => e[0])), Math.min(...ex.map((e) => e[1])), Math.max(...ex.map((e) => e[2])), Math.max(...ex.map((e) => e[3]))];
+      sv.published = published;
+    }
     return features;
+  }
+  // showAll fits everything published, clear of the controls drawn over
+  // the map's corners (the attribution can take several lines).
+  function showAll(animate) {
+    if (!published) return;
+    const h = (sel) => Math.max(0, ...[...document.querySelectorAll(sel)].map((e) => e.offsetHeight));
+    const c = map.getCanvas(), side = Math.min(40, c.clientWidth / 5), most = c.clientHeight / 4; // a phone keeps room to show
+    const padding = { top: Math.min(most, 40 + h('.maplibregl-ctrl-top-right')), left: side, right: side,
+      bottom: Math.min(most, 40 + h('.maplibregl-ctrl-bottom-left, .maplibregl-ctrl-bottom-right')) };
+    map.fitBounds([[published[0], published[1]], [published[2], published[3]]], { padding, maxZoom: 16, animate: !!animate });
   }
 
   const empty = { type: 'FeatureCollection', features: [] };
@@ -82,55 +196,123 @@
     map.addLayer({ id: 'profile-points', type: 'circle', source: 'profile', paint: { 'circle-color': '#d62828', 'circle-radius': 5 } });
   }
 
-  // Buildings of the view: ground surfaces as footprints, paged by the cursor.
-  let loadCtl = null;
-  const maxPages = 5;
+  // Buildings of the view: the footprint tiles (ground surfaces on the
+  // zoom-15 Web Mercator grid, not counted against the keyless limit),
+  // kept in memory so that panning back costs nothing. A footprint on a
+  // tile border comes in each tile it meets and is drawn once.
+  const fpZoom = 15, maxTiles = 150; // a view at zoom 15 needs 20 to 30 tiles
+  const tiles = new Map(); // "x/y" -> Promise of {features, truncated}, least recently used first
+  sv.footprintRequests = 0;
+  function footprintTile(key) {
+    let t = tiles.get(key);
+    if (t) { tiles.delete(key); tiles.set(key, t); return t; }
+    sv.footprintRequests++;
+    t = fetch(api('v1/buildings/footprints/' + fpZoom + '/' + key + '.geojson')).then(async (r) => {
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) { const e = new Error(body.detail || 'HTTP ' + r.status); e.status = r.status; throw e; }
+      return { features: body.features || [], truncated: !!(body.svc && body.svc.warnings && body.svc.warnings.length) };
+    });
+    t.catch(() => tiles.delete(key)); // asked again next time
+    tiles.set(key, t);
+    while (tiles.size > maxTiles) tiles.delete(tiles.keys().next().value);
+    return t;
+  }
+  const tileX = (lon) => Math.floor((lon + 180) / 360 * (1 << fpZoom));
+  const tileY = (lat) => {
+    const r = lat * Math.PI / 180;
+    return Math.floor((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2 * (1 << fpZoom));
+  };
+  // meets tells whether a (Multi)Polygon meets the box [w, s, e, n]: a
+  // vertex inside the box, an edge through it, or the box inside a ring
+  // (the test /v1/buildings applies, there in the BL's UTM grid).
+  function meets(geom, [w, s, e, n]) {
+    const polys = geom.type === 'Polygon' ? [geom.coordinates] : geom.coordinates;
+    const inBox = (p) => p[0] >= w && p[0] <= e && p[1] >= s && p[1] <= n;
+    const crosses = (a, b) => { // Liang-Barsky: does segment a-b meet the box?
+      let t0 = 0, t1 = 1;
+      const dx = b[0] - a[0], dy = b[1] - a[1];
+      for (const [p, q] of [[-dx, a[0] - w], [dx, e - a[0]], [-dy, a[1] - s], [dy, n - a[1]]]) {
+        if (p === 0) { if (q < 0) return false; continue; }
+        const r = q / p;
+        if (p < 0) t0 = Math.max(t0, r); else t1 = Math.min(t1, r);
+        if (t0 > t1) return false;
+      }
+      return true;
+    };
+    let inside = false; // the box's corner inside the rings (even-odd)
+    for (const poly of polys) {
+      for (const ring of poly) {
+        for (let i = 0; i < ring.length; i++) {
+          const a = ring[i], b = ring[(i + 1) % ring.length];
+          if (inBox(a) || crosses(a, b)) return true;
+          if ((a[1] > s) !== (b[1] > s) && w < a[0] + (s - a[1]) * (b[0] - a[0]) / (b[1] - a[1])) inside = !inside;
+        }
+      }
+    }
+    return inside;
+  }
+  let loadGen = 0;
   async function loadBuildings() {
     if (!map.getSource('buildings')) return; // moved before the layers exist
-    if (map.getZoom() < 14) {
+    const gen = ++loadGen;
+    if (map.getZoom() < fpZoom) {
       map.getSource('buildings').setData(empty);
-      status('Zoom in to see buildings.');
+      sv.buildingCount = null;
+      status('Zoom in to see buildings (from zoom ' + fpZoom + ').');
       return;
     }
-    if (loadCtl) loadCtl.abort();
-    const ctl = loadCtl = new AbortController();
     const b = map.getBounds();
-    const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v) => v.toFixed(6)).join(',');
-    const features = [];
-    let cursor = null, pages = 0, more = false;
+    const view = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()];
+    const keys = [];
+    for (let x = tileX(view[0]); x <= tileX(view[2]); x++) {
+      for (let y = tileY(view[3]); y <= tileY(view[1]); y++) keys.push(x + '/' + y);
+    }
+    let got;
     try {
-      do {
-        const q = 'v1/buildings?bbox=' + bbox + '&limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
-        const page = await getJSON(q, { signal: ctl.signal });
-        for (const f of page.features || []) {
-          if (f.properties.surface_class === 710) features.push(f);
-        }
-        cursor = page.svc && page.svc.next;
-        pages++;
-        more = !!cursor && pages >= maxPages;
-      } while (cursor && pages < maxPages);
+      got = await Promise.all(keys.map(footprintTile));
     } catch (e) {
-      if (e.name === 'AbortError') return;
-      status('Buildings: ' + e.message);
+      if (gen !== loadGen) return;
+      sv.errors.push('footprints: ' + e.message);
+      status('Buildings could not be loaded: ' + e.message);
       return;
+    }
+    if (gen !== loadGen) return; // the map moved on meanwhile
+    const seen = new Set(), features = [], buildings = new Set();
+    let truncated = false;
+    for (const t of got) {
+      truncated = truncated || t.truncated;
+      for (const f of t.features) {
+        const p = f.properties, id = p.bundesland + ':' + p.surface_id;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        features.push(f);
+        if (meets(f.geometry, view)) buildings.add(p.bundesland + ':' + p.building_id);
+      }
     }
     map.getSource('buildings').setData({ type: 'FeatureCollection', features });
-    sv.buildingCount = features.length;
-    status(features.length + ' buildings in view' + (more ? ' (first ' + maxPages * 1000 + ' surfaces; zoom in for all)' : '') + '.');
+    // Buildings, not surfaces: a building of several parts has a ground
+    // surface per part, all with its building_id.
+    sv.buildingCount = buildings.size;
+    map.once('idle', () => { if (gen === loadGen) sv.buildingView = view; }); // drawn
+    status((truncated ? 'At least ' : '') + buildings.size + (buildings.size === 1 ? ' building' : ' buildings') + ' in view' +
+      (truncated ? ' (a tile holds more footprints than the server sends)' : '') + '.');
   }
 
   // ---- the side panel ----
   function panel(html) { $('panel').innerHTML = html; }
 
   const azimuthColour = (az) => 'hsl(' + Math.round(az) + ',70%,55%)';
-  async function showBuilding(gmlid) {
+  // showBuilding shows a building's roof facets; known holds what the
+  // footprint already says (gmlid, state, level), which saves the counted
+  // detail request on the map.
+  async function showBuilding(gmlid, known) {
     status('Building ' + gmlid + '…');
     let detail, roof;
     try {
-      [detail, roof] = await Promise.all([getJSON('v1/buildings/' + encodeURIComponent(gmlid)),
-        getJSON('v1/buildings/' + encodeURIComponent(gmlid) + '/roof').catch(() => ({ features: [] }))]);
+      [detail, roof] = await Promise.all([known ? Promise.resolve(known) : getJSON('v1/buildings/' + encodeURIComponent(gmlid)),
+        getJSON('v1/buildings/' + encodeURIComponent(gmlid) + '/roof')]);
     } catch (e) {
-      panel('<p>' + esc(e.message) + '</p>');
+      panel('<p>' + esc(errText(e)) + '</p>');
       return;
     }
     const facets = roof.features || [];
@@ -151,8 +333,8 @@
   async function showPoint(lng, lat) {
     const q = 'lat=' + lat.toFixed(7) + '&lon=' + lng.toFixed(7);
     const [elev, canopy] = await Promise.all([
-      getJSON('v1/terrain/elevation?' + q).catch((e) => ({ error: e.message })),
-      getJSON('v1/vegetation/canopy?' + q).catch((e) => ({ error: e.message }))]);
+      getJSON('v1/terrain/elevation?' + q).catch((e) => ({ error: errText(e) })),
+      getJSON('v1/vegetation/canopy?' + q).catch((e) => ({ error: errText(e) }))]);
     sv.point = { lat, lon: lng, elevation: elev.elevation_m === undefined ? null : elev.elevation_m,
       canopy: canopy.canopy_height_m === undefined ? null : canopy.canopy_height_m };
     panel('<h2>' + lat.toFixed(6) + ', ' + lng.toFixed(6) + '</h2><dl>' +
@@ -183,7 +365,7 @@
       panel('<h2>Terrain profile</h2>' + chart(samples) + (p.properties && p.properties.partial ? '<p>Part of the line has no terrain data.</p>' : ''));
       status('Profile: ' + samples.length + ' samples.');
     } catch (e) {
-      panel('<h2>Terrain profile</h2><p>' + esc(e.message) + '</p>');
+      panel('<h2>Terrain profile</h2><p>' + esc(errText(e)) + '</p>');
     }
   }
   function chart(samples) {
@@ -208,16 +390,30 @@
 
   map.on('click', (e) => {
     if (profilePts) { profileClick(e.lngLat.lng, e.lngLat.lat); return; }
+    const mark = map.getLayer('extents-mark') ? map.queryRenderedFeatures(e.point, { layers: ['extents-mark', 'extents-fill'] }) : [];
+    if (mark.length && map.getZoom() < fpZoom) {
+      const [w, s, ea, n] = JSON.parse(mark[0].properties.extent);
+      map.fitBounds([[w, s], [ea, n]], { padding: 40, maxZoom: 16.5 });
+      return;
+    }
     const hit = map.queryRenderedFeatures(e.point, { layers: ['buildings-fill'] });
-    if (hit.length) showBuilding(hit[0].properties.gmlid);
-    else showPoint(e.lngLat.lng, e.lngLat.lat);
+    if (hit.length) {
+      const p = hit[0].properties;
+      showBuilding(p.gmlid, { gmlid: p.gmlid, bundesland_code: p.bundesland, lod: p.lod });
+    } else showPoint(e.lngLat.lng, e.lngLat.lat);
   });
   map.on('mousemove', (e) => {
     if (profilePts) return;
-    const hit = map.getLayer('buildings-fill') && map.queryRenderedFeatures(e.point, { layers: ['buildings-fill'] });
+    const layers = ['buildings-fill', 'extents-mark'].filter((l) => map.getLayer(l));
+    const hit = layers.length && map.queryRenderedFeatures(e.point, { layers });
     map.getCanvas().style.cursor = hit && hit.length ? 'pointer' : '';
   });
-  map.on('moveend', loadBuildings);
+  map.on('moveend', () => {
+    const c = map.getCenter();
+    try { localStorage.setItem(viewStore, JSON.stringify({ center: [c.lng, c.lat], zoom: map.getZoom() })); } catch (e) { /* storage off */ }
+    loadBuildings();
+  });
+  $('btn-home').addEventListener('click', () => showAll(true));
 
   map.on('load', async () => {
     await loadAttribution();
@@ -226,12 +422,8 @@
     try { extents = await addExtents(); } catch (e) { status('Datasets: ' + e.message); }
     addBuildingLayers();
     map.addControl(new maplibregl.AttributionControl({ compact: false, customAttribution: attribution }), 'bottom-right');
-    // Start on the first dataset, close enough to see its buildings.
-    if (extents.length && !location.hash) {
-      const c = extents[0].geometry.coordinates[0];
-      const xs = c.map((p) => p[0]), ys = c.map((p) => p[1]);
-      map.jumpTo({ center: [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2], zoom: 15.5 });
-    }
+    // Without a hash or a remembered view: everything published.
+    if (extents.length && sv.startedFrom === 'extent') showAll(false);
     await loadBuildings();
     sv.hillshade = hill;
     sv.ready = true;
