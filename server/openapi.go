@@ -357,8 +357,10 @@ Decisions where the interface specification is silent:
 - Data records other than keys have no states a client sees: a dataset is either published (its import
   finished) or absent.
 - The service sends no events, webhooks or notifications.
-- Heights of all 3D Tiles and GLB exports are DHHN2016 values as the sources have them; in 3D Tiles they are
-  placed as ellipsoidal heights (no geoid applied), consistently for buildings, terrain and vegetation.
+- Heights: GLB exports and every JSON answer carry DHHN2016 normal heights as the sources have them; 3D Tiles and
+  the quantized-mesh terrain place vertices at ellipsoidal heights h = H + N, N from the height model their
+  listing names in height_model (BKG's GCG2016 by default, EGM96 beyond its extent), consistently for
+  buildings, terrain and vegetation.
 - Problem types: %s.`, strings.Join(problemSlugs(), ", ")))
 
 // openapiPath writes a ServeMux pattern as an OpenAPI path template: a
