@@ -1,16 +1,21 @@
-// Package tiles3d builds the 3D Tiles 1.1 tileset of a federal state's
-// LoD2 buildings (https://docs.ogc.org/cs/22-025r4/22-025r4.html) as a
-// pack of product pack.Buildings3D: one glb per leaf of a quadtree over the
-// buildings, with a feature id per building (EXT_mesh_features) and its
-// gmlid and building_id in an EXT_structural_metadata property table.
+// Package tiles3d builds the 3D Tiles packs of a federal state from its
+// published source packs: the buildings (Build: 3D Tiles 1.1, one glb per
+// leaf of a quadtree over the LoD2 buildings, a feature id per building
+// with EXT_mesh_features and its gmlid and building_id in an
+// EXT_structural_metadata property table), the terrain mesh of the DGM
+// (BuildTerrainMesh), the OSM land cover draped on it (BuildOSMCover) and
+// the vegetation themes trees and plantcover of the canopy rasters
+// (BuildVegetation, WriteVegetation). See
+// https://docs.ogc.org/cs/22-025r4/22-025r4.html.
 //
 // Placement: the root tile carries the East-North-Up to ECEF transform at
-// the centre of the BL's buildings; each leaf carries, relative to it, the
+// the centre of the BL's data; each leaf carries, relative to it, the
 // affine map from UTM grid offsets around the leaf centre to ECEF (grid
 // convergence and scale included, exact to well under a millimetre over a
-// leaf). Heights are DHHN2016 normal heights as the source has them, used
-// as heights above the GRS80 ellipsoid: the buildings sit 35 to 50 m (the
-// quasigeoid undulation in Germany) lower than on an ellipsoidal terrain.
+// leaf). Heights are ellipsoidal, h = H + N: the DHHN2016 normal height of
+// the source plus the undulation of the height model (GCG2016 by default;
+// see HeightVertical and docs/height-model.md), so every product sits on
+// the quantized-mesh terrain and on any ellipsoidal globe.
 // Bounding volumes are regions (radians, metres).
 package tiles3d
 
