@@ -35,7 +35,7 @@ func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	// Keep the header and index (checked when the pack opens); damage the
 	// surface records, which are read at search time.
 	garble(t, idx, st.Size()/2)
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	v, err := cat.Reload(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestDamagedSpatiaLiteStaysLocal(t *testing.T) {
 			}
 		}
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
