@@ -89,6 +89,7 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 	}
 	b.WriteString(`],"count":` + strconv.Itoa(len(hits)) + `,"limit":` + strconv.Itoa(limit) + `,"features":[`)
 	var bls []string
+	var f buildings.Feature // one for the page: a feature passed to Write escapes
 	for i, h := range hits {
 		if i > 0 {
 			b.WriteByte(',')
@@ -96,7 +97,8 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 		if len(bls) == 0 || bls[len(bls)-1] != h.BL {
 			bls = append(bls, h.BL)
 		}
-		if err := buildings.SearchSurface.Write(b, &buildings.Feature{FedHit: h}, geo.CRS84, store.Source{}); err != nil {
+		f.FedHit = h
+		if err := buildings.SearchSurface.Write(b, &f, geo.CRS84, store.Source{}); err != nil {
 			putBuffer(b)
 			return nil, err
 		}

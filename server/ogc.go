@@ -598,11 +598,12 @@ func ogcItemsBody(srcs []store.Source, hits []store.FedHit, roofs []buildings.Ro
 	b := getBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","features":[`)
+	var f buildings.Feature // one for the page: a feature passed to Write escapes
 	for i, h := range hits {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		f := buildings.Feature{FedHit: h}
+		f.FedHit = h
 		if roofs != nil {
 			f.Roof = roofs[i]
 		}
