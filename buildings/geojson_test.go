@@ -39,7 +39,9 @@ func TestFormWrite(t *testing.T) {
 	if err := OGCSurface.Write(&b, &f, geo.CRS{EPSG: 25832}, src); err != nil {
 		t.Fatal(err)
 	}
-	var got struct{ Geometry struct{ Coordinates [][][][]float64 } }
+	var got struct {
+		Geometry struct{ Coordinates [][][][]float64 }
+	}
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
