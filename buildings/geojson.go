@@ -35,6 +35,7 @@ type Property struct {
 	Enum     []any // the only values, or nil
 	Desc     string
 	write    func(b *bytes.Buffer, f *Feature)
+	key      string // "name": as written, set by newForm
 }
 
 // The properties a surface feature can have.
@@ -74,16 +75,23 @@ type Form struct {
 var (
 	// SearchSurface is a feature of GET /v1/buildings (SPEC 2.3): the id
 	// is the gmlid.
-	SearchSurface = &Form{id: func(b *bytes.Buffer, f *Feature) { WriteJSONString(b, f.GMLID) },
-		Properties: []*Property{PropSurfaceID, PropBuildingID, PropGMLID, PropSurfaceClass, PropBundesland, PropLoD}}
+	SearchSurface = newForm(func(b *bytes.Buffer, f *Feature) { WriteJSONString(b, f.GMLID) },
+		PropSurfaceID, PropBuildingID, PropGMLID, PropSurfaceClass, PropBundesland, PropLoD)
 	// OGCSurface is a feature of the OGC buildings collections: the id is
 	// <bl>.<surface_id>, unique over the federation.
-	OGCSurface = &Form{id: writeOGCID,
-		Properties: []*Property{PropGMLID, PropBundesland, PropSurfaceID, PropBuildingID, PropSurfaceClass, PropLoD}}
+	OGCSurface = newForm(writeOGCID, PropGMLID, PropBundesland, PropSurfaceID, PropBuildingID, PropSurfaceClass, PropLoD)
 	// OGCRoof is a feature of the OGC roofs collection.
-	OGCRoof = &Form{id: writeOGCID,
-		Properties: []*Property{PropGMLID, PropBundesland, PropRoofArea, PropRoofFacets, PropRoofTilt, PropRoofAzimuth}}
+	OGCRoof = newForm(writeOGCID, PropGMLID, PropBundesland, PropRoofArea, PropRoofFacets, PropRoofTilt, PropRoofAzimuth)
 )
+
+// newForm returns the form writing its id with id and the properties in
+// the order given.
+func newForm(id func(b *bytes.Buffer, f *Feature), props ...*Property) *Form {
+	for _, p := range props {
+		p.key = `"` + p.Name + `":`
+	}
+	return &Form{id: id, Properties: props}
+}
 
 func writeOGCID(b *bytes.Buffer, f *Feature) {
 	b.WriteByte('"')
@@ -118,9 +126,7 @@ func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS, src store.Source
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteByte('"')
-		b.WriteString(p.Name)
-		b.WriteString(`":`)
+		b.WriteString(p.key)
 		p.write(b, f)
 	}
 	b.WriteString(`}}`)
