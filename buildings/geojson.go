@@ -112,14 +112,15 @@ func (fm *Form) Names() []string {
 
 // Write writes f as a GeoJSON Feature of this form, its coordinates in
 // crs: CRS84 copies the stored coordinates, other CRS convert them. Stored
-// coordinates that cannot be read are a *store.DamagedError (wrapping
-// store.ErrCorrupt) for src; b then holds a partial feature.
-func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS, src store.Source) error {
+// coordinates that cannot be read are an error wrapping store.ErrCorrupt
+// (b then holds a partial feature); the caller, who knows the feature's
+// source, reports it as that source's damage (Damaged).
+func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS) error {
 	b.WriteString(`{"type":"Feature","id":`)
 	fm.id(b, f)
 	b.WriteString(`,"geometry":{"type":"MultiPolygon","coordinates":`)
 	if err := writeCoords(b, f.Coords, crs); err != nil {
-		return Damaged(src, fmt.Errorf("buildings: surface %d of BL %s: %w", f.SurfaceID, f.BL, err))
+		return fmt.Errorf("buildings: surface %d of BL %s: %w", f.SurfaceID, f.BL, err)
 	}
 	b.WriteString(`},"properties":{`)
 	for i, p := range fm.Properties {

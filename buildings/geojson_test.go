@@ -27,7 +27,7 @@ func TestFormWrite(t *testing.T) {
 			`},"properties":{"gmlid":"DEHE\"1","bundesland":"he","area_m2":21.01,"facets":2,"tilt_deg":30,"azimuth_deg":181.5}}`},
 	} {
 		var b bytes.Buffer
-		if err := c.form.Write(&b, &f, c.crs, src); err != nil || b.String() != c.want {
+		if err := c.form.Write(&b, &f, c.crs); err != nil || b.String() != c.want {
 			t.Errorf("%v\n got %s\nwant %s", err, b.String(), c.want)
 		}
 		if !json.Valid(b.Bytes()) {
@@ -36,7 +36,7 @@ func TestFormWrite(t *testing.T) {
 	}
 	// A projected CRS converts the coordinates: metres, 3 decimals.
 	var b bytes.Buffer
-	if err := OGCSurface.Write(&b, &f, geo.CRS{EPSG: 25832}, src); err != nil {
+	if err := OGCSurface.Write(&b, &f, geo.CRS{EPSG: 25832}); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -48,11 +48,11 @@ func TestFormWrite(t *testing.T) {
 	if p := got.Geometry.Coordinates[0][0][0]; p[0] < 400000 || p[0] > 600000 || p[1] < 5500000 || p[2] != 100 {
 		t.Errorf("EPSG:25832 position %v", p)
 	}
-	// Stored coordinates that do not decode are damage of the source's
-	// pack, not an empty geometry.
+	// Stored coordinates that do not decode are damage (of the source's
+	// pack, once Damaged names it), not an empty geometry.
 	f.Coords = []byte(`{{{{8.67,50.11,100]]]]`)
 	b.Reset()
-	err := OGCSurface.Write(&b, &f, geo.CRS{EPSG: 25832}, src)
+	err := Damaged(src, OGCSurface.Write(&b, &f, geo.CRS{EPSG: 25832}))
 	var d *store.DamagedError
 	if !errors.Is(err, store.ErrCorrupt) || !errors.As(err, &d) || d.Pack != "lod2/he/2026-07-20" {
 		t.Errorf("damaged coordinates: %v", err)

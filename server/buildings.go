@@ -98,7 +98,7 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 			bls = append(bls, h.BL)
 		}
 		f.FedHit = h
-		if err := buildings.SearchSurface.Write(b, &f, geo.CRS84, store.Source{}); err != nil {
+		if err := buildings.SearchSurface.Write(b, &f, geo.CRS84); err != nil {
 			putBuffer(b)
 			return nil, err
 		}

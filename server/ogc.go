@@ -607,9 +607,9 @@ func ogcItemsBody(srcs []store.Source, hits []store.FedHit, roofs []buildings.Ro
 		if roofs != nil {
 			f.Roof = roofs[i]
 		}
-		if err := form.Write(b, &f, crs, sourceOf(srcs, h.BL)); err != nil {
+		if err := form.Write(b, &f, crs); err != nil {
 			putBuffer(b)
-			return nil, err
+			return nil, buildings.Damaged(sourceOf(srcs, h.BL), err)
 		}
 	}
 	b.WriteString(`],"numberReturned":` + strconv.Itoa(len(hits)))
@@ -666,8 +666,8 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input
 	}
 	setBL(r.Context(), blCode)
 	var b bytes.Buffer
-	if err := form.Write(&b, &f, crs, src); err != nil {
-		return err
+	if err := form.Write(&b, &f, crs); err != nil {
+		return buildings.Damaged(src, err)
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
