@@ -6,8 +6,8 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -15,18 +15,22 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/terrain"
 )
 
-// Opener opens the resources of one published pack (a database, a raster
-// index) once per pack. The returned value is kept in Pack.Handle and
-// closed when no view uses the pack any more. A non-nil error skips the pack
-// with that reason.
-type Opener func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error)
+// Opener opens the resource of one published pack (a LoD2 store, a raster
+// dataset) once per pack. What it returns is handed out typed (Pack.LoD2,
+// Pack.Raster) and closed when no view uses the pack any more. A non-nil
+// error skips the pack with that reason.
+type Opener[H any] func(ctx context.Context, dir string, m pack.Manifest) (H, error)
 
-// Options configure a Catalog.
+// Options configure a Catalog. A nil opener publishes the packs of its
+// products without a handle (the listings and static files need none).
 type Options struct {
-	Dir     string                  // the data directory
-	Openers map[pack.Product]Opener // optional per product
+	Dir    string                   // the data directory
+	LoD2   Opener[*store.LoD2]      // opens pack.LoD2 packs
+	Raster Opener[*terrain.Dataset] // opens pack.Terrain and pack.Vegetation packs
 }
 
 // Catalog holds the current View. It is safe for concurrent use.
@@ -48,13 +52,43 @@ func New(opts Options) *Catalog {
 	return c
 }
 
-// Pack is one published pack.
+// Pack is one published pack. At most one of its handles is set: the one
+// its product's opener returned.
 type Pack struct {
 	Manifest pack.Manifest
-	Dir      string    // absolute directory of the pack
-	Handle   io.Closer // what the product's Opener returned, or nil
-	stamp    string    // manifest identity on disk, for reuse across reloads
+	Dir      string           // absolute directory of the pack
+	LoD2     *store.LoD2      // the open store of a LoD2 pack, or nil
+	Raster   *terrain.Dataset // the open dataset of a terrain or vegetation pack, or nil
+	id       string           // Manifest.Key() as text
+	stamp    string           // manifest identity on disk, for reuse across reloads
 	refs     atomic.Int64
+}
+
+// ID returns the pack's identity, <product>/<bl>/<snapshot>.
+func (p *Pack) ID() string { return p.id }
+
+// Probe checks that the pack's handle answers (the admin health check);
+// nil for a pack without one.
+func (p *Pack) Probe(ctx context.Context) error {
+	switch {
+	case p.LoD2 != nil:
+		return p.LoD2.Probe(ctx)
+	case p.Raster != nil:
+		return p.Raster.Probe(ctx)
+	}
+	return nil
+}
+
+// close closes the pack's handle.
+func (p *Pack) close() error {
+	var errs []error
+	if p.LoD2 != nil {
+		errs = append(errs, p.LoD2.Close())
+	}
+	if p.Raster != nil {
+		errs = append(errs, p.Raster.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Problem is a pack directory that was skipped, with the reason.
@@ -102,8 +136,8 @@ func (v *View) release() {
 }
 
 func (p *Pack) unref() {
-	if p.refs.Add(-1) == 0 && p.Handle != nil {
-		_ = p.Handle.Close()
+	if p.refs.Add(-1) == 0 {
+		_ = p.close()
 	}
 }
 
@@ -118,6 +152,32 @@ func (c *Catalog) Close() {
 
 // Packs returns the published packs of a product, ordered by BL code.
 func (v *View) Packs(p pack.Product) []*Pack { return v.packs[p] }
+
+// LoD2 returns the published LoD2 packs that opened a store, ordered by BL
+// code.
+func (v *View) LoD2() []*Pack {
+	ps := v.packs[pack.LoD2]
+	out := make([]*Pack, 0, len(ps))
+	for _, p := range ps {
+		if p.LoD2 != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Rasters returns the opened raster datasets of a product (pack.Terrain or
+// pack.Vegetation), ordered by BL code.
+func (v *View) Rasters(p pack.Product) []*terrain.Dataset {
+	ps := v.packs[p]
+	out := make([]*terrain.Dataset, 0, len(ps))
+	for _, pk := range ps {
+		if pk.Raster != nil {
+			out = append(out, pk.Raster)
+		}
+	}
+	return out
+}
 
 // Pack returns the published pack of a product for one BL.
 func (v *View) Pack(p pack.Product, blCode string) (*Pack, bool) {

@@ -2,15 +2,15 @@ package catalog
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/svc-geodata/svc/internal/fixture"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
 )
 
 func commit(t *testing.T, data string, key pack.Key) {
@@ -27,9 +27,31 @@ func commit(t *testing.T, data string, key pack.Key) {
 	}
 }
 
-type handle struct{ closed *atomic.Int32 }
-
-func (h handle) Close() error { h.closed.Add(1); return nil }
+// commitLoD2 commits a LoD2 pack of one box building.
+func commitLoD2(t *testing.T, data string, key pack.Key) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := pack.Create(data, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	lw, err := store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lw.Add(ctx, store.BuildingInput{GMLID: "DEHE00000001", Valid: true, Surfaces: fixture.Box(477000, 5553000, 10, 8, 100, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := lw.Finish(ctx, map[string]string{"bl": key.BL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx, pack.Manifest{LicenseID: "dl-de-by-2.0", CRS: "EPSG:25832", BBoxWGS84: st.BBoxWGS84[:],
+		LoD2: &pack.LoD2Info{File: "lod2.sqlite", BuildingCount: st.Buildings, SurfaceCount: st.Surfaces}}); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func TestReloadPublishesNewestFinished(t *testing.T) {
 	t.Parallel()
@@ -81,44 +103,51 @@ func TestReloadPublishesNewestFinished(t *testing.T) {
 
 func TestSwapIsAtomicForUsers(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	data := t.TempDir()
-	commit(t, data, pack.Key{Product: pack.LoD2, BL: "nrw", Snapshot: "2026-01-01"})
-	var opened, closed atomic.Int32
-	c := New(Options{Dir: data, Openers: map[pack.Product]Opener{
-		pack.LoD2: func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error) {
-			opened.Add(1)
-			return handle{&closed}, nil
-		},
+	commitLoD2(t, data, pack.Key{Product: pack.LoD2, BL: "he", Snapshot: "2026-01-01"})
+	var opened []*store.LoD2
+	c := New(Options{Dir: data, LoD2: func(ctx context.Context, dir string, m pack.Manifest) (*store.LoD2, error) {
+		st, err := store.OpenPack(ctx, dir, m)
+		if err == nil {
+			opened = append(opened, st)
+		}
+		return st, err
 	}})
-	if _, err := c.Reload(context.Background()); err != nil {
+	// A closed store no longer answers its probe.
+	closed := func(st *store.LoD2) bool { return st.Probe(ctx) != nil }
+	if _, err := c.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// An unchanged pack keeps its handle across reloads.
-	if _, err := c.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if opened.Load() != 1 || closed.Load() != 0 {
-		t.Fatalf("opened %d closed %d after unchanged reload", opened.Load(), closed.Load())
-	}
-	inflight, release := c.Acquire()
-	commit(t, data, pack.Key{Product: pack.LoD2, BL: "nrw", Snapshot: "2026-02-01"})
-	v, err := c.Reload(context.Background())
+	v, err := c.Reload(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := v.Pack(pack.LoD2, "nrw"); p.Manifest.Snapshot != "2026-02-01" {
+	if len(opened) != 1 || closed(opened[0]) {
+		t.Fatalf("opened %d, first closed %v after unchanged reload", len(opened), closed(opened[0]))
+	}
+	if ps := v.LoD2(); len(ps) != 1 || ps[0].LoD2 != opened[0] || ps[0].Probe(ctx) != nil {
+		t.Fatalf("the view hands out %v, want the opened store", ps)
+	}
+	inflight, release := c.Acquire()
+	commitLoD2(t, data, pack.Key{Product: pack.LoD2, BL: "he", Snapshot: "2026-02-01"})
+	if v, err = c.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := v.Pack(pack.LoD2, "he"); p.Manifest.Snapshot != "2026-02-01" || p.LoD2 != opened[1] {
 		t.Fatalf("new view has %s", p.Manifest.Snapshot)
 	}
-	if p, _ := inflight.Pack(pack.LoD2, "nrw"); p.Manifest.Snapshot != "2026-01-01" || closed.Load() != 0 {
-		t.Fatalf("in-flight view changed or closed: %s, closed %d", p.Manifest.Snapshot, closed.Load())
+	if p, _ := inflight.Pack(pack.LoD2, "he"); p.Manifest.Snapshot != "2026-01-01" || closed(opened[0]) {
+		t.Fatalf("in-flight view changed or closed: %s, closed %v", p.Manifest.Snapshot, closed(opened[0]))
 	}
 	release()
-	if closed.Load() != 1 {
-		t.Errorf("old handle closed %d times after release, want 1", closed.Load())
+	if !closed(opened[0]) || closed(opened[1]) {
+		t.Errorf("after release: old closed %v, new closed %v; want true, false", closed(opened[0]), closed(opened[1]))
 	}
 	c.Close()
-	if closed.Load() != 2 {
-		t.Errorf("closed %d after Close, want 2", closed.Load())
+	if !closed(opened[1]) {
+		t.Errorf("the current store is open after Close")
 	}
 }
 

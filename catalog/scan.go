@@ -132,13 +132,15 @@ func (c *Catalog) load(ctx context.Context, old *View, dir string) (*Pack, error
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{Manifest: m, Dir: dir, stamp: stamp}
-	if open := c.opts.Openers[m.Product]; open != nil {
-		h, err := open(ctx, dir, m)
-		if err != nil {
-			return nil, fmt.Errorf("open: %w", err)
-		}
-		p.Handle = h
+	p := &Pack{Manifest: m, Dir: dir, id: m.Key().String(), stamp: stamp}
+	switch {
+	case m.Product == pack.LoD2 && c.opts.LoD2 != nil:
+		p.LoD2, err = c.opts.LoD2(ctx, dir, m)
+	case (m.Product == pack.Terrain || m.Product == pack.Vegetation) && c.opts.Raster != nil:
+		p.Raster, err = c.opts.Raster(ctx, dir, m)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
 	}
 	p.refs.Store(1)
 	return p, nil

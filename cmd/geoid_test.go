@@ -36,7 +36,7 @@ func TestGeoidFlag(t *testing.T) {
 // svc serve says so for each, naming the pack, both models and the fix;
 // served with the default it says nothing.
 func TestServeWarnsOfOtherHeightModel(t *testing.T) {
-	cat := catalog.New(catalog.Options{Dir: demoData(t), Openers: openers()})
+	cat := catalog.New(catalogOptions(demoData(t)))
 	defer cat.Close()
 	v, err := cat.Reload(context.Background())
 	if err != nil {

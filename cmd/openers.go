@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"io"
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
@@ -11,19 +10,16 @@ import (
 	"github.com/svc-geodata/svc/terrain"
 )
 
-// openers returns how each product's packs are opened when published, with
-// a raster tile cache of the default size.
-func openers() map[pack.Product]catalog.Opener { return openersWith(raster.NewCache(0)) }
+// catalogOptions returns the catalog options of the data directory: how
+// each product's packs are opened when published, with a raster tile cache
+// of the default size.
+func catalogOptions(data string) catalog.Options { return catalogOptionsWith(data, raster.NewCache(0)) }
 
-// openersWith is openers with the decoded-tile cache shared by every
-// terrain and vegetation pack.
-func openersWith(cache *raster.Cache) map[pack.Product]catalog.Opener {
-	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error) {
-		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
-	}
-	return map[pack.Product]catalog.Opener{
-		pack.LoD2:       store.OpenPack,
-		pack.Terrain:    openRaster,
-		pack.Vegetation: openRaster,
-	}
+// catalogOptionsWith is catalogOptions with the decoded-tile cache shared
+// by every terrain and vegetation pack.
+func catalogOptionsWith(data string, cache *raster.Cache) catalog.Options {
+	return catalog.Options{Dir: data, LoD2: store.OpenPack,
+		Raster: func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
+			return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
+		}}
 }

@@ -53,7 +53,7 @@ func (p *pointFlags) answer(c *cobra.Command, what string, ask func(*catalog.Vie
 	if err != nil {
 		return err
 	}
-	cat := catalog.New(catalog.Options{Dir: p.data, Openers: openers()})
+	cat := catalog.New(catalogOptions(p.data))
 	v, err := cat.Reload(c.Context())
 	if err != nil {
 		return err

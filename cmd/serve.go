@@ -141,7 +141,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	cat := catalog.New(catalog.Options{Dir: o.data, Openers: openersWith(raster.NewCache(int64(o.rasterCacheMB) << 20))})
+	cat := catalog.New(catalogOptionsWith(o.data, raster.NewCache(int64(o.rasterCacheMB)<<20)))
 	defer cat.Close()
 	reload := func() (*catalog.View, error) {
 		v, err := cat.Reload(context.WithoutCancel(ctx))

@@ -31,7 +31,7 @@ func BenchmarkStartup16BL(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		cat := catalog.New(catalog.Options{Dir: data, Openers: openers()})
+		cat := catalog.New(catalogOptions(data))
 		v, err := cat.Reload(context.Background())
 		if err != nil || v.BLCount(pack.LoD2) != 16 {
 			b.Fatalf("published %d: %v %v", v.BLCount(pack.LoD2), err, v.Problems)
@@ -81,7 +81,7 @@ func BenchmarkStartup10kCOGs(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		cat := catalog.New(catalog.Options{Dir: data, Openers: openers()})
+		cat := catalog.New(catalogOptions(data))
 		v, err := cat.Reload(context.Background())
 		if err != nil || v.BLCount(pack.Terrain) != 16 {
 			b.Fatalf("published %d: %v %v", v.BLCount(pack.Terrain), err, v.Problems)

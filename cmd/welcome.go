@@ -10,7 +10,6 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -48,9 +47,8 @@ func printWelcome(ctx context.Context, w io.Writer, base string, v *catalog.View
 // pack: its first surface's first corner, ±0.001°.
 func buildingBox(ctx context.Context, packs []*catalog.Pack) (string, bool) {
 	for _, p := range packs {
-		st, ok := p.Handle.(*store.LoD2)
-		b := p.Manifest.BBoxWGS84
-		if !ok || len(b) != 4 {
+		st, b := p.LoD2, p.Manifest.BBoxWGS84
+		if st == nil || len(b) != 4 {
 			continue
 		}
 		hits, err := st.Search(ctx, geo.BBox{MinLon: b[0], MinLat: b[1], MaxLon: b[2], MaxLat: b[3]}, 0, 1)
@@ -77,9 +75,8 @@ func buildingBox(ctx context.Context, packs []*catalog.Pack) (string, bool) {
 // terrain pack, else points on a grid over it.
 func elevationPoint(ctx context.Context, packs []*catalog.Pack) (float64, float64, bool) {
 	for _, p := range packs {
-		d, ok := p.Handle.(*terrain.Dataset)
-		b := p.Manifest.BBoxWGS84
-		if !ok || len(b) != 4 {
+		d, b := p.Raster, p.Manifest.BBoxWGS84
+		if d == nil || len(b) != 4 {
 			continue
 		}
 		for _, f := range [][2]float64{{0.5, 0.5}, {0.25, 0.25}, {0.75, 0.75}, {0.25, 0.75}, {0.75, 0.25}} {

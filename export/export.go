@@ -14,7 +14,6 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/glb"
-	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
 
@@ -63,10 +62,9 @@ type Source struct {
 // bbox, by BL code.
 func SourcesIn(v *catalog.View, bbox geo.BBox) []Source {
 	var out []Source
-	for _, p := range v.Packs(pack.LoD2) {
-		st, ok := p.Handle.(*store.LoD2)
-		if ok && bbox.Intersects(st.BBox()) {
-			out = append(out, Source{BL: p.Manifest.BL, Snapshot: p.Manifest.Snapshot, Attribution: p.Manifest.AttributionText(), Store: st})
+	for _, p := range v.LoD2() {
+		if bbox.Intersects(p.LoD2.BBox()) {
+			out = append(out, Source{BL: p.Manifest.BL, Snapshot: p.Manifest.Snapshot, Attribution: p.Manifest.AttributionText(), Store: p.LoD2})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].BL < out[j].BL })

@@ -19,16 +19,7 @@ import (
 // Datasets returns the opened raster datasets of a product (terrain or
 // vegetation) in v, by BL code; packs that did not open as rasters are
 // left out.
-func Datasets(v *catalog.View, p pack.Product) []*terrain.Dataset {
-	ps := v.Packs(p)
-	out := make([]*terrain.Dataset, 0, len(ps))
-	for _, pk := range ps {
-		if d, ok := pk.Handle.(*terrain.Dataset); ok {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func Datasets(v *catalog.View, p pack.Product) []*terrain.Dataset { return v.Rasters(p) }
 
 // Elevation is the answer of SPEC 4.5: the DGM1 height in metres above NHN
 // (DHHN2016), 3 decimals, with the tile and licence that gave it.

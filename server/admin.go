@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
@@ -105,12 +104,6 @@ type healthProbe struct {
 	LatencyMs float64 `json:"latency_ms"`
 }
 
-// Prober is implemented by pack handles that can check their own health
-// (a database answering a query, a COG tile decoding).
-type Prober interface {
-	Probe(ctx context.Context) error
-}
-
 func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
@@ -133,10 +126,7 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *i
 				if _, err := os.Stat(p.Dir); err != nil {
 					return err
 				}
-				if pr, ok := p.Handle.(Prober); ok {
-					return pr.Probe(r.Context())
-				}
-				return nil
+				return p.Probe(r.Context())
 			})
 		}
 	}

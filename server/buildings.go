@@ -9,15 +9,12 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/svc-geodata/svc/bl"
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
-
-// lod2Store is what the building handlers need of an open LoD2 pack.
-type lod2Store = *store.LoD2
 
 func (s *Server) buildingRoutes() []route {
 	gmlidParam := param{name: "gmlid", in: "path", typ: "string", required: true, example: "DEHEDM00000001",
@@ -56,39 +53,31 @@ func (s *Server) buildingRoutes() []route {
 	}
 }
 
-// lod2Sources returns the published LoD2 stores of a view.
-func lod2Sources(v *catalog.View) []store.Source {
-	var out []store.Source
-	for _, p := range v.Packs(pack.LoD2) {
-		if st, ok := p.Handle.(lod2Store); ok {
-			out = append(out, store.Source{BL: p.Manifest.BL, LoD2: st})
-		}
-	}
-	return out
-}
-
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *input) error {
 	bbox, limit, after := parsedAs[geo.BBox](in, "bbox"), in.integer("limit"), parsedAs[store.Position](in, "cursor")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	hits, next, damaged, err := store.Search(r.Context(), lod2Sources(v), bbox, after, limit)
+	page, err := buildings.Search(r.Context(), buildings.Sources(v), bbox, after, limit, store.Filter{})
 	if err != nil {
 		return err
 	}
-	if len(hits) > 0 {
-		setBL(r.Context(), hits[0].BL) // usage by BL counts a page for the BL it starts in
+	if len(page.Hits) > 0 {
+		setBL(r.Context(), page.Hits[0].BL) // usage by BL counts a page for the BL it starts in
 	}
-	buf := searchBody(v, hits, next, bbox, limit, s.damagedWarnings(v, damaged))
+	buf, err := searchBody(v, page, bbox, limit, s.damagedWarnings(page.Damaged))
+	if err != nil {
+		return err
+	}
 	defer putBuffer(buf)
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(buf.Bytes())
 	return nil
 }
 
-// searchBody writes the FeatureCollection by hand: the coordinates are
-// stored as ready GeoJSON text, and re-encoding them through encoding/json
-// would cost more than the search itself.
-func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox geo.BBox, limit int, warnings []string) *bytes.Buffer {
+// searchBody writes the FeatureCollection by hand, its features in the
+// buildings.SearchSurface form.
+func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, warnings []string) (*bytes.Buffer, error) {
+	hits, next := page.Hits, page.Next
 	b := getBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","bbox":[`)
@@ -100,6 +89,7 @@ func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox
 	}
 	b.WriteString(`],"count":` + strconv.Itoa(len(hits)) + `,"limit":` + strconv.Itoa(limit) + `,"features":[`)
 	var bls []string
+	var f buildings.Feature // one for the page: a feature passed to Write escapes
 	for i, h := range hits {
 		if i > 0 {
 			b.WriteByte(',')
@@ -107,14 +97,11 @@ func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox
 		if len(bls) == 0 || bls[len(bls)-1] != h.BL {
 			bls = append(bls, h.BL)
 		}
-		b.WriteString(`{"type":"Feature","id":`)
-		writeJSONString(b, h.GMLID)
-		b.WriteString(`,"geometry":{"type":"MultiPolygon","coordinates":`)
-		b.Write(h.Coords)
-		b.WriteString(`},"properties":{"surface_id":` + strconv.FormatInt(h.SurfaceID, 10) +
-			`,"building_id":` + strconv.FormatInt(h.BuildingID, 10) + `,"gmlid":`)
-		writeJSONString(b, h.GMLID)
-		b.WriteString(`,"surface_class":` + strconv.Itoa(h.Class) + `,"bundesland":"` + h.BL + `","lod":"LoD2"}}`)
+		f.FedHit = h
+		if err := buildings.SearchSurface.Write(b, &f, geo.CRS84); err != nil {
+			putBuffer(b)
+			return nil, err
+		}
 	}
 	attr, _ := json.Marshal(attributionFor(v, bls))
 	b.WriteString(`],"svc":{"attribution":`)
@@ -129,7 +116,7 @@ func searchBody(v *catalog.View, hits []store.FedHit, next *store.Position, bbox
 		b.WriteString(encodeCursor(*next))
 	}
 	b.WriteString("\"}}\n")
-	return b
+	return b, nil
 }
 
 // buffers recycles response buffers of the search: a page is about 100 KB,
@@ -160,28 +147,8 @@ func attributionFor(v *catalog.View, bls []string) []map[string]any {
 	return out
 }
 
-// findBuilding resolves a gml:id: first in the BL its prefix names, then
-// in every other published BL.
-func (s *Server) findBuilding(r *http.Request, v *catalog.View, gmlid string, f func(bl string, st lod2Store) error) error {
-	if len(gmlid) == 0 || len(gmlid) > 256 {
-		return report(errNotFound, "No building with gmlid %q in any published BL.", clip(gmlid))
-	}
-	srcs := lod2Sources(v)
-	if st, ok := bl.ForID(gmlid); ok {
-		for i, src := range srcs {
-			if src.BL == st.Code {
-				srcs[0], srcs[i] = srcs[i], srcs[0]
-				break
-			}
-		}
-	}
-	for _, src := range srcs {
-		err := f(src.BL, src.LoD2)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		return err
-	}
+// notFound answers a gml:id no published BL has.
+func notFound(gmlid string) error {
 	return report(errNotFound, "No building with gmlid %q in any published BL.", clip(gmlid))
 }
 
@@ -203,86 +170,74 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *inpu
 	gmlid := in.str("gmlid")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	return s.findBuilding(r, v, gmlid, func(code string, st lod2Store) error {
-		b, err := st.Building(r.Context(), gmlid)
-		if err != nil {
-			return err
-		}
-		var buf bytes.Buffer
-		buf.WriteString(`{"gmlid":`)
-		writeJSONString(&buf, gmlid)
-		buf.WriteString(`,"bundesland_code":"` + code + `","building_id":` + strconv.FormatInt(b.BuildingID, 10))
-		buf.WriteString(`,"lod":"LoD2","geometry":{"type":"MultiPolygon","coordinates":`)
-		buf.Write(b.Coords)
-		buf.WriteString("}}\n")
-		s.writeBuildingBody(w, r, v, code, buf.Bytes())
-		return nil
-	})
+	src, b, err := buildings.Building(r.Context(), buildings.Sources(v), gmlid)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound(gmlid)
+	}
+	if err != nil {
+		return err
+	}
+	code := src.BL
+	var buf bytes.Buffer
+	buf.WriteString(`{"gmlid":`)
+	writeJSONString(&buf, gmlid)
+	buf.WriteString(`,"bundesland_code":"` + code + `","building_id":` + strconv.FormatInt(b.BuildingID, 10))
+	buf.WriteString(`,"lod":"LoD2","geometry":{"type":"MultiPolygon","coordinates":`)
+	buf.Write(b.Coords)
+	buf.WriteString("}}\n")
+	s.writeBuildingBody(w, r, v, code, buf.Bytes())
+	return nil
 }
 
 func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request, in *input) error {
 	gmlid := in.str("gmlid")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	return s.findBuilding(r, v, gmlid, func(code string, st lod2Store) error {
-		facets, err := st.Roof(r.Context(), gmlid)
-		if err != nil {
-			return err
+	src, facets, err := buildings.Roof(r.Context(), buildings.Sources(v), gmlid)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound(gmlid)
+	}
+	if err != nil {
+		return err
+	}
+	code := src.BL
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":"FeatureCollection","count":` + strconv.Itoa(len(facets)) + `,"features":[`)
+	for i, f := range facets {
+		if i > 0 {
+			buf.WriteByte(',')
 		}
-		var buf bytes.Buffer
-		buf.WriteString(`{"type":"FeatureCollection","count":` + strconv.Itoa(len(facets)) + `,"features":[`)
-		for i, f := range facets {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.WriteString(`{"type":"Feature","geometry":{"type":"Polygon","coordinates":`)
-			buf.Write(f.Coords)
-			buf.WriteString(`},"properties":{"tilt_deg":` + strconv.FormatFloat(f.TiltDeg, 'f', -1, 64) + `,"azimuth_deg":`)
-			if f.AzimuthDeg == nil {
-				buf.WriteString("null")
-			} else {
-				buf.WriteString(strconv.FormatFloat(*f.AzimuthDeg, 'f', -1, 64))
-			}
-			buf.WriteString(`,"area_m2":` + strconv.FormatFloat(f.AreaM2, 'f', -1, 64) + `}}`)
+		buf.WriteString(`{"type":"Feature","geometry":{"type":"Polygon","coordinates":`)
+		buf.Write(f.Coords)
+		buf.WriteString(`},"properties":{"tilt_deg":` + strconv.FormatFloat(f.TiltDeg, 'f', -1, 64) + `,"azimuth_deg":`)
+		if f.AzimuthDeg == nil {
+			buf.WriteString("null")
+		} else {
+			buf.WriteString(strconv.FormatFloat(*f.AzimuthDeg, 'f', -1, 64))
 		}
-		buf.WriteString(`],"svc":{"gmlid":`)
-		writeJSONString(&buf, gmlid)
-		attr, _ := json.Marshal(attributionFor(v, []string{code}))
-		buf.WriteString(`,"bl":"` + code + `","attribution":`)
-		buf.Write(attr)
-		buf.WriteString("}}\n")
-		s.writeBuildingBody(w, r, v, code, buf.Bytes())
-		return nil
-	})
+		buf.WriteString(`,"area_m2":` + strconv.FormatFloat(f.AreaM2, 'f', -1, 64) + `}}`)
+	}
+	buf.WriteString(`],"svc":{"gmlid":`)
+	writeJSONString(&buf, gmlid)
+	attr, _ := json.Marshal(attributionFor(v, []string{code}))
+	buf.WriteString(`,"bl":"` + code + `","attribution":`)
+	buf.Write(attr)
+	buf.WriteString("}}\n")
+	s.writeBuildingBody(w, r, v, code, buf.Bytes())
+	return nil
 }
 
-// writeJSONString writes s as a JSON string. Ids are nearly always plain
-// ASCII, which is copied as is; anything else goes through encoding/json.
-func writeJSONString(buf *bytes.Buffer, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s)
-			buf.Write(b)
-			return
-		}
-	}
-	buf.WriteByte('"')
-	buf.WriteString(s)
-	buf.WriteByte('"')
-}
+// writeJSONString writes s as a JSON string.
+func writeJSONString(buf *bytes.Buffer, s string) { buildings.WriteJSONString(buf, s) }
 
 // damagedWarnings notes the BL a federated search skipped in the damage log
 // (admin health, /readyz) and words them for svc.warnings.
-func (s *Server) damagedWarnings(v *catalog.View, damaged []*store.DamagedError) []string {
+func (s *Server) damagedWarnings(damaged []*store.DamagedError) []string {
 	var out []string
 	for _, d := range damaged {
-		id := "lod2/" + d.BL
-		if pk, ok := v.Pack(pack.LoD2, d.BL); ok {
-			id += "/" + pk.Manifest.Snapshot
-		}
-		s.damage.noteAs(id, d)
+		s.damage.note(d)
 		out = append(out, fmt.Sprintf("BL %s was skipped: its LoD2 data is damaged (%s); the other states are complete, "+
-			"and the operator sees it in /v1/admin/health and /readyz.", d.BL, id))
+			"and the operator sees it in /v1/admin/health and /readyz.", d.BL, d.Pack))
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -31,10 +30,10 @@ var demoServer = sync.OnceValues(func() (*httptest.Server, error) {
 		return nil, err
 	}
 	cache := raster.NewCache(0)
-	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error) {
+	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
 		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack, pack.Terrain: openRaster}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack, Raster: openRaster})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}

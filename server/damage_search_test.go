@@ -35,7 +35,7 @@ func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	// Keep the header and index (checked when the pack opens); damage the
 	// surface records, which are read at search time.
 	garble(t, idx, st.Size()/2)
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	v, err := cat.Reload(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestDamagedSpatiaLiteStaysLocal(t *testing.T) {
 			}
 		}
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -189,5 +189,73 @@ func TestDamagedSpatiaLiteStaysLocal(t *testing.T) {
 	}
 	if _, body := get("/metrics"); !strings.Contains(body, "\nsvc_packs_skipped 1\n") {
 		t.Errorf("metrics: no svc_packs_skipped 1")
+	}
+}
+
+// TestOGCDamagedCoordinatesAre503: the stored coordinates of one state's
+// surfaces are damaged in place (same lengths, so the records still parse).
+// Asked for in a projected CRS, whose conversion must read them, the OGC
+// items and the single feature of that state answer 503 data-damaged (not a
+// 200 with empty coordinates), the damage log and /readyz name the pack,
+// and the other state keeps answering 200 in the same CRS.
+func TestOGCDamagedCoordinatesAre503(t *testing.T) {
+	ctx := context.Background()
+	data := twoStatesLoD2(t)
+	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", "lod2.sqlite.search")
+	raw, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := 0; i+5 < len(raw); i++ {
+		if string(raw[i:i+4]) == "[[[[" && raw[i+4] >= '0' && raw[i+4] <= '9' {
+			copy(raw[i:], "{{{{")
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no stored coordinates found in the search file")
+	}
+	if err := os.WriteFile(idx, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	if _, err := cat.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{BaseURL: "http://api.test", AdminToken: testToken}, Deps{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) (int, string) {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("X-Svc-Admin-Token", testToken)
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	const utm = "crs=http://www.opengis.net/def/crs/EPSG/0/25832"
+	for _, path := range []string{"/ogc/collections/buildings-rp/items?" + utm, "/ogc/collections/roofs/items?limit=100&" + utm,
+		"/ogc/collections/buildings/items/rp.1?" + utm} {
+		code, body := get(path)
+		var p struct{ Type, Detail string }
+		if err := json.Unmarshal([]byte(body), &p); code != 503 || err != nil || !strings.HasSuffix(p.Type, "/data-damaged") {
+			t.Errorf("%s: %d %.300s", path, code, body)
+		}
+	}
+	if l := srv.damage.list(); len(l) != 1 || !strings.HasPrefix(l[0], "lod2/rp/2026-07-20: ") {
+		t.Errorf("damage log %q", l)
+	}
+	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"degraded"`) || !strings.Contains(body, "lod2/rp/2026-07-20") {
+		t.Errorf("readyz: %d %s", code, body)
+	}
+	code, body := get("/ogc/collections/buildings-he/items?" + utm)
+	var fc struct {
+		Features []struct {
+			Geometry struct{ Coordinates [][][][]float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &fc); code != 200 || err != nil || len(fc.Features) == 0 || len(fc.Features[0].Geometry.Coordinates) == 0 {
+		t.Errorf("the intact state: %d %.300s", code, body)
 	}
 }

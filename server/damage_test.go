@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -57,10 +56,10 @@ func TestDamagedCOGStaysLocal(t *testing.T) {
 	}
 	os.WriteFile(cogs[0], b, 0o644)
 
-	open := func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error) {
+	open := func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
 		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: raster.NewCache(0)})
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.Terrain: open}})
+	cat := catalog.New(catalog.Options{Dir: data, Raster: open})
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}

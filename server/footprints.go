@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
@@ -137,16 +138,17 @@ func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BB
 		warnings []string
 		damaged  bool
 	)
+	srcs := buildings.Sources(v)
 	for {
-		page, next, dmg, err := store.SearchFiltered(ctx, lod2Sources(v), bbox, after, footprintPage, store.Filter{Class: store.ClassGround})
+		page, err := buildings.Search(ctx, srcs, bbox, after, footprintPage, store.Filter{Class: store.ClassGround})
 		if err != nil {
 			return tilecache.Entry{}, err
 		}
-		if len(dmg) > 0 && !damaged {
-			damaged, warnings = true, s.damagedWarnings(v, dmg)
+		if len(page.Damaged) > 0 && !damaged {
+			damaged, warnings = true, s.damagedWarnings(page.Damaged)
 		}
-		hits = append(hits, page...)
-		if next == nil {
+		hits = append(hits, page.Hits...)
+		if page.Next == nil {
 			break
 		}
 		if len(hits) >= footprintCap {
@@ -154,9 +156,12 @@ func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BB
 			warnings = append(warnings, fmt.Sprintf("The tile has more than %d ground surfaces; the first %d are returned.", footprintCap, footprintCap))
 			break
 		}
-		after = *next
+		after = *page.Next
 	}
-	buf := searchBody(v, hits, nil, bbox, footprintCap, warnings)
+	buf, err := searchBody(v, buildings.Page{Hits: hits}, bbox, footprintCap, warnings)
+	if err != nil {
+		return tilecache.Entry{}, err
+	}
 	defer putBuffer(buf)
 	var meta footprintMeta
 	if len(hits) > 0 {

@@ -47,7 +47,7 @@ var denseTown = sync.OnceValues(func() (*Server, error) {
 		LoD2: &pack.LoD2Info{File: "lod2.sqlite", BuildingCount: st.Buildings, SurfaceCount: st.Surfaces}}); err != nil {
 		return nil, err
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func glbFixture(t *testing.T) *fixture {
 	if _, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: data, BL: "he", MaxPerTile: 100}); err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	t.Cleanup(cat.Close)
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)

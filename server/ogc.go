@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
@@ -207,12 +208,8 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 	var srcs []store.Source
 	snaps := map[string]string{}
 	var per []ogcCollection
-	for _, p := range v.Packs(pack.LoD2) {
-		st, ok := p.Handle.(lod2Store)
-		if !ok {
-			continue
-		}
-		src := store.Source{BL: p.Manifest.BL, LoD2: st}
+	for _, p := range v.LoD2() {
+		src := store.Source{BL: p.Manifest.BL, Pack: p.ID(), LoD2: p.LoD2}
 		srcs = append(srcs, src)
 		snaps[src.BL] = p.Manifest.Snapshot
 		id := collBLPrefix + src.BL
@@ -517,16 +514,17 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 		}
 		f.Class = store.ClassRoof
 	}
-	hits, next, damaged, err := store.SearchFiltered(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
+	page, err := buildings.Search(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
 	if errors.Is(err, store.ErrCursor) {
 		return report(errMalformed, "Parameter cursor does not belong to the current data; restart paging without a cursor.")
 	}
 	if err != nil {
 		return err
 	}
-	var roofs [][]store.Facet
+	hits, next := page.Hits, page.Next
+	var roofs []buildings.RoofSummary
 	if c.roofs {
-		if roofs, err = roofFacets(r, srcs, hits); err != nil {
+		if roofs, err = buildings.RoofSummaries(r.Context(), srcs, hits); err != nil {
 			return err
 		}
 	}
@@ -568,12 +566,15 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 		}
 	}
 	w.Header().Set("Content-Crs", "<"+iq.crs.URI()+">")
-	for _, wmsg := range s.damagedWarnings(v, damaged) {
+	for _, wmsg := range s.damagedWarnings(page.Damaged) {
 		// OGC has no place for warnings in a FeatureCollection: RFC 7234's
 		// Warning header carries them (code 199, miscellaneous).
 		w.Header().Add("Warning", `199 svc "`+strings.ReplaceAll(wmsg, `"`, "'")+`"`)
 	}
-	body := ogcItemsBody(hits, roofs, iq.crs, links, matched)
+	body, err := ogcItemsBody(srcs, hits, roofs, iq.crs, links, matched)
+	if err != nil {
+		return err
+	}
 	defer putBuffer(body)
 	if html {
 		var doc map[string]any
@@ -587,38 +588,29 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	return nil
 }
 
-// roofFacets measures the roof surfaces of a page, one query each.
-func roofFacets(r *http.Request, srcs []store.Source, hits []store.FedHit) ([][]store.Facet, error) {
-	byBL := map[string]*store.LoD2{}
-	for _, s := range srcs {
-		byBL[s.BL] = s.LoD2
+// ogcItemsBody writes the FeatureCollection, its features in the
+// buildings.OGCSurface form, or buildings.OGCRoof with roofs.
+func ogcItemsBody(srcs []store.Source, hits []store.FedHit, roofs []buildings.RoofSummary, crs geo.CRS, links []ogcLink, matched int64) (*bytes.Buffer, error) {
+	form := buildings.OGCSurface
+	if roofs != nil {
+		form = buildings.OGCRoof
 	}
-	out := make([][]store.Facet, len(hits))
-	for i, h := range hits {
-		fs, err := byBL[h.BL].RoofSurface(r.Context(), h.SurfaceID)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = fs
-	}
-	return out, nil
-}
-
-// ogcItemsBody writes the FeatureCollection; CRS84 copies the stored
-// coordinates, other CRS convert them.
-func ogcItemsBody(hits []store.FedHit, roofs [][]store.Facet, crs geo.CRS, links []ogcLink, matched int64) *bytes.Buffer {
 	b := getBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","features":[`)
+	var f buildings.Feature // one for the page: a feature passed to Write escapes
 	for i, h := range hits {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		var facets []store.Facet
+		f.FedHit = h
 		if roofs != nil {
-			facets = roofs[i]
+			f.Roof = roofs[i]
 		}
-		writeOGCFeature(b, h, facets, roofs != nil, crs)
+		if err := form.Write(b, &f, crs); err != nil {
+			putBuffer(b)
+			return nil, buildings.Damaged(sourceOf(srcs, h.BL), err)
+		}
 	}
 	b.WriteString(`],"numberReturned":` + strconv.Itoa(len(hits)))
 	if matched >= 0 {
@@ -628,103 +620,17 @@ func ogcItemsBody(hits []store.FedHit, roofs [][]store.Facet, crs geo.CRS, links
 	l, _ := json.Marshal(links)
 	b.Write(l)
 	b.WriteString("}\n")
-	return b
+	return b, nil
 }
 
-func writeOGCFeature(b *bytes.Buffer, h store.FedHit, facets []store.Facet, roof bool, crs geo.CRS) {
-	// Written piece by piece: a page has up to 10,000 features and string
-	// concatenation would allocate for each.
-	var num [24]byte
-	b.WriteString(`{"type":"Feature","id":"`)
-	b.WriteString(h.BL)
-	b.WriteByte('.')
-	b.Write(strconv.AppendInt(num[:0], h.SurfaceID, 10))
-	b.WriteString(`","geometry":{"type":"MultiPolygon","coordinates":`)
-	writeCoords(b, h.Coords, crs)
-	b.WriteString(`},"properties":{"gmlid":`)
-	writeJSONString(b, h.GMLID)
-	b.WriteString(`,"bundesland":"`)
-	b.WriteString(h.BL)
-	b.WriteByte('"')
-	if !roof {
-		b.WriteString(`,"surface_id":`)
-		b.Write(strconv.AppendInt(num[:0], h.SurfaceID, 10))
-		b.WriteString(`,"building_id":`)
-		b.Write(strconv.AppendInt(num[:0], h.BuildingID, 10))
-		b.WriteString(`,"surface_class":`)
-		b.Write(strconv.AppendInt(num[:0], int64(h.Class), 10))
-		b.WriteString(`,"lod":"LoD2"}}`)
-		return
-	}
-	area, big := 0.0, -1
-	for i, f := range facets {
-		area += f.AreaM2
-		if big < 0 || f.AreaM2 > facets[big].AreaM2 {
-			big = i
+// sourceOf returns the source of BL code in srcs.
+func sourceOf(srcs []store.Source, code string) store.Source {
+	for _, s := range srcs {
+		if s.BL == code {
+			return s
 		}
 	}
-	b.WriteString(`,"area_m2":` + strconv.FormatFloat(round(area, 2), 'f', -1, 64) + `,"facets":` + strconv.Itoa(len(facets)) + `,"tilt_deg":`)
-	if big < 0 {
-		b.WriteString(`null,"azimuth_deg":null}}`)
-		return
-	}
-	b.WriteString(strconv.FormatFloat(facets[big].TiltDeg, 'f', -1, 64) + `,"azimuth_deg":`)
-	if az := facets[big].AzimuthDeg; az != nil {
-		b.WriteString(strconv.FormatFloat(*az, 'f', -1, 64))
-	} else {
-		b.WriteString("null")
-	}
-	b.WriteString(`}}`)
-}
-
-// writeCoords writes GeoJSON MultiPolygon coordinates (WGS84 lon, lat, z
-// text) in crs.
-func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) {
-	if crs == geo.CRS84 {
-		b.Write(coords)
-		return
-	}
-	var mp [][][][]float64
-	if err := json.Unmarshal(coords, &mp); err != nil {
-		b.WriteString("[]")
-		return
-	}
-	prec := 8
-	if crs.Projected() {
-		prec = 3
-	}
-	buf := make([]byte, 0, 32)
-	b.WriteByte('[')
-	for i, poly := range mp {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		for j, ring := range poly {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('[')
-			for k, p := range ring {
-				if k > 0 {
-					b.WriteByte(',')
-				}
-				x, y := crs.FromWGS84(p[0], p[1])
-				b.WriteByte('[')
-				b.Write(strconv.AppendFloat(buf[:0], round(x, prec), 'f', -1, 64))
-				b.WriteByte(',')
-				b.Write(strconv.AppendFloat(buf[:0], round(y, prec), 'f', -1, 64))
-				if len(p) > 2 {
-					b.WriteByte(',')
-					b.Write(strconv.AppendFloat(buf[:0], p[2], 'f', -1, 64))
-				}
-				b.WriteByte(']')
-			}
-			b.WriteByte(']')
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte(']')
+	return store.Source{BL: code}
 }
 
 func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input) error {
@@ -739,31 +645,30 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input
 	fid := in.str("featureId")
 	blCode, sidText, _ := strings.Cut(fid, ".")
 	sid, ok := decimalInt(sidText)
-	var src *store.LoD2
-	for _, s := range c.sources {
-		if s.BL == blCode {
-			src = s.LoD2
-		}
-	}
-	if !ok || src == nil {
+	src := sourceOf(c.sources, blCode)
+	if !ok || src.LoD2 == nil {
 		return report(errNotFound, "Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, clip(fid))
 	}
-	h, err := src.Surface(int64(sid))
+	h, err := buildings.Surface(c.sources, blCode, int64(sid))
 	if errors.Is(err, store.ErrNotFound) || err == nil && c.roofs && h.Class != store.ClassRoof {
 		return report(errNotFound, "Collection %s has no feature %q.", c.id, clip(fid))
 	}
 	if err != nil {
 		return err
 	}
-	var facets []store.Facet
+	f, form := buildings.Feature{FedHit: h}, buildings.OGCSurface
 	if c.roofs {
-		if facets, err = src.RoofSurface(r.Context(), int64(sid)); err != nil {
+		rs, err := buildings.RoofSummaries(r.Context(), c.sources, []store.FedHit{h})
+		if err != nil {
 			return err
 		}
+		f.Roof, form = rs[0], buildings.OGCRoof
 	}
 	setBL(r.Context(), blCode)
 	var b bytes.Buffer
-	writeOGCFeature(&b, store.FedHit{BL: blCode, Hit: h}, facets, c.roofs, crs)
+	if err := form.Write(&b, &f, crs); err != nil {
+		return buildings.Damaged(src, err)
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		return err

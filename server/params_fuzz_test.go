@@ -19,7 +19,6 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/schemacheck"
-	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/store"
 )
 
@@ -222,7 +221,7 @@ var smallLoD2Server = sync.OnceValues(func() (*httptest.Server, error) {
 		[]string{src}); err != nil {
 		return nil, err
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{pack.LoD2: store.OpenPack}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}

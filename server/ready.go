@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -26,9 +27,15 @@ type damageItem struct {
 
 func (d *damageLog) note(err error) {
 	id := "unknown file"
-	var te *terrain.TileError
-	if errors.As(err, &te) {
+	var (
+		te *terrain.TileError
+		de *store.DamagedError
+	)
+	switch {
+	case errors.As(err, &te):
 		id = te.TileID
+	case errors.As(err, &de) && de.Pack != "":
+		id = de.Pack
 	}
 	d.noteAs(id, err)
 }

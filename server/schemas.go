@@ -1,6 +1,9 @@
 package server
 
 import (
+	"strings"
+
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/state"
 	"github.com/svc-geodata/svc/terrain"
 )
@@ -78,6 +81,25 @@ func geoJSON(kind, desc string) obj {
 		"properties": obj{"type": enum("", kind), "coordinates": coords}}
 }
 
+// propertiesSchema describes the properties object of a surface feature
+// form from the form's own property list, so that what the writer writes
+// and what the document describes cannot drift apart.
+func propertiesSchema(f *buildings.Form) obj {
+	props := obj{}
+	for _, p := range f.Properties {
+		t := any(p.Type)
+		if p.Nullable {
+			t = []string{p.Type, "null"}
+		}
+		o := obj{"type": t, "description": p.Desc}
+		if p.Enum != nil {
+			o["enum"] = p.Enum
+		}
+		props[p.Name] = o
+	}
+	return props
+}
+
 func components(cfg Config) obj {
 	limits := object("", nil, obj{"requests_per_minute": integer(""), "requests_per_day": integer("")})
 	schemas := obj{
@@ -142,10 +164,7 @@ func components(cfg Config) obj {
 		"TilesetList": object("Tilesets meeting a bbox (SPEC 4.3)", nil, obj{
 			"tilesets": array(ref("Tileset"), ""), "count": integer(""), "bbox": bbox4,
 			"svc": object("", nil, obj{"attribution": array(ref("AttributionEntry"), "one entry per BL listed; tiles_count is the tileset's tile count")})}),
-		"BuildingSurfaceProperties": object("Exactly these six properties (SPEC 2.3)", nil, obj{
-			"surface_id": integer(""), "building_id": integer("shared by the surfaces of one building"), "gmlid": str(""),
-			"surface_class": obj{"type": "integer", "enum": []int{709, 710, 712}, "description": "709 wall, 710 ground, 712 roof"},
-			"bundesland":    str("unprefixed BL code"), "lod": enum("", "LoD2")}),
+		"BuildingSurfaceProperties": object("Exactly these six properties (SPEC 2.3)", nil, propertiesSchema(buildings.SearchSurface)),
 		"BuildingSurfaceFeature": object("One surface of a building", nil, obj{
 			"type": enum("", "Feature"), "id": str("the gmlid"), "geometry": geoJSON("MultiPolygon", "with Z"),
 			"properties": ref("BuildingSurfaceProperties")}),
@@ -186,8 +205,9 @@ func components(cfg Config) obj {
 			"links": array(ref("OGCLink"), ""), "collections": array(ref("OGCCollection"), ""), "crs": array(strf("uri", ""), "")}),
 		"OGCFeature": object("One surface as a GeoJSON Feature", []string{"type", "id", "geometry", "properties"}, obj{
 			"type": enum("", "Feature"), "id": str("<bl>.<surface_id>"), "geometry": geoJSON("MultiPolygon", "surface geometry, in the requested crs"),
-			"properties": obj{"type": "object", "description": "buildings: gmlid, bundesland, surface_id, building_id, surface_class, lod; roofs: gmlid, bundesland, area_m2, facets, tilt_deg, azimuth_deg"},
-			"links":      array(ref("OGCLink"), "")}),
+			"properties": obj{"type": "object", "description": "buildings: " + strings.Join(buildings.OGCSurface.Names(), ", ") +
+				"; roofs: " + strings.Join(buildings.OGCRoof.Names(), ", ")},
+			"links": array(ref("OGCLink"), "")}),
 		"OGCFeatureCollection": object("A page of features", []string{"type", "features", "numberReturned", "links"}, obj{
 			"type": enum("", "FeatureCollection"), "features": array(ref("OGCFeature"), ""),
 			"numberReturned": integer(""), "numberMatched": integer("only without bbox, datetime and filters"),

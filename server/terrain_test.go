@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -114,11 +113,10 @@ func buildRasterFixture() (*rasterFixture, error) {
 		return nil, err
 	}
 	cache := raster.NewCache(0)
-	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (io.Closer, error) {
+	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
 		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
 	}
-	cat := catalog.New(catalog.Options{Dir: data, Openers: map[pack.Product]catalog.Opener{
-		pack.LoD2: store.OpenPack, pack.Terrain: openRaster, pack.Vegetation: openRaster}})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack, Raster: openRaster})
 	v, err := cat.Reload(ctx)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 // Source is one published BL's LoD2 file.
 type Source struct {
 	BL   string
+	Pack string // the pack's identity (lod2/<bl>/<snapshot>), naming it in damage reports
 	LoD2 *LoD2
 }
 
@@ -29,11 +30,13 @@ type FedHit struct {
 	Hit
 }
 
-// DamagedError is the error of a source a federated search skipped
-// because its file is damaged (it wraps ErrCorrupt).
+// DamagedError is the error of a source found damaged: one a federated
+// search skipped, or one whose data an answer could not be built from. It
+// wraps ErrCorrupt.
 type DamagedError struct {
-	BL  string
-	Err error
+	BL   string
+	Pack string // Source.Pack
+	Err  error
 }
 
 func (e *DamagedError) Error() string { return "LoD2 data of " + e.BL + ": " + e.Err.Error() }
@@ -69,7 +72,7 @@ func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after 
 		g.Go(func() error {
 			hits, err := src.LoD2.SearchFiltered(gctx, bbox, from, limit+1, f)
 			if errors.Is(err, ErrCorrupt) {
-				damaged[i] = &DamagedError{BL: src.BL, Err: err}
+				damaged[i] = &DamagedError{BL: src.BL, Pack: src.Pack, Err: err}
 				return nil
 			}
 			results[i] = hits

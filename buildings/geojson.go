@@ -1,0 +1,229 @@
+package buildings
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/store"
+)
+
+// A surface feature is written by hand, not through encoding/json: its
+// coordinates are stored as ready GeoJSON text, and a page holds up to
+// 10,000 features, so re-encoding would cost more than the search itself.
+// What is written is declared once, here: a Form lists the Properties of a
+// feature, each with its JSON Schema and its writer, and the OpenAPI
+// document describes the forms from the same lists (server/schemas.go), so
+// a property added to a form is written and documented by the same edit.
+
+// Feature is what a surface feature is written from.
+type Feature struct {
+	store.FedHit
+	Roof RoofSummary // the roof properties (the OGC roofs collection)
+}
+
+// Property is one member of a feature's properties object.
+type Property struct {
+	Name string
+	// Type is the JSON Schema type of the value (integer, number, string);
+	// Nullable adds null.
+	Type     string
+	Nullable bool
+	Enum     []any // the only values, or nil
+	Desc     string
+	write    func(b *bytes.Buffer, f *Feature)
+	key      string // "name": as written, set by newForm
+}
+
+// The properties a surface feature can have.
+var (
+	PropSurfaceID = &Property{Name: "surface_id", Type: "integer",
+		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, f.SurfaceID) }}
+	PropBuildingID = &Property{Name: "building_id", Type: "integer", Desc: "shared by the surfaces of one building",
+		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, f.BuildingID) }}
+	PropGMLID = &Property{Name: "gmlid", Type: "string",
+		write: func(b *bytes.Buffer, f *Feature) { WriteJSONString(b, f.GMLID) }}
+	PropSurfaceClass = &Property{Name: "surface_class", Type: "integer", Desc: "709 wall, 710 ground, 712 roof",
+		Enum:  []any{store.ClassWall, store.ClassGround, store.ClassRoof},
+		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, int64(f.Class)) }}
+	PropBundesland = &Property{Name: "bundesland", Type: "string", Desc: "unprefixed BL code",
+		write: func(b *bytes.Buffer, f *Feature) { b.WriteByte('"'); b.WriteString(f.BL); b.WriteByte('"') }}
+	PropLoD = &Property{Name: "lod", Type: "string", Enum: []any{"LoD2"},
+		write: func(b *bytes.Buffer, f *Feature) { b.WriteString(`"LoD2"`) }}
+	PropRoofArea = &Property{Name: "area_m2", Type: "number", Desc: "horizontal area of all polygons of the surface, m2, 2 decimals",
+		write: func(b *bytes.Buffer, f *Feature) { writeFloat(b, f.Roof.AreaM2) }}
+	PropRoofFacets = &Property{Name: "facets", Type: "integer", Desc: "planar polygons of the surface",
+		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, int64(f.Roof.Facets)) }}
+	PropRoofTilt = &Property{Name: "tilt_deg", Type: "number", Nullable: true, Desc: "tilt of the largest polygon; null without polygons",
+		write: func(b *bytes.Buffer, f *Feature) { writeOptFloat(b, f.Roof.TiltDeg) }}
+	PropRoofAzimuth = &Property{Name: "azimuth_deg", Type: "number", Nullable: true,
+		Desc:  "azimuth (true north) of the largest polygon; null when it is flat (tilt < 5) or there is none",
+		write: func(b *bytes.Buffer, f *Feature) { writeOptFloat(b, f.Roof.AzimuthDeg) }}
+)
+
+// Form is the GeoJSON form of a surface feature on one API surface: how
+// its id is written and which properties it has, in order.
+type Form struct {
+	id         func(b *bytes.Buffer, f *Feature)
+	Properties []*Property
+}
+
+// The forms of the API surfaces.
+var (
+	// SearchSurface is a feature of GET /v1/buildings (SPEC 2.3): the id
+	// is the gmlid.
+	SearchSurface = newForm(func(b *bytes.Buffer, f *Feature) { WriteJSONString(b, f.GMLID) },
+		PropSurfaceID, PropBuildingID, PropGMLID, PropSurfaceClass, PropBundesland, PropLoD)
+	// OGCSurface is a feature of the OGC buildings collections: the id is
+	// <bl>.<surface_id>, unique over the federation.
+	OGCSurface = newForm(writeOGCID, PropGMLID, PropBundesland, PropSurfaceID, PropBuildingID, PropSurfaceClass, PropLoD)
+	// OGCRoof is a feature of the OGC roofs collection.
+	OGCRoof = newForm(writeOGCID, PropGMLID, PropBundesland, PropRoofArea, PropRoofFacets, PropRoofTilt, PropRoofAzimuth)
+)
+
+// newForm returns the form writing its id with id and the properties in
+// the order given.
+func newForm(id func(b *bytes.Buffer, f *Feature), props ...*Property) *Form {
+	for _, p := range props {
+		p.key = `"` + p.Name + `":`
+	}
+	return &Form{id: id, Properties: props}
+}
+
+func writeOGCID(b *bytes.Buffer, f *Feature) {
+	b.WriteByte('"')
+	b.WriteString(f.BL)
+	b.WriteByte('.')
+	writeInt(b, f.SurfaceID)
+	b.WriteByte('"')
+}
+
+// Names returns the property names of the form, in order.
+func (fm *Form) Names() []string {
+	out := make([]string, len(fm.Properties))
+	for i, p := range fm.Properties {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Write writes f as a GeoJSON Feature of this form, its coordinates in
+// crs: CRS84 copies the stored coordinates, other CRS convert them. Stored
+// coordinates that cannot be read are an error wrapping store.ErrCorrupt
+// (b then holds a partial feature); the caller, who knows the feature's
+// source, reports it as that source's damage (Damaged).
+func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS) error {
+	b.WriteString(`{"type":"Feature","id":`)
+	fm.id(b, f)
+	b.WriteString(`,"geometry":{"type":"MultiPolygon","coordinates":`)
+	if err := writeCoords(b, f.Coords, crs); err != nil {
+		return fmt.Errorf("buildings: surface %d of BL %s: %w", f.SurfaceID, f.BL, err)
+	}
+	b.WriteString(`},"properties":{`)
+	for i, p := range fm.Properties {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.key)
+		p.write(b, f)
+	}
+	b.WriteString(`}}`)
+	return nil
+}
+
+// writeCoords writes GeoJSON MultiPolygon coordinates (stored as WGS84
+// lon, lat, z text) in crs: metres with 3 decimals, degrees with 8. Stored
+// text that is not MultiPolygon coordinates is an error wrapping
+// store.ErrCorrupt.
+func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) error {
+	if crs == geo.CRS84 {
+		b.Write(coords)
+		return nil
+	}
+	var mp [][][][]float64
+	if err := json.Unmarshal(coords, &mp); err != nil {
+		return fmt.Errorf("%w: stored coordinates: %v", store.ErrCorrupt, err)
+	}
+	prec := 8
+	if crs.Projected() {
+		prec = 3
+	}
+	buf := make([]byte, 0, 32)
+	b.WriteByte('[')
+	for i, poly := range mp {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		for j, ring := range poly {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('[')
+			for k, p := range ring {
+				if len(p) < 2 {
+					return fmt.Errorf("%w: stored coordinates: a position of %d numbers", store.ErrCorrupt, len(p))
+				}
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				x, y := crs.FromWGS84(p[0], p[1])
+				b.WriteByte('[')
+				b.Write(strconv.AppendFloat(buf[:0], round(x, prec), 'f', -1, 64))
+				b.WriteByte(',')
+				b.Write(strconv.AppendFloat(buf[:0], round(y, prec), 'f', -1, 64))
+				if len(p) > 2 {
+					b.WriteByte(',')
+					b.Write(strconv.AppendFloat(buf[:0], p[2], 'f', -1, 64))
+				}
+				b.WriteByte(']')
+			}
+			b.WriteByte(']')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(']')
+	return nil
+}
+
+// WriteJSONString writes s as a JSON string. Ids are nearly always plain
+// ASCII, which is copied as is; anything else goes through encoding/json.
+func WriteJSONString(buf *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			buf.Write(b)
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
+}
+
+func writeInt(b *bytes.Buffer, v int64) {
+	var num [24]byte
+	b.Write(strconv.AppendInt(num[:0], v, 10))
+}
+
+func writeFloat(b *bytes.Buffer, v float64) {
+	var num [32]byte
+	b.Write(strconv.AppendFloat(num[:0], v, 'f', -1, 64))
+}
+
+func writeOptFloat(b *bytes.Buffer, v *float64) {
+	if v == nil {
+		b.WriteString("null")
+		return
+	}
+	writeFloat(b, *v)
+}
+
+// round rounds v to the given decimals, half away from zero.
+func round(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
+}
