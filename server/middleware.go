@@ -22,6 +22,7 @@ import (
 type reqInfo struct {
 	id        string
 	pattern   string
+	route     *route // the route pattern names, nil for none
 	keyPrefix string
 	principal *access.Principal // the authenticated key, nil for keyless requests
 	bl        string            // federal state that answered, for usage counters
