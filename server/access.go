@@ -16,25 +16,19 @@ import (
 // usage counters. Handlers call it once they know the BL.
 func setBL(ctx context.Context, code string) { info(ctx).bl = code }
 
-// resolve returns the ServeMux pattern r matches ("" for none), computing it
-// once per request.
-func (s *Server) resolve(r *http.Request) string { return s.resolved(r).pattern }
-
-// matched is the route r matches, nil for none.
-func (s *Server) matched(r *http.Request) *route { return s.resolved(r).route }
-
-func (s *Server) resolved(r *http.Request) *reqInfo {
+// matched is the route r matches, nil for none, found once per request.
+func (s *Server) matched(r *http.Request) *route {
 	ri := info(r.Context())
 	if !ri.resolved {
 		if rt, ok := s.exact[methodPath{r.Method, r.URL.Path}]; ok && r.Host != "" {
-			ri.pattern, ri.route = rt.pattern, rt
+			ri.route = rt
 		} else {
-			_, ri.pattern = s.mux.Handler(r)
-			ri.route = s.byPattern[ri.pattern]
+			_, pattern := s.mux.Handler(r)
+			ri.route = s.byPattern[pattern]
 		}
 		ri.resolved = true
 	}
-	return ri
+	return ri.route
 }
 
 // accessControl applies SPEC 5 and 8 to every request of a surface under
@@ -50,10 +44,10 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ri := s.resolved(r)
-		sf, counted := pathSurface(r.URL.Path), false
-		if ri.route != nil {
-			sf, counted = ri.route.surface, ri.route.counted()
+		rt := s.matched(r)
+		sf, counted, pattern := pathSurface(r.URL.Path), false, "unmatched"
+		if rt != nil {
+			sf, counted, pattern = rt.surface, rt.counted(), rt.pattern
 		} else {
 			counted = sf.counted
 		}
@@ -64,10 +58,6 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		sw, ok := w.(*statusWriter)
 		if !ok {
 			sw = &statusWriter{ResponseWriter: w}
-		}
-		pattern := ri.pattern
-		if pattern == "" {
-			pattern = "unmatched"
 		}
 		if keys, ok := r.Header["X-Api-Key"]; ok && sf.keyed {
 			s.keyed(sw, r, next, strings.Join(keys, ","), pattern, counted)

@@ -223,9 +223,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 // dispatch routes r, answering unknown paths with 404 and known paths with
 // a wrong method with 405, both as problems.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
-	pattern := s.resolve(r)
-	if pattern != "" {
-		setPattern(r.Context(), pattern)
+	if s.matched(r) != nil {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
