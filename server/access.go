@@ -44,11 +44,12 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rt := s.matched(r)
-		sf, counted, pattern := pathSurface(r.URL.Path), false, "unmatched"
-		if rt != nil {
+		var sf *surface
+		counted, pattern := false, "unmatched"
+		if rt := s.matched(r); rt != nil {
 			sf, counted, pattern = rt.surface, rt.counted(), rt.pattern
 		} else {
+			sf = pathSurface(r.URL.Path)
 			counted = sf.counted
 		}
 		if !sf.access {
