@@ -12,58 +12,47 @@ import (
 	"github.com/svc-geodata/svc/state"
 )
 
-// trialStatusPrefix is the path of the trial status route, whose last
-// segment is a plaintext key that must never reach a log.
-const trialStatusPrefix = "/v1/keys/trial/"
-
 // setBL records which federal state answered the request, for the per-BL
 // usage counters. Handlers call it once they know the BL.
 func setBL(ctx context.Context, code string) { info(ctx).bl = code }
 
-// resolve returns the ServeMux pattern r matches ("" for none), computing it
-// once per request.
-func (s *Server) resolve(r *http.Request) string {
+// matched is the route r matches, nil for none, found once per request.
+func (s *Server) matched(r *http.Request) *route {
 	ri := info(r.Context())
 	if !ri.resolved {
-		if p, ok := s.exact[methodPath{r.Method, r.URL.Path}]; ok && r.Host != "" {
-			ri.pattern = p
+		if rt, ok := s.exact[methodPath{r.Method, r.URL.Path}]; ok && r.Host != "" {
+			ri.route = rt
 		} else {
-			_, ri.pattern = s.mux.Handler(r)
+			_, pattern := s.mux.Handler(r)
+			ri.route = s.byPattern[pattern]
 		}
 		ri.resolved = true
 	}
-	return ri.pattern
+	return ri.route
 }
 
-// logPath is the request path as it may be logged: trial keys in the path
-// are cut to their prefix.
-func logPath(r *http.Request) string {
-	p := r.URL.Path
-	if rest, ok := strings.CutPrefix(p, trialStatusPrefix); ok && len(rest) > access.PrefixLen {
-		return trialStatusPrefix + rest[:access.PrefixLen] + "..."
-	}
-	return p
-}
-
-// keyFree paths neither take an API key nor count against the keyless
-// limit: the self-service key routes and the admin routes (which have their
-// own credential), including unknown paths below them.
-func keyFree(path string) bool {
-	return strings.HasPrefix(path, "/v1/keys/") || path == "/v1/keys" || strings.HasPrefix(path, "/v1/admin/")
-}
-
-// accessControl applies SPEC 5 and 8 to every /v1 request before it reaches
-// its handler, so 404, 405 and 422 answers count too: a valid X-API-Key is
-// counted against the key's quota; a bad one gets 401; requests without a
-// key are counted against the keyless budget of the client IP and get 429
-// past it. Exempt routes are never counted.
+// accessControl applies SPEC 5 and 8 to every request of a surface under
+// access (the matched route's, or its path's in pathSurfaces) before it
+// reaches its handler, so 404, 405 and 422 answers count too: on a keyed
+// surface a valid X-API-Key is counted against the key's quota and a bad
+// one gets 401; on a counted surface requests without a key are counted
+// against the keyless budget of the client IP and get 429 past it. Exempt
+// routes are never counted.
 func (s *Server) accessControl(next http.Handler) http.Handler {
 	acc := s.deps.Access
 	if acc == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !apiPath(r.URL.Path) {
+		var sf *surface
+		counted, pattern := false, "unmatched"
+		if rt := s.matched(r); rt != nil {
+			sf, counted, pattern = rt.surface, rt.counted(), rt.pattern
+		} else {
+			sf = pathSurface(r.URL.Path)
+			counted = sf.counted
+		}
+		if !sf.access {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -71,13 +60,7 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		if !ok {
 			sw = &statusWriter{ResponseWriter: w}
 		}
-		pattern := s.resolve(r)
-		rt := s.byPattern[pattern]
-		counted := !keyFree(r.URL.Path) && (rt == nil || !rt.exempt)
-		if pattern == "" {
-			pattern = "unmatched"
-		}
-		if keys, ok := r.Header["X-Api-Key"]; ok && !keyFree(r.URL.Path) {
+		if keys, ok := r.Header["X-Api-Key"]; ok && sf.keyed {
 			s.keyed(sw, r, next, strings.Join(keys, ","), pattern, counted)
 			return
 		}

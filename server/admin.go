@@ -26,7 +26,6 @@ func (s *Server) adminRoutes() []route {
 				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,
 			responses: []response{{status: 200, desc: "What is published after the rescan", schema: "DatasetReloadResponse"},
 				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
-			admin:  true,
 			handle: s.handleReload},
 		{method: "GET", path: "/v1/admin/health", opID: "getAdminHealth", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0",
 			summary: "Liveness of the core components",
@@ -34,7 +33,6 @@ func (s *Server) adminRoutes() []route {
 				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + adminAuthDoc,
 			responses: []response{{status: 200, desc: "Health report", schema: "AdminHealthResponse"},
 				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
-			admin:  true,
 			handle: s.handleAdminHealth},
 	}
 }

@@ -142,14 +142,14 @@ func readQuery(raw string) (map[string]string, error) {
 }
 
 // readInput checks r's query against rt and parses every declared query and
-// path parameter. On the data API paths (apiPath) a parameter the route does
-// not declare is refused, so a misspelt option is never silently ignored.
+// path parameter. On a strict route a parameter it does not declare is
+// refused, so a misspelt option is never silently ignored.
 func readInput(rt *route, c *compiled, r *http.Request) (*input, error) {
 	q, err := readQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, err
 	}
-	if apiPath(rt.path) && !strings.Contains(rt.path, "...}") {
+	if rt.strict() {
 		if err := unknownParams(rt, q); err != nil {
 			return nil, err
 		}
@@ -354,8 +354,9 @@ func rangeText(p *param, verb string) string {
 // follows from where the parameter is and what is wrong with it:
 //   - a path parameter names a resource: one that cannot exist (out of
 //     range) is 404, a malformed one 400;
-//   - the OGC API answers 400 to every invalid parameter (OGC API -
-//     Features Part 1, /req/core/query-param-invalid);
+//   - a surface may name the kind of every refused query parameter (the
+//     OGC API answers 400 to all: OGC API - Features Part 1,
+//     /req/core/query-param-invalid);
 //   - elsewhere a value outside the declared range or enum is 422, and a
 //     malformed one is the param's malformed kind: 400 for structured
 //     strings (bbox, coords, cursor: SPEC 10 rule 2), 422 for numbers and
@@ -370,8 +371,8 @@ func paramErr(rt *route, p *param, outOfRange bool, format string, args ...any) 
 		kind = errNotFound
 	case p.in == "path":
 		kind = errMalformed
-	case rt.path == "/ogc" || strings.HasPrefix(rt.path, "/ogc/"):
-		kind = errMalformed
+	case rt.surface.refuse != nil:
+		kind = rt.surface.refuse
 	case outOfRange:
 	case p.malformed != nil:
 		kind = p.malformed
@@ -379,14 +380,6 @@ func paramErr(rt *route, p *param, outOfRange bool, format string, args ...any) 
 		kind = errMalformed
 	}
 	return report(kind, "Parameter %s %s", p.name, fmt.Sprintf(format, args...))
-}
-
-// apiPath tells the data API paths: /v1, the OGC API and the opentopodata
-// layer. They refuse unknown query parameters (OGC Part 1 allows it), have
-// a time budget, and are under the access rules of SPEC 5 and 8, so a limit
-// cannot be sidestepped through another shape of the same data.
-func apiPath(p string) bool {
-	return strings.HasPrefix(p, "/v1/") || p == "/ogc" || strings.HasPrefix(p, "/ogc/") || strings.HasPrefix(p, "/opentopodata/")
 }
 
 // exactMembers refuses a JSON object body with a member that is not, to

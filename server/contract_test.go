@@ -66,7 +66,7 @@ func TestTimeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := route{method: "GET", path: "/v1/slow", budget: 50 * time.Millisecond, handle: func(w http.ResponseWriter, r *http.Request, _ *input) error {
+	rt := route{method: "GET", path: "/v1/slow", surface: dataAPI, budget: 50 * time.Millisecond, handle: func(w http.ResponseWriter, r *http.Request, _ *input) error {
 		select {
 		case <-r.Context().Done():
 			return r.Context().Err()
@@ -81,7 +81,7 @@ func TestTimeBudget(t *testing.T) {
 		!strings.Contains(w.Body.String(), "time budget") {
 		t.Errorf("%d %v %s after %v", w.Code, w.Header(), w.Body, time.Since(start))
 	}
-	if b := budgetOf(&route{path: "/v1/buildings"}); b != defaultBudget {
+	if b := budgetOf(&route{path: "/v1/buildings", surface: dataAPI}); b != defaultBudget {
 		t.Errorf("default budget %v", b)
 	}
 }

@@ -22,7 +22,7 @@ func (s *Server) discoveryRoutes() []route {
 		var last atomic.Pointer[viewBody]
 		return route{
 			method: "GET", path: path, opID: op, summary: summary, tag: "Discovery",
-			stability: stability, since: "0.1.0", exempt: path == "/v1/datasets",
+			stability: stability, since: "0.1.0",
 			responses: []response{{status: 200, desc: "Published datasets", schema: schema, headers: []string{"Cache-Control"}}},
 			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
 				v := s.deps.Catalog.Current()
@@ -46,8 +46,12 @@ func (s *Server) discoveryRoutes() []route {
 		}
 	}
 	return []route{
-		list("listDatasets", "/v1/datasets", "List the LoD2 building datasets (one per federal state)", "LoD2DatasetList", "stable",
-			func(v *catalog.View) any { return s.lod2Datasets(v) }),
+		func() route {
+			rt := list("listDatasets", "/v1/datasets", "List the LoD2 building datasets (one per federal state)", "LoD2DatasetList", "stable",
+				func(v *catalog.View) any { return s.lod2Datasets(v) })
+			rt.exempt = true
+			return rt
+		}(),
 		list("listTerrainDatasets", "/v1/terrain/datasets", "List the DGM1 terrain datasets", "TerrainDatasetList", "stable",
 			func(v *catalog.View) any { return s.terrainDatasets(v) }),
 		list("listTerrainMeshDatasets", "/v1/terrain-mesh/datasets", "List the terrain mesh 3D Tiles datasets", "TerrainMeshDatasetList", "beta",

@@ -87,7 +87,7 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *input) e
 			continue
 		}
 		op := docOp{Method: rt.method, Path: openapiPath(rt.path), OpID: rt.opID, Summary: rt.summary, DescHTML: markdown(rt.desc),
-			Stability: rt.stability, Since: rt.since, Counted: !rt.exempt && strings.HasPrefix(rt.path, "/v1/"),
+			Stability: rt.stability, Since: rt.since, Counted: rt.counted(),
 			Responses: s.withCommonResponses(rt), Example: s.exampleRequest(rt)}
 		op.RespStatus, op.RespExample = s.exampleResponse(rt)
 		for _, p := range rt.params {

@@ -101,7 +101,7 @@ func (s *Server) exampleRequest(rt route) string {
 	if rt.method != "GET" {
 		cmd += " -X " + rt.method
 	}
-	if strings.HasPrefix(rt.path, "/v1/admin/") {
+	if rt.admin {
 		cmd += " -H 'X-Svc-Admin-Token: <token>'"
 	}
 	if rt.body != nil {

@@ -45,7 +45,7 @@ func (s *Server) infraRoutes() []route {
 			params:    []param{{name: "type", in: "path", typ: "string", required: true, example: "keyless-daily-limit", desc: "Problem type name, e.g. `keyless-daily-limit`"}},
 			responses: []response{{status: 200, desc: "HTML description", contentType: "text/html"}, resp404},
 			handle:    s.handleProblemType},
-		{method: "GET", path: "/tiles/{path...}", opID: "getTile", tag: "Tiles", stability: "stable", since: "0.1.0", exempt: true,
+		{method: "GET", path: "/tiles/{path...}", opID: "getTile", tag: "Tiles", stability: "stable", since: "0.1.0", exempt: true, surface: staticSite,
 			summary: "Static tile host: 3D Tiles, GLB/b3dm tiles and COGs of published packs",
 			desc: "Serves `{tiles_url}/<product>/<bl>/<snapshot>/<file>` for the products terrain, terrain-mesh, osm-cover, veg and buildings. " +
 				"Supports byte ranges (COG reading), ETag/Last-Modified conditional requests, and gzip for JSON. No directory listings; " +

@@ -21,11 +21,12 @@ import (
 // what inner layers learned (the matched route, the key prefix).
 type reqInfo struct {
 	id        string
-	pattern   string
+	route     *route // the matched route, nil for none
 	keyPrefix string
 	principal *access.Principal // the authenticated key, nil for keyless requests
 	bl        string            // federal state that answered, for usage counters
-	resolved  bool              // pattern holds the ServeMux match (maybe "")
+	resolved  bool              // route holds the ServeMux match (maybe nil)
+	preflight bool              // a CORS preflight, answered before routing
 }
 
 type ctxKey struct{}
@@ -39,8 +40,6 @@ func info(ctx context.Context) *reqInfo {
 }
 
 func requestID(ctx context.Context) string { return info(ctx).id }
-
-func setPattern(ctx context.Context, pattern string) { info(ctx).pattern = pattern }
 
 func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
 
@@ -70,9 +69,12 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			pattern := ri.pattern
-			if pattern == "" {
-				pattern = "unmatched"
+			pattern := "unmatched"
+			switch {
+			case ri.preflight:
+				pattern = "OPTIONS (preflight)"
+			case ri.route != nil:
+				pattern = ri.route.pattern
 			}
 			s.metrics.observe(pattern, sw.code(), d)
 			level := slog.LevelInfo
@@ -106,7 +108,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodOptions {
 		return false
 	}
-	setPattern(r.Context(), "OPTIONS (preflight)")
+	info(r.Context()).preflight = true
 	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Content-Type, X-API-Key, X-Svc-Admin-Token, Authorization, X-Request-Id, If-None-Match, Range")
 	h.Set("Access-Control-Max-Age", "86400")

@@ -24,7 +24,7 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 
 // buildOGCOpenAPI is the document of the OGC API layer alone (/ogc/api).
 func (s *Server) buildOGCOpenAPI() ([]byte, error) {
-	return s.openAPIOf(func(rt *route) bool { return rt.path == "/ogc" || strings.HasPrefix(rt.path, "/ogc/") },
+	return s.openAPIOf(func(rt *route) bool { return rt.surface == ogcAPI },
 		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcDesc)
 }
 
@@ -140,7 +140,7 @@ func (s *Server) operation(rt route) obj {
 	if rt.since != "" {
 		op["x-since"] = rt.since
 	}
-	op["x-keyless-limit"] = !rt.exempt && strings.HasPrefix(rt.path, "/v1/")
+	op["x-keyless-limit"] = rt.counted()
 	if b := budgetOf(&rt); b > 0 {
 		op["x-time-budget-ms"] = b.Milliseconds()
 	}
@@ -186,8 +186,7 @@ func (s *Server) withCommonResponses(rt route) []response {
 	for _, r := range rs {
 		has[r.status] = true
 	}
-	keyed := apiPath(rt.path) && !keyFree(rt.path)
-	counted := keyed && !rt.exempt
+	keyed, counted := rt.keyed(), rt.counted()
 	if keyed && !has[401] {
 		rs = append(rs, response{status: 401, desc: "X-API-Key malformed, unknown, expired or revoked (send no key to use the keyless budget)",
 			schema: "Problem", problems: []string{"unauthorized"}})

@@ -43,7 +43,7 @@ func (s *Server) openTopoDataRoutes() []route {
 		{status: 400, desc: "Malformed locations or parameters", schema: "Problem"},
 		{status: 404, desc: "Unknown dataset", schema: "Problem"},
 		{status: 413, desc: "More locations than allowed", schema: "Problem"}, resp422}
-	get := route{method: "GET", path: "/opentopodata/v1/{dataset}", opID: "getOpenTopoData", tag: "Compatibility", stability: "beta", since: "0.2.0",
+	get := route{method: "GET", path: "/opentopodata/v1/{dataset}", opID: "getOpenTopoData", tag: "Compatibility", since: "0.2.0",
 		summary: "Elevations in opentopodata's API shape", desc: openTopoDataDesc, params: params, responses: resps,
 		handle: s.handleOpenTopoData}
 	post := get

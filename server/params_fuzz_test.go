@@ -56,7 +56,7 @@ func TestCursorRoundTrip(t *testing.T) {
 }
 
 // fuzzRoute declares one parameter of each kind the contract parser reads.
-var fuzzRoute = route{method: "GET", path: "/v1/fuzz", params: []param{
+var fuzzRoute = route{method: "GET", path: "/v1/fuzz", surface: dataAPI, params: []param{
 	{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000)},
 	{name: "lat", in: "query", typ: "number", min: f64(-90), max: f64(90)},
 	{name: "trunk", in: "query", typ: "boolean", def: true},

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
@@ -303,7 +302,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, e *httpErr
 	if p.Title == "" {
 		p.Title = http.StatusText(e.status)
 	}
-	if strings.HasPrefix(r.URL.Path, "/opentopodata/") {
+	if s.surfaceOf(r).openTopoData {
 		// opentopodata clients read the message from "error".
 		p.Ext = maps.Clone(p.Ext)
 		if p.Ext == nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -17,6 +16,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, in *input) error
 type route struct {
 	method    string
 	path      string // ServeMux form, e.g. /v1/buildings/{gmlid}
+	pattern   string // method and path, as ServeMux reports a match; set by New
 	opID      string
 	summary   string
 	desc      string
@@ -26,15 +26,26 @@ type route struct {
 	params    []param
 	body      *requestBody
 	responses []response
-	// exempt routes do not count against the keyless daily limit (SPEC 8).
+	// surface is the API surface whose policy the route inherits
+	// (surface.go); routeTable sets it for each group of routes, a route
+	// may name its own.
+	surface *surface
+	// exempt routes do not count against the keyless daily limit (SPEC 8)
+	// although their surface counts.
 	exempt bool
+	// lax routes admit query parameters they do not declare although their
+	// surface is strict: the tileset files, served like the tile host's
+	// (CesiumJS carries the query of a tileset.json onto its content URIs).
+	lax bool
 	// admin routes need the server's admin token, checked before anything
-	// else; the OpenAPI security of the operation follows from it.
+	// else; the OpenAPI security of the operation follows from it. Set from
+	// the surface (adminAPI), never declared.
 	admin  bool
 	handle handlerFunc
 	// budget is the time the route may take; its request context carries
 	// that deadline into search, sampling and GLB building, and a request
-	// past it is answered 503 with Retry-After. 0: the default of budgetOf.
+	// past it is answered 503 with Retry-After. 0: the surface's budget;
+	// noBudget: none.
 	budget time.Duration
 	// hidden routes (the viewer's files, the redirect at /) are served but
 	// not operations of the API: the OpenAPI document and /docs omit them.
@@ -110,16 +121,3 @@ const (
 	defaultBudget = 10 * time.Second
 	longBudget    = 2 * time.Minute // GLB exports, admin rescans
 )
-
-// budgetOf is rt's time budget; 0 means none.
-func budgetOf(rt *route) time.Duration {
-	switch {
-	case rt.budget != 0:
-		return rt.budget
-	case strings.HasPrefix(rt.path, "/v1/tilesets/") && strings.Contains(rt.path, "...}"):
-		return 0
-	case apiPath(rt.path):
-		return defaultBudget
-	}
-	return 0
-}

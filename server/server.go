@@ -72,11 +72,11 @@ type Server struct {
 	// ogcOpenAPI describes the /ogc operations alone (GET /ogc/api).
 	ogcOpenAPI []byte
 	handler    http.Handler
-	// byPattern maps each ServeMux pattern to its route (exempt flag).
+	// byPattern maps each ServeMux pattern to its route (its policy).
 	byPattern map[string]*route
 	// exact maps method and path of the routes without wildcards to their
-	// pattern: the cheap routes skip a second ServeMux match.
-	exact     map[methodPath]string
+	// route: the cheap routes skip a second ServeMux match.
+	exact     map[methodPath]*route
 	qmesh     *qmesh.Tiler
 	hillshade *tilecache.Cache // rendered hillshade PNGs
 	// footprints caches footprint tiles: uncounted, so a crowd panning
@@ -119,8 +119,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if !rt.hidden && (rt.stability != "stable" && rt.stability != "beta" || rt.since == "") {
 			return nil, fmt.Errorf("server: route %s %s declares no stability or since", rt.method, rt.path)
 		}
-		if strings.HasPrefix(rt.path, "/v1/admin/") != rt.admin {
-			return nil, fmt.Errorf("server: route %s %s: admin routes are exactly those under /v1/admin/", rt.method, rt.path)
+		if err := checkSurface(&rt); err != nil {
+			return nil, err
 		}
 		for _, p := range rt.params {
 			if p.clamp && (p.max == nil || p.typ != "integer" && p.typ != "number") {
@@ -129,14 +129,14 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		}
 	}
 	s.byPattern = make(map[string]*route, len(s.routes))
-	s.exact = map[methodPath]string{}
+	s.exact = map[methodPath]*route{}
 	for i, rt := range s.routes {
-		pattern := rt.method + " " + rt.path
-		s.byPattern[pattern] = &s.routes[i]
+		s.routes[i].pattern = rt.method + " " + rt.path
+		s.byPattern[s.routes[i].pattern] = &s.routes[i]
 		if !strings.Contains(rt.path, "{") && !strings.HasSuffix(rt.path, "/") {
-			s.exact[methodPath{rt.method, rt.path}] = pattern
+			s.exact[methodPath{rt.method, rt.path}] = &s.routes[i]
 			if rt.method == "GET" {
-				s.exact[methodPath{"HEAD", rt.path}] = pattern
+				s.exact[methodPath{"HEAD", rt.path}] = &s.routes[i]
 			}
 		}
 	}
@@ -158,25 +158,26 @@ func New(cfg Config, deps Deps) (*Server, error) {
 // ServeHTTP makes Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// routeTable lists every route the server answers.
+// routeTable lists every route the server answers, each group on the API
+// surface whose policy it inherits (surface.go).
 func (s *Server) routeTable() []route {
 	var rs []route
-	rs = append(rs, s.infraRoutes()...)
-	rs = append(rs, s.viewerRoutes()...)
-	rs = append(rs, s.readyRoutes()...)
-	rs = append(rs, s.discoveryRoutes()...)
-	rs = append(rs, s.buildingRoutes()...)
-	rs = append(rs, s.footprintRoutes()...)
-	rs = append(rs, append(s.tilesetRoutes(), s.glbRoute())...)
-	rs = append(rs, s.terrainRoutes()...)
-	rs = append(rs, s.batchRoute())
-	rs = append(rs, s.openTopoDataRoutes()...)
-	rs = append(rs, s.ogcRoutes()...)
-	rs = append(rs, s.quantizedMeshRoutes()...)
-	rs = append(rs, s.hillshadeRoutes()...)
-	rs = append(rs, s.adminRoutes()...)
-	rs = append(rs, s.keyRoutes()...)
-	rs = append(rs, s.apiKeyRoutes()...)
+	rs = append(rs, on(infraSite, s.infraRoutes()...)...)
+	rs = append(rs, on(staticSite, s.viewerRoutes()...)...)
+	rs = append(rs, on(infraSite, s.readyRoutes()...)...)
+	rs = append(rs, on(dataAPI, s.discoveryRoutes()...)...)
+	rs = append(rs, on(dataAPI, s.buildingRoutes()...)...)
+	rs = append(rs, on(dataAPI, s.footprintRoutes()...)...)
+	rs = append(rs, on(dataAPI, append(s.tilesetRoutes(), s.glbRoute())...)...)
+	rs = append(rs, on(dataAPI, s.terrainRoutes()...)...)
+	rs = append(rs, on(dataAPI, s.batchRoute())...)
+	rs = append(rs, on(openTopoDataAPI, s.openTopoDataRoutes()...)...)
+	rs = append(rs, on(ogcAPI, s.ogcRoutes()...)...)
+	rs = append(rs, on(dataAPI, s.quantizedMeshRoutes()...)...)
+	rs = append(rs, on(dataAPI, s.hillshadeRoutes()...)...)
+	rs = append(rs, on(adminAPI, s.adminRoutes()...)...)
+	rs = append(rs, on(keysAPI, s.keyRoutes()...)...)
+	rs = append(rs, on(adminAPI, s.apiKeyRoutes()...)...)
 	return rs
 }
 
@@ -227,9 +228,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 // dispatch routes r, answering unknown paths with 404 and known paths with
 // a wrong method with 405, both as problems.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
-	pattern := s.resolve(r)
-	if pattern != "" {
-		setPattern(r.Context(), pattern)
+	if s.matched(r) != nil {
 		s.mux.ServeHTTP(w, r)
 		return
 	}

@@ -44,7 +44,7 @@ func (s *Server) tilesetRoutes() []route {
 				{status: 404, desc: "Unknown or malformed tileset id", schema: "Problem"}},
 			handle: s.handleTilesetJSON},
 		{method: "GET", path: "/v1/tilesets/{tileset_id}/{path...}", opID: "getTilesetFile", tag: "Tilesets", stability: "beta", since: "0.1.0",
-			exempt:  true,
+			exempt: true, lax: true, budget: noBudget,
 			summary: "Redirect to a file of the tileset on the tile host",
 			desc: "Viewers such as CesiumJS resolve the relative content URIs of a tileset.json against the URL they requested, not " +
 				"the one a redirect led to; so a tileset opened through /v1/tilesets/{tileset_id}/tileset.json asks for its tiles here. " +
