@@ -6,8 +6,8 @@
 // the CRS as a parameter. It holds no HTTP: the server's handlers turn its
 // answers and errors into responses.
 //
-// Data found damaged while answering comes back as a *store.DamagedError
-// naming the pack (it wraps store.ErrCorrupt), so that every caller reports
+// Data found damaged while answering comes back as a *lod2store.DamagedError
+// naming the pack (it wraps lod2store.ErrCorrupt), so that every caller reports
 // the damage the same way a federated search reports a skipped state.
 package buildings
 
@@ -19,8 +19,8 @@ import (
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // maxGMLIDLen bounds the ids looked up: longer ones are not ids of any
@@ -28,37 +28,37 @@ import (
 const maxGMLIDLen = 256
 
 // Sources returns the published LoD2 stores of v, ordered by BL code.
-func Sources(v *catalog.View) []store.Source {
+func Sources(v *catalog.View) []lod2store.Source {
 	ps := v.Packs(pack.LoD2)
-	out := make([]store.Source, 0, len(ps))
+	out := make([]lod2store.Source, 0, len(ps))
 	for _, p := range ps {
 		if p.LoD2 != nil {
-			out = append(out, store.Source{BL: p.Manifest.BL, Pack: p.ID(), LoD2: p.LoD2})
+			out = append(out, lod2store.Source{BL: p.Manifest.BL, Pack: p.ID(), LoD2: p.LoD2})
 		}
 	}
 	return out
 }
 
-// Damaged wraps an error of src that is damage (store.ErrCorrupt) as a
-// *store.DamagedError naming src's pack; other errors pass unchanged.
-func Damaged(src store.Source, err error) error {
-	var d *store.DamagedError
-	if err == nil || !errors.Is(err, store.ErrCorrupt) || errors.As(err, &d) {
+// Damaged wraps an error of src that is damage (lod2store.ErrCorrupt) as a
+// *lod2store.DamagedError naming src's pack; other errors pass unchanged.
+func Damaged(src lod2store.Source, err error) error {
+	var d *lod2store.DamagedError
+	if err == nil || !errors.Is(err, lod2store.ErrCorrupt) || errors.As(err, &d) {
 		return err
 	}
-	return &store.DamagedError{BL: src.BL, Pack: src.Pack, Err: err}
+	return &lod2store.DamagedError{BL: src.BL, Pack: src.Pack, Err: err}
 }
 
 // find resolves a gml:id: it calls f with the source of the BL the id's
 // prefix names first, then with every other source, until f returns
-// something other than an error wrapping store.ErrNotFound. The error wraps
-// store.ErrNotFound when no source has the id.
-func find(srcs []store.Source, gmlid string, f func(src store.Source) error) error {
-	notFound := fmt.Errorf("buildings: no building %q in any published BL: %w", gmlid, store.ErrNotFound)
+// something other than an error wrapping lod2store.ErrNotFound. The error wraps
+// lod2store.ErrNotFound when no source has the id.
+func find(srcs []lod2store.Source, gmlid string, f func(src lod2store.Source) error) error {
+	notFound := fmt.Errorf("buildings: no building %q in any published BL: %w", gmlid, lod2store.ErrNotFound)
 	if len(gmlid) == 0 || len(gmlid) > maxGMLIDLen {
 		return notFound
 	}
-	order := append([]store.Source(nil), srcs...)
+	order := append([]lod2store.Source(nil), srcs...)
 	if st, ok := bl.ForID(gmlid); ok {
 		for i, src := range order {
 			if src.BL == st.Code {
@@ -69,7 +69,7 @@ func find(srcs []store.Source, gmlid string, f func(src store.Source) error) err
 	}
 	for _, src := range order {
 		err := f(src)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, lod2store.ErrNotFound) {
 			continue
 		}
 		return Damaged(src, err)
@@ -79,13 +79,13 @@ func find(srcs []store.Source, gmlid string, f func(src store.Source) error) err
 
 // Building returns the building (or building part) gmlid with the geometry
 // of all its surfaces, and the source that has it. Errors wrap
-// store.ErrNotFound, or are a *store.DamagedError.
-func Building(ctx context.Context, srcs []store.Source, gmlid string) (store.Source, store.Building, error) {
+// lod2store.ErrNotFound, or are a *lod2store.DamagedError.
+func Building(ctx context.Context, srcs []lod2store.Source, gmlid string) (lod2store.Source, lod2store.Building, error) {
 	var (
-		at  store.Source
-		out store.Building
+		at  lod2store.Source
+		out lod2store.Building
 	)
-	err := find(srcs, gmlid, func(src store.Source) error {
+	err := find(srcs, gmlid, func(src lod2store.Source) error {
 		b, err := src.LoD2.Building(ctx, gmlid)
 		at, out = src, b
 		return err
@@ -96,12 +96,12 @@ func Building(ctx context.Context, srcs []store.Source, gmlid string) (store.Sou
 // Roof returns the planar roof facets of building gmlid (empty for a
 // building without roof surfaces) and the source that has it. Errors as
 // Building.
-func Roof(ctx context.Context, srcs []store.Source, gmlid string) (store.Source, []store.Facet, error) {
+func Roof(ctx context.Context, srcs []lod2store.Source, gmlid string) (lod2store.Source, []lod2store.Facet, error) {
 	var (
-		at  store.Source
-		out []store.Facet
+		at  lod2store.Source
+		out []lod2store.Facet
 	)
-	err := find(srcs, gmlid, func(src store.Source) error {
+	err := find(srcs, gmlid, func(src lod2store.Source) error {
 		fs, err := src.LoD2.Roof(ctx, gmlid)
 		at, out = src, fs
 		return err
@@ -111,20 +111,20 @@ func Roof(ctx context.Context, srcs []store.Source, gmlid string) (store.Source,
 
 // Page is one page of a federated search.
 type Page struct {
-	Hits []store.FedHit
+	Hits []lod2store.FedHit
 	// Next is where the next page starts; nil on the last page.
-	Next *store.Position
+	Next *lod2store.Position
 	// Damaged are the states skipped because their data is damaged; the
 	// page holds the others' surfaces.
-	Damaged []*store.DamagedError
+	Damaged []*lod2store.DamagedError
 }
 
 // Search runs the federated search over srcs: the surfaces f admits that
 // meet bbox (WGS84), after position after, at most limit, in the federated
-// order (store.SearchFiltered). Errors wrap store.ErrCursor for a cursor
+// order (lod2store.SearchFiltered). Errors wrap lod2store.ErrCursor for a cursor
 // that is not one of srcs' surfaces.
-func Search(ctx context.Context, srcs []store.Source, bbox geo.BBox, after store.Position, limit int, f store.Filter) (Page, error) {
-	hits, next, damaged, err := store.SearchFiltered(ctx, srcs, bbox, after, limit, f)
+func Search(ctx context.Context, srcs []lod2store.Source, bbox geo.BBox, after lod2store.Position, limit int, f lod2store.Filter) (Page, error) {
+	hits, next, damaged, err := lod2store.SearchFiltered(ctx, srcs, bbox, after, limit, f)
 	if err != nil {
 		return Page{}, err
 	}
@@ -132,16 +132,16 @@ func Search(ctx context.Context, srcs []store.Source, bbox geo.BBox, after store
 }
 
 // Surface returns surface sid of the source of BL code in srcs. Errors
-// wrap store.ErrNotFound (no such BL or surface), or are a
-// *store.DamagedError.
-func Surface(srcs []store.Source, code string, sid int64) (store.FedHit, error) {
+// wrap lod2store.ErrNotFound (no such BL or surface), or are a
+// *lod2store.DamagedError.
+func Surface(srcs []lod2store.Source, code string, sid int64) (lod2store.FedHit, error) {
 	for _, src := range srcs {
 		if src.BL == code {
 			h, err := src.LoD2.Surface(sid)
-			return store.FedHit{BL: code, Hit: h}, Damaged(src, err)
+			return lod2store.FedHit{BL: code, Hit: h}, Damaged(src, err)
 		}
 	}
-	return store.FedHit{}, fmt.Errorf("buildings: no BL %q: %w", code, store.ErrNotFound)
+	return lod2store.FedHit{}, fmt.Errorf("buildings: no BL %q: %w", code, lod2store.ErrNotFound)
 }
 
 // RoofSummary sums up the roof facets of one roof surface: the area of all
@@ -156,7 +156,7 @@ type RoofSummary struct {
 
 // Summarize sums up the facets of one roof surface; the area is rounded
 // to 2 decimals.
-func Summarize(facets []store.Facet) RoofSummary {
+func Summarize(facets []lod2store.Facet) RoofSummary {
 	var s RoofSummary
 	big := -1
 	for i, f := range facets {
@@ -173,11 +173,11 @@ func Summarize(facets []store.Facet) RoofSummary {
 }
 
 // RoofSummaries measures the roof surfaces hits (all of class
-// store.ClassRoof, found in srcs), one query each.
-func RoofSummaries(ctx context.Context, srcs []store.Source, hits []store.FedHit) ([]RoofSummary, error) {
+// lod2store.ClassRoof, found in srcs), one query each.
+func RoofSummaries(ctx context.Context, srcs []lod2store.Source, hits []lod2store.FedHit) ([]RoofSummary, error) {
 	out := make([]RoofSummary, len(hits))
 	for i, h := range hits {
-		var src store.Source
+		var src lod2store.Source
 		for _, s := range srcs {
 			if s.BL == h.BL {
 				src = s

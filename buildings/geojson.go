@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // A surface feature is written by hand, not through encoding/json: its
@@ -21,7 +21,7 @@ import (
 
 // Feature is what a surface feature is written from.
 type Feature struct {
-	store.FedHit
+	lod2store.FedHit
 	Roof RoofSummary // the roof properties (the OGC roofs collection)
 }
 
@@ -47,7 +47,7 @@ var (
 	PropGMLID = &Property{Name: "gmlid", Type: "string",
 		write: func(b *bytes.Buffer, f *Feature) { WriteJSONString(b, f.GMLID) }}
 	PropSurfaceClass = &Property{Name: "surface_class", Type: "integer", Desc: "709 wall, 710 ground, 712 roof",
-		Enum:  []any{store.ClassWall, store.ClassGround, store.ClassRoof},
+		Enum:  []any{lod2store.ClassWall, lod2store.ClassGround, lod2store.ClassRoof},
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, int64(f.Class)) }}
 	PropBundesland = &Property{Name: "bundesland", Type: "string", Desc: "unprefixed BL code",
 		write: func(b *bytes.Buffer, f *Feature) { b.WriteByte('"'); b.WriteString(f.BL); b.WriteByte('"') }}
@@ -112,7 +112,7 @@ func (fm *Form) Names() []string {
 
 // Write writes f as a GeoJSON Feature of this form, its coordinates in
 // crs: CRS84 copies the stored coordinates, other CRS convert them. Stored
-// coordinates that cannot be read are an error wrapping store.ErrCorrupt
+// coordinates that cannot be read are an error wrapping lod2store.ErrCorrupt
 // (b then holds a partial feature); the caller, who knows the feature's
 // source, reports it as that source's damage (Damaged).
 func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS) error {
@@ -137,7 +137,7 @@ func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS) error {
 // writeCoords writes GeoJSON MultiPolygon coordinates (stored as WGS84
 // lon, lat, z text) in crs: metres with 3 decimals, degrees with 8. Stored
 // text that is not MultiPolygon coordinates is an error wrapping
-// store.ErrCorrupt.
+// lod2store.ErrCorrupt.
 func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) error {
 	if crs == geo.CRS84 {
 		b.Write(coords)
@@ -145,7 +145,7 @@ func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) error {
 	}
 	var mp [][][][]float64
 	if err := json.Unmarshal(coords, &mp); err != nil {
-		return fmt.Errorf("%w: stored coordinates: %v", store.ErrCorrupt, err)
+		return fmt.Errorf("%w: stored coordinates: %v", lod2store.ErrCorrupt, err)
 	}
 	prec := 8
 	if crs.Projected() {
@@ -165,7 +165,7 @@ func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) error {
 			b.WriteByte('[')
 			for k, p := range ring {
 				if len(p) < 2 {
-					return fmt.Errorf("%w: stored coordinates: a position of %d numbers", store.ErrCorrupt, len(p))
+					return fmt.Errorf("%w: stored coordinates: a position of %d numbers", lod2store.ErrCorrupt, len(p))
 				}
 				if k > 0 {
 					b.WriteByte(',')

@@ -7,15 +7,15 @@ import (
 	"testing"
 
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 func TestFormWrite(t *testing.T) {
-	h := store.FedHit{BL: "he", Hit: store.Hit{SurfaceID: 7, BuildingID: 3, GMLID: `DEHE"1`, Class: store.ClassRoof,
+	h := lod2store.FedHit{BL: "he", Hit: lod2store.Hit{SurfaceID: 7, BuildingID: 3, GMLID: `DEHE"1`, Class: lod2store.ClassRoof,
 		Coords: []byte(`[[[[8.67,50.11,100],[8.68,50.11,100],[8.68,50.12,105],[8.67,50.11,100]]]]`)}}
 	az := 181.5
-	f := Feature{FedHit: h, Roof: Summarize([]store.Facet{{TiltDeg: 3, AreaM2: 1.004}, {TiltDeg: 30, AzimuthDeg: &az, AreaM2: 20.001}})}
-	src := store.Source{BL: "he", Pack: "lod2/he/2026-07-20"}
+	f := Feature{FedHit: h, Roof: Summarize([]lod2store.Facet{{TiltDeg: 3, AreaM2: 1.004}, {TiltDeg: 30, AzimuthDeg: &az, AreaM2: 20.001}})}
+	src := lod2store.Source{BL: "he", Pack: "lod2/he/2026-07-20"}
 	for _, c := range []struct {
 		form *Form
 		crs  geo.CRS
@@ -53,8 +53,8 @@ func TestFormWrite(t *testing.T) {
 	f.Coords = []byte(`{{{{8.67,50.11,100]]]]`)
 	b.Reset()
 	err := Damaged(src, OGCSurface.Write(&b, &f, geo.CRS{EPSG: 25832}))
-	var d *store.DamagedError
-	if !errors.Is(err, store.ErrCorrupt) || !errors.As(err, &d) || d.Pack != "lod2/he/2026-07-20" {
+	var d *lod2store.DamagedError
+	if !errors.Is(err, lod2store.ErrCorrupt) || !errors.As(err, &d) || d.Pack != "lod2/he/2026-07-20" {
 		t.Errorf("damaged coordinates: %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -29,7 +29,7 @@ type Opener[H any] func(ctx context.Context, dir string, m pack.Manifest) (H, er
 // products without a handle (the listings and static files need none).
 type Options struct {
 	Dir    string                   // the data directory
-	LoD2   Opener[*store.LoD2]      // opens pack.LoD2 packs
+	LoD2   Opener[*lod2store.LoD2]  // opens pack.LoD2 packs
 	Raster Opener[*terrain.Dataset] // opens pack.Terrain and pack.Vegetation packs
 }
 
@@ -57,7 +57,7 @@ func New(opts Options) *Catalog {
 type Pack struct {
 	Manifest pack.Manifest
 	Dir      string           // absolute directory of the pack
-	LoD2     *store.LoD2      // the open store of a LoD2 pack, or nil
+	LoD2     *lod2store.LoD2  // the open store of a LoD2 pack, or nil
 	Raster   *terrain.Dataset // the open dataset of a terrain or vegetation pack, or nil
 	id       string           // Manifest.Key() as text
 	stamp    string           // manifest identity on disk, for reuse across reloads

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/internal/fixture"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 func commit(t *testing.T, data string, key pack.Key) {
@@ -36,11 +36,11 @@ func commitLoD2(t *testing.T, data string, key pack.Key) {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	lw, err := store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	lw, err := lod2store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lw.Add(ctx, store.BuildingInput{GMLID: "DEHE00000001", Valid: true, Surfaces: fixture.Box(477000, 5553000, 10, 8, 100, 10)}); err != nil {
+	if err := lw.Add(ctx, lod2store.BuildingInput{GMLID: "DEHE00000001", Valid: true, Surfaces: fixture.Box(477000, 5553000, 10, 8, 100, 10)}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := lw.Finish(ctx, map[string]string{"bl": key.BL})
@@ -106,16 +106,16 @@ func TestSwapIsAtomicForUsers(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
 	commitLoD2(t, data, pack.Key{Product: pack.LoD2, BL: "he", Snapshot: "2026-01-01"})
-	var opened []*store.LoD2
-	c := New(Options{Dir: data, LoD2: func(ctx context.Context, dir string, m pack.Manifest) (*store.LoD2, error) {
-		st, err := store.OpenPack(ctx, dir, m)
+	var opened []*lod2store.LoD2
+	c := New(Options{Dir: data, LoD2: func(ctx context.Context, dir string, m pack.Manifest) (*lod2store.LoD2, error) {
+		st, err := lod2store.OpenPack(ctx, dir, m)
 		if err == nil {
 			opened = append(opened, st)
 		}
 		return st, err
 	}})
 	// A closed store no longer answers its probe.
-	closed := func(st *store.LoD2) bool { return st.Probe(ctx) != nil }
+	closed := func(st *lod2store.LoD2) bool { return st.Probe(ctx) != nil }
 	if _, err := c.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}

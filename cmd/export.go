@@ -12,7 +12,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 func newExport() *cobra.Command {
@@ -42,7 +42,7 @@ buildings). The origin is the bbox centre (or its south-west corner) in the UTM 
 				return fmt.Errorf("--bbox: %w", err)
 			}
 			r.BBox = b
-			cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+			cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 			v, err := cat.Reload(c.Context())
 			if err != nil {
 				return err

@@ -15,9 +15,9 @@ import (
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/internal/fixture"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -47,14 +47,14 @@ func writeBoxPack(b *testing.B, data string, st bl.State, n int, seed uint64) {
 		b.Fatal(err)
 	}
 	defer w.Abort()
-	lw, err := store.CreateLoD2(context.Background(), filepath.Join(w.Dir(), "lod2.sqlite"), st.EPSG)
+	lw, err := lod2store.CreateLoD2(context.Background(), filepath.Join(w.Dir(), "lod2.sqlite"), st.EPSG)
 	if err != nil {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for i := range n {
 		x, y := 400000+rng.Float64()*4000, 5600000+rng.Float64()*4000
-		if err := lw.Add(context.Background(), store.BuildingInput{GMLID: fmt.Sprintf("%s%08d", st.IDPrefix, i), Valid: true,
+		if err := lw.Add(context.Background(), lod2store.BuildingInput{GMLID: fmt.Sprintf("%s%08d", st.IDPrefix, i), Valid: true,
 			Surfaces: fixture.Box(x, y, 10, 8, 50, 9)}); err != nil {
 			b.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/glb"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // GLBRequest says which buildings go into the GLB and how it is framed.
@@ -54,7 +54,7 @@ func (r GLBRequest) Anchor() Anchor {
 type Source struct {
 	BL, Snapshot string
 	Attribution  string // the BL's licence attribution, written into the GLB
-	Store        *store.LoD2
+	Store        *lod2store.LoD2
 	ids          []int64
 }
 
@@ -104,7 +104,7 @@ func GLB(ctx context.Context, srcs []Source, r GLBRequest) (Result, error) {
 			limit = r.MaxBuildings - total
 		}
 		ids, err := srcs[i].Store.BuildingIDsIn(ctx, r.BBox, limit)
-		if errors.Is(err, store.ErrTooMany) {
+		if errors.Is(err, lod2store.ErrTooMany) {
 			return Result{}, &TooLargeError{fmt.Sprintf("More than %d buildings meet the bbox; at most %d are allowed.", r.MaxBuildings, r.MaxBuildings)}
 		}
 		if err != nil {
@@ -145,7 +145,7 @@ func GLB(ctx context.Context, srcs []Source, r GLBRequest) (Result, error) {
 			continue
 		}
 		zone := src.Store.Zone()
-		err := src.Store.BuildingGeometry(ctx, src.ids, func(bd *store.Building3D) error {
+		err := src.Store.BuildingGeometry(ctx, src.ids, func(bd *lod2store.Building3D) error {
 			gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
 			for _, sf := range bd.Surfaces {
 				if zone != an.Zone {

@@ -12,8 +12,8 @@ import (
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/citygml"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // LoD2File is the name of the SpatiaLite file inside a LoD2 pack.
@@ -157,7 +157,7 @@ type lod2Import struct {
 	place         *placeCheck // where each file's buildings lie
 	dir           string
 	inputs        []citygml.Input
-	w             *store.LoD2Writer
+	w             *lod2store.LoD2Writer
 	epsg          int
 	prog          Progress
 	done          int64 // bytes of finished files
@@ -212,7 +212,7 @@ func (imp *lod2Import) file(ctx context.Context, in citygml.Input) error {
 func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building) error {
 	if imp.w == nil {
 		imp.epsg = b.EPSG
-		w, err := store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), b.EPSG)
+		w, err := lod2store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), b.EPSG)
 		if err != nil {
 			return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
 		}
@@ -279,8 +279,8 @@ func (imp *lod2Import) report(force bool) {
 }
 
 // convert maps a parsed building to the store's input form.
-func convert(b *citygml.Building) store.BuildingInput {
-	out := store.BuildingInput{GMLID: b.ID, PartIDs: b.Parts,
+func convert(b *citygml.Building) lod2store.BuildingInput {
+	out := lod2store.BuildingInput{GMLID: b.ID, PartIDs: b.Parts,
 		Valid: citygml.Validate(b, citygml.DefaultPlanarityTolM).OK()}
 	for _, s := range b.Surfaces {
 		owner := s.OwnerID
@@ -289,10 +289,10 @@ func convert(b *citygml.Building) store.BuildingInput {
 		}
 		switch s.Class {
 		case citygml.Wall, citygml.Roof, citygml.Ground:
-			out.Surfaces = append(out.Surfaces, store.SurfaceInput{OwnerID: owner, Class: s.Class.Code(), Polygons: polygons(s.Polygons)})
+			out.Surfaces = append(out.Surfaces, lod2store.SurfaceInput{OwnerID: owner, Class: s.Class.Code(), Polygons: polygons(s.Polygons)})
 		case citygml.Unclassified:
 			for _, p := range s.Polygons {
-				out.Surfaces = append(out.Surfaces, store.SurfaceInput{OwnerID: owner, Class: classify(p.Exterior),
+				out.Surfaces = append(out.Surfaces, lod2store.SurfaceInput{OwnerID: owner, Class: classify(p.Exterior),
 					Polygons: polygons([]citygml.Polygon{p})})
 			}
 		}
@@ -300,10 +300,10 @@ func convert(b *citygml.Building) store.BuildingInput {
 	return out
 }
 
-func polygons(ps []citygml.Polygon) [][]store.Ring {
-	out := make([][]store.Ring, 0, len(ps))
+func polygons(ps []citygml.Polygon) [][]lod2store.Ring {
+	out := make([][]lod2store.Ring, 0, len(ps))
 	for _, p := range ps {
-		rings := make([]store.Ring, 0, 1+len(p.Interiors))
+		rings := make([]lod2store.Ring, 0, 1+len(p.Interiors))
 		rings = append(rings, ring(p.Exterior))
 		for _, h := range p.Interiors {
 			rings = append(rings, ring(h))
@@ -313,8 +313,8 @@ func polygons(ps []citygml.Polygon) [][]store.Ring {
 	return out
 }
 
-func ring(r citygml.Ring) store.Ring {
-	out := make(store.Ring, len(r))
+func ring(r citygml.Ring) lod2store.Ring {
+	out := make(lod2store.Ring, len(r))
 	for i, p := range r {
 		out[i] = p
 	}
@@ -328,7 +328,7 @@ func ring(r citygml.Ring) store.Ring {
 func classify(r citygml.Ring) int {
 	var nx, ny, nz float64
 	if len(r) == 0 {
-		return store.ClassWall
+		return lod2store.ClassWall
 	}
 	o := r[0]
 	for i := range r {
@@ -341,13 +341,13 @@ func classify(r citygml.Ring) int {
 	}
 	n := math.Sqrt(nx*nx + ny*ny + nz*nz)
 	if n == 0 {
-		return store.ClassWall
+		return lod2store.ClassWall
 	}
 	switch cos := nz / n; {
 	case cos > math.Cos(80*math.Pi/180):
-		return store.ClassRoof
+		return lod2store.ClassRoof
 	case cos < -math.Cos(80*math.Pi/180):
-		return store.ClassGround
+		return lod2store.ClassGround
 	}
-	return store.ClassWall
+	return lod2store.ClassWall
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 const (
@@ -51,7 +51,7 @@ func TestImportRealSamples(t *testing.T) {
 			if _, err := pack.ReadManifest(dir); err != nil {
 				t.Fatal(err)
 			}
-			s, err := store.OpenLoD2(context.Background(), filepath.Join(dir, LoD2File))
+			s, err := lod2store.OpenLoD2(context.Background(), filepath.Join(dir, LoD2File))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,12 +11,12 @@ import (
 	"github.com/svc-geodata/svc/demo"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // importBuildings writes buildings as CityGML, imports them as BL "he"
 // (EPSG:25832) and opens the result.
-func importBuildings(t *testing.T, epsg int, bl string, bs []demo.Building) *store.LoD2 {
+func importBuildings(t *testing.T, epsg int, bl string, bs []demo.Building) *lod2store.LoD2 {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := demo.WriteCityGML(&buf, demo.CityGMLOptions{EPSG: epsg, Version: 2}, bs); err != nil {
@@ -28,7 +28,7 @@ func importBuildings(t *testing.T, epsg int, bl string, bs []demo.Building) *sto
 	if _, err := importer.LoD2(context.Background(), importer.Common{DataDir: data, BL: bl, Snapshot: "2026-07-20", LicenseID: "cc-by-4.0"}, []string{src}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.OpenLoD2(context.Background(), filepath.Join(data, "lod2", bl, "2026-07-20", importer.LoD2File))
+	s, err := lod2store.OpenLoD2(context.Background(), filepath.Join(data, "lod2", bl, "2026-07-20", importer.LoD2File))
 	if err != nil {
 		t.Fatal(err)
 	}

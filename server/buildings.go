@@ -12,8 +12,8 @@ import (
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 func (s *Server) buildingRoutes() []route {
@@ -54,10 +54,10 @@ func (s *Server) buildingRoutes() []route {
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *input) error {
-	bbox, limit, after := parsedAs[geo.BBox](in, "bbox"), in.integer("limit"), parsedAs[store.Position](in, "cursor")
+	bbox, limit, after := parsedAs[geo.BBox](in, "bbox"), in.integer("limit"), parsedAs[lod2store.Position](in, "cursor")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	page, err := buildings.Search(r.Context(), buildings.Sources(v), bbox, after, limit, store.Filter{})
+	page, err := buildings.Search(r.Context(), buildings.Sources(v), bbox, after, limit, lod2store.Filter{})
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *inpu
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	src, b, err := buildings.Building(r.Context(), buildings.Sources(v), gmlid)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, lod2store.ErrNotFound) {
 		return notFound(gmlid)
 	}
 	if err != nil {
@@ -194,7 +194,7 @@ func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request, in *input) e
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	src, facets, err := buildings.Roof(r.Context(), buildings.Sources(v), gmlid)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, lod2store.ErrNotFound) {
 		return notFound(gmlid)
 	}
 	if err != nil {
@@ -232,7 +232,7 @@ func writeJSONString(buf *bytes.Buffer, s string) { buildings.WriteJSONString(bu
 
 // damagedWarnings notes the BL a federated search skipped in the damage log
 // (admin health, /readyz) and words them for svc.warnings.
-func (s *Server) damagedWarnings(damaged []*store.DamagedError) []string {
+func (s *Server) damagedWarnings(damaged []*lod2store.DamagedError) []string {
 	var out []string
 	for _, d := range damaged {
 		s.damage.note(d)

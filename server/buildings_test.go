@@ -13,9 +13,9 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/demo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -33,7 +33,7 @@ var demoServer = sync.OnceValues(func() (*httptest.Server, error) {
 	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
 		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack, Raster: openRaster})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack, Raster: openRaster})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/svc-geodata/svc/demo"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // TestDamagedSearchFileSkipsItsBL: two states cover the same box; the
@@ -35,7 +35,7 @@ func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	// Keep the header and index (checked when the pack opens); damage the
 	// surface records, which are read at search time.
 	garble(t, idx, st.Size()/2)
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 	v, err := cat.Reload(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestDamagedSpatiaLiteStaysLocal(t *testing.T) {
 			}
 		}
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestOGCDamagedCoordinatesAre503(t *testing.T) {
 	if err := os.WriteFile(idx, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}

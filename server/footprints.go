@@ -16,8 +16,8 @@ import (
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -133,14 +133,14 @@ func (d *damagedTile) Error() string { return "server: footprint tile with damag
 // bbox, up to footprintCap, as a search body; Meta is a footprintMeta.
 func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BBox) (tilecache.Entry, error) {
 	var (
-		hits     []store.FedHit
-		after    store.Position
+		hits     []lod2store.FedHit
+		after    lod2store.Position
 		warnings []string
 		damaged  bool
 	)
 	srcs := buildings.Sources(v)
 	for {
-		page, err := buildings.Search(ctx, srcs, bbox, after, footprintPage, store.Filter{Class: store.ClassGround})
+		page, err := buildings.Search(ctx, srcs, bbox, after, footprintPage, lod2store.Filter{Class: lod2store.ClassGround})
 		if err != nil {
 			return tilecache.Entry{}, err
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // denseTown serves one LoD2 pack with 1,500 gabled buildings in 1 km2 (the
@@ -27,14 +27,14 @@ var denseTown = sync.OnceValues(func() (*Server, error) {
 		return nil, err
 	}
 	defer w.Abort()
-	lw, err := store.CreateLoD2(context.Background(), filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	lw, err := lod2store.CreateLoD2(context.Background(), filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range 1500 {
 		x, y := 477000+rng.Float64()*980, 5551000+rng.Float64()*980
-		if err := lw.Add(context.Background(), store.BuildingInput{GMLID: fmt.Sprintf("DEHEBENCH%05d", i), Valid: true,
+		if err := lw.Add(context.Background(), lod2store.BuildingInput{GMLID: fmt.Sprintf("DEHEBENCH%05d", i), Valid: true,
 			Surfaces: gabled(x, y, 12, 9, 110, 7, 4)}); err != nil {
 			return nil, err
 		}
@@ -47,7 +47,7 @@ var denseTown = sync.OnceValues(func() (*Server, error) {
 		LoD2: &pack.LoD2Info{File: "lod2.sqlite", BuildingCount: st.Buildings, SurfaceCount: st.Surfaces}}); err != nil {
 		return nil, err
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}
@@ -55,16 +55,16 @@ var denseTown = sync.OnceValues(func() (*Server, error) {
 })
 
 // gabled is a box with a gable roof: ground, 4 walls (two pentagons), 2 roof facets.
-func gabled(x, y, l, d, z0, h, ridge float64) []store.SurfaceInput {
+func gabled(x, y, l, d, z0, h, ridge float64) []lod2store.SurfaceInput {
 	zr := z0 + h + ridge
-	return []store.SurfaceInput{
-		{Class: store.ClassGround, Polygons: [][]store.Ring{{{{x, y + d, z0}, {x + l, y + d, z0}, {x + l, y, z0}, {x, y, z0}}}}},
-		{Class: store.ClassWall, Polygons: [][]store.Ring{{{{x, y, z0}, {x + l, y, z0}, {x + l, y, z0 + h}, {x, y, z0 + h}}}}},
-		{Class: store.ClassWall, Polygons: [][]store.Ring{{{{x + l, y, z0}, {x + l, y + d, z0}, {x + l, y + d, z0 + h}, {x + l, y + d/2, zr}, {x + l, y, z0 + h}}}}},
-		{Class: store.ClassWall, Polygons: [][]store.Ring{{{{x + l, y + d, z0}, {x, y + d, z0}, {x, y + d, z0 + h}, {x + l, y + d, z0 + h}}}}},
-		{Class: store.ClassWall, Polygons: [][]store.Ring{{{{x, y + d, z0}, {x, y, z0}, {x, y, z0 + h}, {x, y + d/2, zr}, {x, y + d, z0 + h}}}}},
-		{Class: store.ClassRoof, Polygons: [][]store.Ring{{{{x, y, z0 + h}, {x + l, y, z0 + h}, {x + l, y + d/2, zr}, {x, y + d/2, zr}}}}},
-		{Class: store.ClassRoof, Polygons: [][]store.Ring{{{{x, y + d/2, zr}, {x + l, y + d/2, zr}, {x + l, y + d, z0 + h}, {x, y + d, z0 + h}}}}},
+	return []lod2store.SurfaceInput{
+		{Class: lod2store.ClassGround, Polygons: [][]lod2store.Ring{{{{x, y + d, z0}, {x + l, y + d, z0}, {x + l, y, z0}, {x, y, z0}}}}},
+		{Class: lod2store.ClassWall, Polygons: [][]lod2store.Ring{{{{x, y, z0}, {x + l, y, z0}, {x + l, y, z0 + h}, {x, y, z0 + h}}}}},
+		{Class: lod2store.ClassWall, Polygons: [][]lod2store.Ring{{{{x + l, y, z0}, {x + l, y + d, z0}, {x + l, y + d, z0 + h}, {x + l, y + d/2, zr}, {x + l, y, z0 + h}}}}},
+		{Class: lod2store.ClassWall, Polygons: [][]lod2store.Ring{{{{x + l, y + d, z0}, {x, y + d, z0}, {x, y + d, z0 + h}, {x + l, y + d, z0 + h}}}}},
+		{Class: lod2store.ClassWall, Polygons: [][]lod2store.Ring{{{{x, y + d, z0}, {x, y, z0}, {x, y, z0 + h}, {x, y + d/2, zr}, {x, y + d, z0 + h}}}}},
+		{Class: lod2store.ClassRoof, Polygons: [][]lod2store.Ring{{{{x, y, z0 + h}, {x + l, y, z0 + h}, {x + l, y + d/2, zr}, {x, y + d/2, zr}}}}},
+		{Class: lod2store.ClassRoof, Polygons: [][]lod2store.Ring{{{{x, y + d/2, zr}, {x + l, y + d/2, zr}, {x + l, y + d, z0 + h}, {x, y + d, z0 + h}}}}},
 	}
 }
 

@@ -19,8 +19,8 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/tiles3d"
 )
 
@@ -37,14 +37,14 @@ func glbFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	lw, err := store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	lw, err := lod2store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(8, 9))
 	for i := range 400 {
 		x, y := glbE0+rng.Float64()*600, glbN0+rng.Float64()*600
-		if err := lw.Add(ctx, store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: synth.Box(x, y, 10, 8, 100, 10)}); err != nil {
+		if err := lw.Add(ctx, lod2store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: synth.Box(x, y, 10, 8, 100, 10)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,7 +59,7 @@ func glbFixture(t *testing.T) *fixture {
 	if _, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: data, BL: "he", MaxPerTile: 100}); err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 	t.Cleanup(cat.Close)
 	if _, err := cat.Reload(ctx); err != nil {
 		t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // The OGC API - Features layer (Part 1 Core, Part 2 CRS by reference) over
@@ -197,7 +197,7 @@ func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *input)
 // ogcCollection is one collection: what it holds in the current view.
 type ogcCollection struct {
 	id, title, desc string
-	sources         []store.Source
+	sources         []lod2store.Source
 	snapshots       map[string]string // BL -> snapshot
 	roofs           bool
 }
@@ -205,11 +205,11 @@ type ogcCollection struct {
 // ogcCollections lists the collections of view v, federated ones first.
 // With only set, it builds just that collection (the items route needs one).
 func ogcCollections(v *catalog.View, only string) []ogcCollection {
-	var srcs []store.Source
+	var srcs []lod2store.Source
 	snaps := map[string]string{}
 	var per []ogcCollection
 	for _, p := range v.LoD2() {
-		src := store.Source{BL: p.Manifest.BL, Pack: p.ID(), LoD2: p.LoD2}
+		src := lod2store.Source{BL: p.Manifest.BL, Pack: p.ID(), LoD2: p.LoD2}
 		srcs = append(srcs, src)
 		snaps[src.BL] = p.Manifest.Snapshot
 		id := collBLPrefix + src.BL
@@ -218,7 +218,7 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 		}
 		per = append(per, ogcCollection{id: id, title: "LoD2 building surfaces, " + strings.ToUpper(src.BL),
 			desc:    fmt.Sprintf("Every LoD2 surface of BL %s, snapshot %s (%s).", src.BL, p.Manifest.Snapshot, p.Manifest.AttributionText()),
-			sources: []store.Source{src}, snapshots: map[string]string{src.BL: p.Manifest.Snapshot}})
+			sources: []lod2store.Source{src}, snapshots: map[string]string{src.BL: p.Manifest.Snapshot}})
 	}
 	if only != "" && only != collBuildings && only != collRoofs {
 		return per
@@ -329,7 +329,7 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request, in 
 // ogcCursor is a paging position that also names the snapshot of its BL,
 // so a page asked for after a reload can say the data changed.
 type ogcCursor struct {
-	store.Position
+	lod2store.Position
 	Snapshot string
 }
 
@@ -351,7 +351,7 @@ func decodeOGCCursor(s string) (any, error) {
 	if !ok || sid <= 0 || parts[0] == "" {
 		return nil, bad
 	}
-	return ogcCursor{Position: store.Position{BL: parts[0], SurfaceID: int64(sid)}, Snapshot: parts[1]}, nil
+	return ogcCursor{Position: lod2store.Position{BL: parts[0], SurfaceID: int64(sid)}, Snapshot: parts[1]}, nil
 }
 
 // itemsQuery is a parsed items request.
@@ -361,7 +361,7 @@ type itemsQuery struct {
 	crs      geo.CRS
 	limit    int
 	after    ogcCursor
-	filter   store.Filter
+	filter   lod2store.Filter
 	datetime [2]string // inclusive date bounds, "" open
 	hasTime  bool
 }
@@ -493,7 +493,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	if err != nil {
 		return err
 	}
-	var srcs []store.Source
+	var srcs []lod2store.Source
 	for _, src := range c.sources {
 		if iq.admitsSnapshot(c.snapshots[src.BL]) {
 			srcs = append(srcs, src)
@@ -509,13 +509,13 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	f := iq.filter
 	f.All = iq.all
 	if c.roofs {
-		if f.Class != 0 && f.Class != store.ClassRoof {
+		if f.Class != 0 && f.Class != lod2store.ClassRoof {
 			srcs = nil
 		}
-		f.Class = store.ClassRoof
+		f.Class = lod2store.ClassRoof
 	}
 	page, err := buildings.Search(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
-	if errors.Is(err, store.ErrCursor) {
+	if errors.Is(err, lod2store.ErrCursor) {
 		return report(errMalformed, "Parameter cursor does not belong to the current data; restart paging without a cursor.")
 	}
 	if err != nil {
@@ -551,7 +551,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	matched := int64(-1)
-	if iq.all && !iq.hasTime && iq.filter == (store.Filter{}) {
+	if iq.all && !iq.hasTime && iq.filter == (lod2store.Filter{}) {
 		matched = 0
 		for _, src := range srcs {
 			_, n := src.LoD2.Counts()
@@ -590,7 +590,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 
 // ogcItemsBody writes the FeatureCollection, its features in the
 // buildings.OGCSurface form, or buildings.OGCRoof with roofs.
-func ogcItemsBody(srcs []store.Source, hits []store.FedHit, roofs []buildings.RoofSummary, crs geo.CRS, links []ogcLink, matched int64) (*bytes.Buffer, error) {
+func ogcItemsBody(srcs []lod2store.Source, hits []lod2store.FedHit, roofs []buildings.RoofSummary, crs geo.CRS, links []ogcLink, matched int64) (*bytes.Buffer, error) {
 	form := buildings.OGCSurface
 	if roofs != nil {
 		form = buildings.OGCRoof
@@ -624,13 +624,13 @@ func ogcItemsBody(srcs []store.Source, hits []store.FedHit, roofs []buildings.Ro
 }
 
 // sourceOf returns the source of BL code in srcs.
-func sourceOf(srcs []store.Source, code string) store.Source {
+func sourceOf(srcs []lod2store.Source, code string) lod2store.Source {
 	for _, s := range srcs {
 		if s.BL == code {
 			return s
 		}
 	}
-	return store.Source{BL: code}
+	return lod2store.Source{BL: code}
 }
 
 func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input) error {
@@ -650,7 +650,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input
 		return report(errNotFound, "Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, clip(fid))
 	}
 	h, err := buildings.Surface(c.sources, blCode, int64(sid))
-	if errors.Is(err, store.ErrNotFound) || err == nil && c.roofs && h.Class != store.ClassRoof {
+	if errors.Is(err, lod2store.ErrNotFound) || err == nil && c.roofs && h.Class != lod2store.ClassRoof {
 		return report(errNotFound, "Collection %s has no feature %q.", c.id, clip(fid))
 	}
 	if err != nil {
@@ -658,7 +658,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input
 	}
 	f, form := buildings.Feature{FedHit: h}, buildings.OGCSurface
 	if c.roofs {
-		rs, err := buildings.RoofSummaries(r.Context(), c.sources, []store.FedHit{h})
+		rs, err := buildings.RoofSummaries(r.Context(), c.sources, []lod2store.FedHit{h})
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // bboxParam declares the WGS84 bbox of the /v1 routes.
@@ -70,9 +70,9 @@ func parseCursor(s string) (any, error) {
 
 // decodeCursor parses an opaque cursor: base64 (URL-safe or standard, with
 // or without padding) of "<bl>:<surface_id>".
-func decodeCursor(s string) (store.Position, error) {
+func decodeCursor(s string) (lod2store.Position, error) {
 	if len(s) > maxCursorLen {
-		return store.Position{}, errors.New("too long")
+		return lod2store.Position{}, errors.New("too long")
 	}
 	var raw []byte
 	var err error
@@ -82,28 +82,28 @@ func decodeCursor(s string) (store.Position, error) {
 		}
 	}
 	if err != nil {
-		return store.Position{}, errors.New("not base64")
+		return lod2store.Position{}, errors.New("not base64")
 	}
 	code, id, ok := strings.Cut(string(raw), ":")
 	if !ok {
 		// The old format was a bare decimal surface id; anything else
 		// without a BL part is simply not a cursor.
 		if _, isDecimal := decimalInt(string(raw)); isDecimal && len(raw) > 0 && raw[0] != '-' {
-			return store.Position{}, errPreFederation
+			return lod2store.Position{}, errPreFederation
 		}
-		return store.Position{}, errors.New("no BL part")
+		return lod2store.Position{}, errors.New("no BL part")
 	}
 	if st, found := bl.Lookup(code); !found || st.Code != code {
-		return store.Position{}, errors.New("unknown BL")
+		return lod2store.Position{}, errors.New("unknown BL")
 	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != id {
-		return store.Position{}, errors.New("bad surface id")
+		return lod2store.Position{}, errors.New("bad surface id")
 	}
-	return store.Position{BL: code, SurfaceID: n}, nil
+	return lod2store.Position{BL: code, SurfaceID: n}, nil
 }
 
-func encodeCursor(p store.Position) string {
+func encodeCursor(p lod2store.Position) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(p.BL + ":" + strconv.FormatInt(p.SurfaceID, 10)))
 }
 

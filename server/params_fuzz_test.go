@@ -19,7 +19,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/schemacheck"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 func FuzzDecodeCursor(f *testing.F) {
@@ -47,7 +47,7 @@ func FuzzDecodeCursor(f *testing.F) {
 
 func TestCursorRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, p := range []store.Position{{BL: "he", SurfaceID: 1}, {BL: "nrw", SurfaceID: 1<<62 + 5}, {BL: "sh", SurfaceID: 42}} {
+	for _, p := range []lod2store.Position{{BL: "he", SurfaceID: 1}, {BL: "nrw", SurfaceID: 1<<62 + 5}, {BL: "sh", SurfaceID: 42}} {
 		got, err := decodeCursor(encodeCursor(p))
 		if err != nil || got != p {
 			t.Errorf("%+v -> %+v, %v", p, got, err)
@@ -221,7 +221,7 @@ var smallLoD2Server = sync.OnceValues(func() (*httptest.Server, error) {
 		[]string{src}); err != nil {
 		return nil, err
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/glb"
 	"github.com/svc-geodata/svc/hillshade"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/state"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -145,7 +145,7 @@ type problemRow struct {
 // reveals nothing of its cause.
 var problemTable = []problemRow{
 	{kind: errMalformed, status: http.StatusBadRequest, slug: "bad-request"},
-	{kind: store.ErrCursor, status: http.StatusBadRequest, slug: "bad-request",
+	{kind: lod2store.ErrCursor, status: http.StatusBadRequest, slug: "bad-request",
 		detail: fixed("Parameter cursor does not belong to the current data; restart the search without a cursor.")},
 	{kind: errInvalid, status: http.StatusUnprocessableEntity, slug: "validation-error"},
 	{kind: export.ErrOptions, status: http.StatusUnprocessableEntity, slug: "validation-error",
@@ -161,7 +161,7 @@ var problemTable = []problemRow{
 		detail: fixed("The raster holds no value at the requested place (NoData).")},
 	{kind: access.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such API key.")},
 	{kind: catalog.ErrNoTileset, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such tileset.")},
-	{kind: store.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such building.")},
+	{kind: lod2store.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such building.")},
 	{kind: qmesh.ErrTile, status: http.StatusNotFound, slug: "not-found",
 		detail: fixed(fmt.Sprintf("No such quantized-mesh tile: levels 0 to %d, x below 2^(z+1), y below 2^z.", qmesh.MaxZoom))},
 	{kind: hillshade.ErrTile, status: http.StatusNotFound, slug: "not-found",
@@ -181,7 +181,7 @@ var problemTable = []problemRow{
 	// reported as damage whatever else the answer ran into.
 	{kind: raster.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
 		header: http.Header{"Retry-After": {"3600"}}},
-	{kind: store.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
+	{kind: lod2store.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
 		header: http.Header{"Retry-After": {"3600"}}},
 	{kind: state.ErrFull, status: http.StatusServiceUnavailable, slug: "service-unavailable",
 		detail: fixed("The server's key and usage store has no space left; nothing was written. Try again later."),
@@ -263,7 +263,7 @@ func toHTTPError(err error) *httpError {
 	var f *fault
 	// A damaged file met on the way is reported as damage, whatever the
 	// handler made of the failure: the operator must hear of it.
-	if errors.As(err, &f) && !errors.Is(err, raster.ErrCorrupt) && !errors.Is(err, store.ErrCorrupt) {
+	if errors.As(err, &f) && !errors.Is(err, raster.ErrCorrupt) && !errors.Is(err, lod2store.ErrCorrupt) {
 		for i := range problemTable {
 			if row := &problemTable[i]; row.kind == f.kind {
 				e := &httpError{status: row.status, slug: row.slug, cause: err, header: row.header, detail: f.detail, ext: f.ext}

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -29,7 +29,7 @@ func (d *damageLog) note(err error) {
 	id := "unknown file"
 	var (
 		te *terrain.TileError
-		de *store.DamagedError
+		de *lod2store.DamagedError
 	)
 	switch {
 	case errors.As(err, &te):

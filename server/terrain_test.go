@@ -20,9 +20,9 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
-	"github.com/svc-geodata/svc/store"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -116,7 +116,7 @@ func buildRasterFixture() (*rasterFixture, error) {
 	openRaster := func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
 		return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
 	}
-	cat := catalog.New(catalog.Options{Dir: data, LoD2: store.OpenPack, Raster: openRaster})
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack, Raster: openRaster})
 	v, err := cat.Reload(ctx)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // maxDepth bounds the quadtree; a cell of a 1,000 km BL at depth 14 is
@@ -27,7 +27,7 @@ type cell struct {
 
 // quadtree splits the square around all extents until each leaf holds at
 // most maxPer buildings.
-func quadtree(ext []store.BuildingExtent, maxPer int) *cell {
+func quadtree(ext []lod2store.BuildingExtent, maxPer int) *cell {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, e := range ext {
 		minX, minY = math.Min(minX, e.MinX), math.Min(minY, e.MinY)
@@ -43,7 +43,7 @@ func quadtree(ext []store.BuildingExtent, maxPer int) *cell {
 	return root
 }
 
-func split(c *cell, ext []store.BuildingExtent, idx []int, maxPer int) {
+func split(c *cell, ext []lod2store.BuildingExtent, idx []int, maxPer int) {
 	if len(idx) <= maxPer || c.level >= maxDepth {
 		c.ids = make([]int64, len(idx))
 		for i, k := range idx {

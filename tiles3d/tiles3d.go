@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // ErrNoSource reports that the data directory lacks a source a build needs
@@ -113,7 +113,7 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 	if err := checkCovers(o.HeightModel, src.BBoxWGS84); err != nil {
 		return pack.Manifest{}, err
 	}
-	st, err := store.OpenLoD2(ctx, filepath.Join(dir, filepath.FromSlash(src.LoD2.File)))
+	st, err := lod2store.OpenLoD2(ctx, filepath.Join(dir, filepath.FromSlash(src.LoD2.File)))
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}

@@ -19,8 +19,8 @@ import (
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // lod2Pack commits a LoD2 pack of n box buildings over size x size metres
@@ -33,7 +33,7 @@ func lod2Pack(t testing.TB, data, bl string, e0, n0, size float64, n int) {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	lw, err := store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	lw, err := lod2store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func lod2Pack(t testing.TB, data, bl string, e0, n0, size float64, n int) {
 		if i == 0 {
 			x, y = e0, n0
 		}
-		if err := lw.Add(ctx, store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: fixture.Box(x, y, 8, 6, 100, 10)}); err != nil {
+		if err := lw.Add(ctx, lod2store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: fixture.Box(x, y, 8, 6, 100, 10)}); err != nil {
 			t.Fatal(err)
 		}
 	}

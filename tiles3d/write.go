@@ -14,15 +14,15 @@ import (
 
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/glb"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
-	"github.com/svc-geodata/svc/store"
 )
 
 // TilesetFile is the name of the tileset JSON in the pack.
 const TilesetFile = "tileset.json"
 
 // write builds every leaf's glb and the tileset JSON into dir.
-func write(ctx context.Context, st *store.LoD2, dir string, o Options, attribution string) (pack.TilesetInfo, error) {
+func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attribution string) (pack.TilesetInfo, error) {
 	ext, err := st.Extents(ctx)
 	if err != nil {
 		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
@@ -81,7 +81,7 @@ func write(ctx context.Context, st *store.LoD2, dir string, o Options, attributi
 
 // writeLeaf writes one leaf's glb, sets its region, content and transform,
 // and returns the buildings written and the file size.
-func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string) (int64, int64, error) {
+func writeLeaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
 		e := ext[byID[id]]
@@ -97,7 +97,7 @@ func writeLeaf(ctx context.Context, st *store.LoD2, dir string, c *cell, ext []s
 	}
 	minH, maxH := math.Inf(1), math.Inf(-1)
 	var gb glb.Building
-	err = st.BuildingGeometry(ctx, c.ids, func(bd *store.Building3D) error {
+	err = st.BuildingGeometry(ctx, c.ids, func(bd *lod2store.Building3D) error {
 		gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
 		for _, s := range bd.Surfaces {
 			for i := 2; i < len(s.Flat); i += 3 {

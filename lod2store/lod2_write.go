@@ -1,4 +1,4 @@
-package store
+package lod2store
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
 
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store/spatialite"
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // Ring is a sequence of points x (east, m), y (north, m), z (height, m) in

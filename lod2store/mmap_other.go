@@ -1,5 +1,5 @@
 //go:build !unix
 
-package store
+package lod2store
 
 func mapFile(path string) ([]byte, func() error, error) { return readAll(path) }

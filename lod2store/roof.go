@@ -1,4 +1,4 @@
-package store
+package lod2store
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/twpayne/go-geom"
 
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store/spatialite"
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // flatTiltDeg is the tilt below which a roof facet has no azimuth (SPEC 2.5).

@@ -1,10 +1,10 @@
-// Package store reads and writes the LoD2 packs of the federal states: one
+// Package lod2store reads and writes the LoD2 packs of the federal states: one
 // SpatiaLite file per BL and snapshot holding every building surface with
 // its geometry in the source CRS, an R*Tree for GIS tools, and the derived
 // data that make the API fast (WGS84 GeoJSON coordinates of each surface and
 // a packed Hilbert R-tree whose leaf order is the search order). Searches
 // over several BL are federated here too.
-package store
+package lod2store
 
 import "errors"
 

@@ -1,4 +1,4 @@
-package store_test
+package lod2store_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/testtool"
-	"github.com/svc-geodata/svc/store"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // BenchmarkSearchRealLoD2 searches the real NRW LoD2 tile (../shared
@@ -31,7 +31,7 @@ func benchReal(b *testing.B, rel, bl string, zone geo.Zone, e0, n0 float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := store.OpenLoD2(ctx, filepath.Join(data, "lod2", bl, m.Snapshot, importer.LoD2File))
+	st, err := lod2store.OpenLoD2(ctx, filepath.Join(data, "lod2", bl, m.Snapshot, importer.LoD2File))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package lod2store
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package store
+package lod2store
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/twpayne/go-geom"
 
 	"github.com/svc-geodata/svc/geo"
-	"github.com/svc-geodata/svc/store/spatialite"
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // ErrTooMany reports that a query meets more buildings than the caller's
