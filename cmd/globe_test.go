@@ -67,19 +67,9 @@ func TestViewerGlobeDrawsTerrain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	base := serveInBackground(t, demoData(t))
-	artefacts := os.Getenv("SVC_TEST_ARTIFACTS")
-	if artefacts == "" {
-		artefacts = t.TempDir()
-	}
-	os.MkdirAll(artefacts, 0o755)
+	artefacts := artefactDir(t)
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(900, 600),
-		chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.Flag("ignore-gpu-blocklist", true))...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	bctx := headlessChromium(t, ctx, chromium, 900, 600)
 	gp := &globePage{t: t, ctx: bctx, watch: watchGlobe(bctx)}
 	defer gp.watch.close()
 

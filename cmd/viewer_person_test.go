@@ -72,13 +72,7 @@ func TestViewerForAPerson(t *testing.T) {
 		return n
 	}
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 800),
-		chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.Flag("ignore-gpu-blocklist", true))...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	bctx := headlessChromium(t, ctx, chromium, 1200, 800)
 	var mu sync.Mutex
 	var pageErrors []string
 	requests := map[string]int{} // path kind -> requests the page sent
@@ -513,13 +507,7 @@ func TestViewerCountsRealBuildings(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	base := serveArgs(t, "--data", data)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 800),
-		chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.Flag("ignore-gpu-blocklist", true))...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	bctx := headlessChromium(t, ctx, chromium, 1200, 800)
 	// The tile's buildings lie within 5.8721-5.8758 E, 51.0408-51.0440 N.
 	if err := chromedp.Run(bctx, chromedp.Navigate(base+"/#16/51.0424/5.87395")); err != nil {
 		t.Fatal(err)

@@ -39,19 +39,9 @@ func TestViewerInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	base := serveInBackground(t, demoData(t))
-	artefacts := os.Getenv("SVC_TEST_ARTIFACTS")
-	if artefacts == "" {
-		artefacts = t.TempDir()
-	}
-	os.MkdirAll(artefacts, 0o755)
+	artefacts := artefactDir(t)
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 800),
-		chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.Flag("ignore-gpu-blocklist", true))...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	bctx := headlessChromium(t, ctx, chromium, 1200, 800)
 
 	var mu sync.Mutex
 	var consoleErrors, external, missing []string
