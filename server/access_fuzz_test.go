@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 func FuzzMintBody(f *testing.F) {
@@ -16,8 +18,8 @@ func FuzzMintBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := parseMintBody(b)
 		if err != nil {
-			he := toHTTPError(err)
-			if he.status != 400 && he.status != 422 {
+			he := httpapi.ToHTTPError(err)
+			if he.Status != 400 && he.Status != 422 {
 				t.Fatalf("parseMintBody error %v", err)
 			}
 			return

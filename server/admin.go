@@ -10,6 +10,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -18,22 +19,22 @@ import (
 const adminAuthDoc = "Requires the server's admin token, sent as header `X-Svc-Admin-Token` or as `Authorization: Bearer <token>` " +
 	"(compared in constant time). 401 without a matching token; 403 when the server has no admin token configured."
 
-func (s *Server) adminRoutes() []route {
-	return []route{
-		{method: "POST", path: "/v1/admin/datasets", opID: "reloadDatasets", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0", budget: longBudget,
-			summary: "Rescan the data directory and publish what finished importing",
-			desc: "Equivalent to SIGHUP. Packs whose import finished become visible, removed packs disappear, and a newer snapshot " +
+func (s *Server) adminRoutes() []httpapi.Route {
+	return []httpapi.Route{
+		{Method: "POST", Path: "/v1/admin/datasets", OpID: "reloadDatasets", Tag: "Admin", Exempt: true, Stability: "beta", Since: "0.1.0", Budget: httpapi.LongBudget,
+			Summary: "Rescan the data directory and publish what finished importing",
+			Desc: "Equivalent to SIGHUP. Packs whose import finished become visible, removed packs disappear, and a newer snapshot " +
 				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,
-			responses: []response{{status: 200, desc: "What is published after the rescan", schema: "DatasetReloadResponse"},
-				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
-			handle: s.handleReload},
-		{method: "GET", path: "/v1/admin/health", opID: "getAdminHealth", tag: "Admin", exempt: true, stability: "beta", since: "0.1.0",
-			summary: "Liveness of the core components",
-			desc: "Runs real probes: the side database (keys and counters; a write), the data directory, every published pack (manifest and files readable), and the packs that were " +
+			Responses: []httpapi.Response{{Status: 200, Desc: "What is published after the rescan", Schema: "DatasetReloadResponse"},
+				{Status: 401, Desc: "Missing or wrong admin token", Schema: "Problem"}, {Status: 403, Desc: "No admin token configured", Schema: "Problem"}},
+			Handle: s.handleReload},
+		{Method: "GET", Path: "/v1/admin/health", OpID: "getAdminHealth", Tag: "Admin", Exempt: true, Stability: "beta", Since: "0.1.0",
+			Summary: "Liveness of the core components",
+			Desc: "Runs real probes: the side database (keys and counters; a write), the data directory, every published pack (manifest and files readable), and the packs that were " +
 				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + adminAuthDoc,
-			responses: []response{{status: 200, desc: "Health report", schema: "AdminHealthResponse"},
-				{status: 401, desc: "Missing or wrong admin token", schema: "Problem"}, {status: 403, desc: "No admin token configured", schema: "Problem"}},
-			handle: s.handleAdminHealth},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Health report", Schema: "AdminHealthResponse"},
+				{Status: 401, Desc: "Missing or wrong admin token", Schema: "Problem"}, {Status: 403, Desc: "No admin token configured", Schema: "Problem"}},
+			Handle: s.handleAdminHealth},
 	}
 }
 
@@ -43,7 +44,7 @@ func (s *Server) adminRoutes() []route {
 // it makes in the audit trail.
 func (s *Server) authorizeAdmin(w http.ResponseWriter, r *http.Request) (*http.Request, error) {
 	if s.cfg.AdminToken == "" {
-		return r, report(errForbidden, "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
+		return r, httpapi.Report(httpapi.ErrForbidden, "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
 	}
 	tok := r.Header.Get("X-Svc-Admin-Token")
 	if tok == "" {
@@ -53,8 +54,8 @@ func (s *Server) authorizeAdmin(w http.ResponseWriter, r *http.Request) (*http.R
 	}
 	want, got := sha256.Sum256([]byte(s.cfg.AdminToken)), sha256.Sum256([]byte(tok))
 	if tok == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return r, report(errUnauthorized, "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.").
-			withHeader("Www-Authenticate", `Bearer realm="svc-admin"`)
+		return r, httpapi.Report(httpapi.ErrUnauthorized, "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.").
+			WithHeader("Www-Authenticate", `Bearer realm="svc-admin"`)
 	}
 	actor := "admin-api"
 	if id := w.Header().Get("X-Request-Id"); id != "" {
@@ -69,7 +70,7 @@ type publishedPack struct {
 	Snapshot string `json:"snapshot"`
 }
 
-func (s *Server) handleReload(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleReload(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, err := s.deps.Reload()
 	if err != nil {
 		return err
@@ -102,7 +103,7 @@ type healthProbe struct {
 	LatencyMs float64 `json:"latency_ms"`
 }
 
-func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	var probes []healthProbe

@@ -9,77 +9,78 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/state"
 )
 
 // maxAdminBody caps the body of an admin key creation.
 const maxAdminBody = 16 << 10
 
-func (s *Server) apiKeyRoutes() []route {
-	authResp := []response{{status: 401, desc: "Missing or wrong admin token", schema: "Problem"},
-		{status: 403, desc: "No admin token configured", schema: "Problem"},
-		{status: 503, desc: "The key store is not available", schema: "Problem"}}
-	with := func(rs ...response) []response { return append(rs, authResp...) }
-	window := param{name: "window_months", in: "query", typ: "integer", def: 3, min: f64(1), max: f64(access.MaxWindowMonths), malformed: errMalformed,
-		desc: "Number of calendar months (UTC) in the report, ending with the current (running) month"}
-	keyID := param{name: "api_key_id", in: "path", typ: "string", required: true, example: "0b6c7a3e-6a8e-4bdf-9c1d-2f4e8f0a1b2c", desc: "The key's api_key_id"}
-	return []route{
-		{method: "POST", path: "/v1/admin/api-keys", opID: "createApiKey", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "Create an API key",
-			desc: "The server generates the key; `plaintext_key` is shown in this response only (the server keeps its SHA-256 hash and prefix). " +
+func (s *Server) apiKeyRoutes() []httpapi.Route {
+	authResp := []httpapi.Response{{Status: 401, Desc: "Missing or wrong admin token", Schema: "Problem"},
+		{Status: 403, Desc: "No admin token configured", Schema: "Problem"},
+		{Status: 503, Desc: "The key store is not available", Schema: "Problem"}}
+	with := func(rs ...httpapi.Response) []httpapi.Response { return append(rs, authResp...) }
+	window := httpapi.Param{Name: "window_months", In: "query", Type: "integer", Default: 3, Min: httpapi.F64(1), Max: httpapi.F64(access.MaxWindowMonths), Malformed: httpapi.ErrMalformed,
+		Desc: "Number of calendar months (UTC) in the report, ending with the current (running) month"}
+	keyID := httpapi.Param{Name: "api_key_id", In: "path", Type: "string", Required: true, Example: "0b6c7a3e-6a8e-4bdf-9c1d-2f4e8f0a1b2c", Desc: "The key's api_key_id"}
+	return []httpapi.Route{
+		{Method: "POST", Path: "/v1/admin/api-keys", OpID: "createApiKey", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "Create an API key",
+			Desc: "The server generates the key; `plaintext_key` is shown in this response only (the server keeps its SHA-256 hash and prefix). " +
 				"Tiers: `trial` (expires 7 days after creation, soft limits 60/min, 5000/day, 35000/month), `pro`, `business`, `internal` " +
 				"(no expiry). `monthly_call_quota` null means unlimited; it is soft (shown in X-Svc-Quota-Limit). Unknown members answer 422. " + adminAuthDoc,
-			body: &requestBody{schema: "ApiKeyCreateRequest", required: true, desc: "The key's customer and contract"},
-			responses: with(response{status: 201, desc: "The key, with its plaintext shown once", schema: "ApiKeyCreatedResponse"},
-				resp400, resp422),
-			handle: s.handleCreateKey},
-		{method: "GET", path: "/v1/admin/api-keys", opID: "listApiKeys", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "List all API keys, trial keys included",
-			desc: "Oldest first. Never includes a plaintext key. A trial key minted with an e-mail shows it as `contact_email`; revoked and " +
+			Body: &httpapi.RequestBody{Schema: "ApiKeyCreateRequest", Required: true, Desc: "The key's customer and contract"},
+			Responses: with(httpapi.Response{Status: 201, Desc: "The key, with its plaintext shown once", Schema: "ApiKeyCreatedResponse"},
+				httpapi.Resp400, httpapi.Resp422),
+			Handle: s.handleCreateKey},
+		{Method: "GET", Path: "/v1/admin/api-keys", OpID: "listApiKeys", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "List all API keys, trial keys included",
+			Desc: "Oldest first. Never includes a plaintext key. A trial key minted with an e-mail shows it as `contact_email`; revoked and " +
 				"expired keys stay listed. " + adminAuthDoc,
-			responses: with(response{status: 200, desc: "All keys", schema: "ApiKeyListResponse"}),
-			handle:    s.handleListKeys},
-		{method: "DELETE", path: "/v1/admin/api-keys/{api_key_id}", opID: "revokeApiKey", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "Revoke an API key",
-			desc: "The key is refused (401) from the moment this returns. Revoking a revoked key answers 200 with the first `revoked_at`. " +
+			Responses: with(httpapi.Response{Status: 200, Desc: "All keys", Schema: "ApiKeyListResponse"}),
+			Handle:    s.handleListKeys},
+		{Method: "DELETE", Path: "/v1/admin/api-keys/{api_key_id}", OpID: "revokeApiKey", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "Revoke an API key",
+			Desc: "The key is refused (401) from the moment this returns. Revoking a revoked key answers 200 with the first `revoked_at`. " +
 				"The record stays for the usage reports. " + adminAuthDoc,
-			params:    []param{keyID},
-			responses: with(response{status: 200, desc: "The revoked key", schema: "ApiKeyRevokedResponse"}, resp404),
-			handle:    s.handleRevokeKey},
-		{method: "GET", path: "/v1/admin/api-keys/{api_key_id}/usage", opID: "getApiKeyUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "Usage of one API key",
-			desc: "Calls per calendar month (UTC) over the window, oldest first, with error counts (status >= 400), the share per BL and " +
+			Params:    []httpapi.Param{keyID},
+			Responses: with(httpapi.Response{Status: 200, Desc: "The revoked key", Schema: "ApiKeyRevokedResponse"}, httpapi.Resp404),
+			Handle:    s.handleRevokeKey},
+		{Method: "GET", Path: "/v1/admin/api-keys/{api_key_id}/usage", OpID: "getApiKeyUsage", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "Usage of one API key",
+			Desc: "Calls per calendar month (UTC) over the window, oldest first, with error counts (status >= 400), the share per BL and " +
 				"the 10 busiest route patterns. Counters are flushed first, so the report is current to the request. Only counted routes " +
 				"(those under the keyless limit) are counted for keys as well. " + adminAuthDoc,
-			params:    []param{keyID, window},
-			responses: with(response{status: 200, desc: "Usage report", schema: "ApiKeyUsageReport"}, resp400, resp404, resp422),
-			handle:    s.handleKeyUsage},
-		{method: "GET", path: "/v1/admin/audit", opID: "getAuditTrail", tag: "Admin", stability: "beta", since: "0.2.0", exempt: true,
-			summary: "Audit trail of key changes",
-			desc: "Every key creation (`key.create`), trial mint (`key.mint`) and effective revocation (`key.revoke`), oldest first, written " +
+			Params:    []httpapi.Param{keyID, window},
+			Responses: with(httpapi.Response{Status: 200, Desc: "Usage report", Schema: "ApiKeyUsageReport"}, httpapi.Resp400, httpapi.Resp404, httpapi.Resp422),
+			Handle:    s.handleKeyUsage},
+		{Method: "GET", Path: "/v1/admin/audit", OpID: "getAuditTrail", Tag: "Admin", Stability: "beta", Since: "0.2.0", Exempt: true,
+			Summary: "Audit trail of key changes",
+			Desc: "Every key creation (`key.create`), trial mint (`key.mint`) and effective revocation (`key.revoke`), oldest first, written " +
 				"in the same transaction as the change itself (shared by all replicas on a PostgreSQL state store). `actor` is " +
 				"`admin-api request <X-Request-Id>`, `cli` (the `svc keys` command) or `client:<hex>` for a trial mint (an opaque number " +
 				"derived from the address, never the address). Page with `after` = the last `seq` seen; `next_after` is absent on the last page. " +
 				adminAuthDoc,
-			params: []param{
-				{name: "after", in: "query", typ: "integer", def: 0, min: f64(0), malformed: errMalformed, desc: "Return events with a larger seq"},
-				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(state.MaxAuditPage), malformed: errMalformed, desc: "Events per page"}},
-			responses: with(response{status: 200, desc: "One page of the trail", schema: "AuditTrail"}, resp400, resp422),
-			handle:    s.handleAudit},
-		{method: "GET", path: "/v1/admin/usage/anonymous", opID: "getAnonymousUsage", tag: "Admin", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "Usage of keyless traffic",
-			desc: "Keyless calls per calendar month (UTC) over the window, oldest first; `current_month_calls` is the last period. " +
+			Params: []httpapi.Param{
+				{Name: "after", In: "query", Type: "integer", Default: 0, Min: httpapi.F64(0), Malformed: httpapi.ErrMalformed, Desc: "Return events with a larger seq"},
+				{Name: "limit", In: "query", Type: "integer", Default: 100, Min: httpapi.F64(1), Max: httpapi.F64(state.MaxAuditPage), Malformed: httpapi.ErrMalformed, Desc: "Events per page"}},
+			Responses: with(httpapi.Response{Status: 200, Desc: "One page of the trail", Schema: "AuditTrail"}, httpapi.Resp400, httpapi.Resp422),
+			Handle:    s.handleAudit},
+		{Method: "GET", Path: "/v1/admin/usage/anonymous", OpID: "getAnonymousUsage", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "Usage of keyless traffic",
+			Desc: "Keyless calls per calendar month (UTC) over the window, oldest first; `current_month_calls` is the last period. " +
 				"`unique_ips` estimates the distinct client IPs in the window (IPv6 counted per /64) with HyperLogLog, about 1 % error. " +
 				"Requests refused with 429 are included as errors. " + adminAuthDoc,
-			params:    []param{window},
-			responses: with(response{status: 200, desc: "Usage report", schema: "AnonymousUsageReport"}, resp400, resp422),
-			handle:    s.handleAnonymousUsage},
+			Params:    []httpapi.Param{window},
+			Responses: with(httpapi.Response{Status: 200, Desc: "Usage report", Schema: "AnonymousUsageReport"}, httpapi.Resp400, httpapi.Resp422),
+			Handle:    s.handleAnonymousUsage},
 	}
 }
 
 func (s *Server) needAccess() error {
 	if s.deps.Access == nil {
-		return report(errUnavailable, "Keys are not available on this server.")
+		return httpapi.Report(httpapi.ErrUnavailable, "Keys are not available on this server.")
 	}
 	return nil
 }
@@ -97,7 +98,7 @@ type createBody struct {
 func (s *Server) parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
 	if err != nil || len(body) > maxAdminBody {
-		return access.CreateRequest{}, report(errMalformed, "The request body is unreadable or larger than %d bytes.", maxAdminBody)
+		return access.CreateRequest{}, httpapi.Report(httpapi.ErrMalformed, "The request body is unreadable or larger than %d bytes.", maxAdminBody)
 	}
 	if err := s.exactMembers(body, "ApiKeyCreateRequest"); err != nil {
 		return access.CreateRequest{}, err
@@ -109,24 +110,24 @@ func (s *Server) parseCreateBody(r *http.Request) (access.CreateRequest, error) 
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
-			return access.CreateRequest{}, report(errInvalid, "Body member %s has the wrong type (%s).", te.Field, te.Value)
+			return access.CreateRequest{}, httpapi.Report(httpapi.ErrInvalid, "Body member %s has the wrong type (%s).", te.Field, te.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
-			return access.CreateRequest{}, report(errInvalid, "Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
+			return access.CreateRequest{}, httpapi.Report(httpapi.ErrInvalid, "Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
 		}
-		return access.CreateRequest{}, report(errMalformed, "The request body must be a JSON ApiKeyCreateRequest: %s.", jsonReason(err))
+		return access.CreateRequest{}, httpapi.Report(httpapi.ErrMalformed, "The request body must be a JSON ApiKeyCreateRequest: %s.", jsonReason(err))
 	}
 	// Decode stops after the first value; what follows it is not ignored.
 	if _, err := dec.Token(); err != io.EOF {
-		return access.CreateRequest{}, report(errMalformed, "The request body has data after its JSON object.")
+		return access.CreateRequest{}, httpapi.Report(httpapi.ErrMalformed, "The request body has data after its JSON object.")
 	}
 	if b.CustomerName == nil || b.Tier == nil {
-		return access.CreateRequest{}, report(errInvalid, "Body members customer_name and tier are required.")
+		return access.CreateRequest{}, httpapi.Report(httpapi.ErrInvalid, "Body members customer_name and tier are required.")
 	}
 	return access.CreateRequest{CustomerName: *b.CustomerName, Tier: *b.Tier, ContactEmail: b.ContactEmail,
 		MonthlyCallQuota: b.MonthlyCallQuota, Notes: b.Notes, PaymentCustomerID: b.PaymentCustomerID}, nil
 }
 
-func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *inp
 	c, err := s.deps.Access.CreateKey(r.Context(), req)
 	var fe *access.FieldError
 	if errors.As(err, &fe) {
-		return report(errInvalid, "Body member %s %s.", fe.Field, fe.Reason)
+		return httpapi.Report(httpapi.ErrInvalid, "Body member %s %s.", fe.Field, fe.Reason)
 	}
 	if err != nil {
 		return err
@@ -158,7 +159,7 @@ func keyListItem(k state.Key) map[string]any {
 		"revoked_at": rfc3339p(k.RevokedAt), "payment_customer_id": k.PaymentCustomerID}
 }
 
-func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
@@ -173,14 +174,14 @@ func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *inpu
 	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_keys": items, "count": len(items)})
 }
 
-func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	id := in.str("api_key_id")
+	id := in.Str("api_key_id")
 	k, err := s.deps.Access.RevokeKey(r.Context(), id)
 	if errors.Is(err, access.ErrNotFound) {
-		return report(errNotFound, "No API key has the id %q.", id)
+		return httpapi.Report(httpapi.ErrNotFound, "No API key has the id %q.", id)
 	}
 	if err != nil {
 		return err
@@ -209,15 +210,15 @@ func usageReport(rep access.Report) map[string]any {
 		"current_month_calls": rep.CurrentMonthCalls, "periods": periods, "bl_distribution": bls, "top_endpoints": eps}
 }
 
-func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	n := in.integer("window_months")
-	id := in.str("api_key_id")
+	n := in.Integer("window_months")
+	id := in.Str("api_key_id")
 	k, err := s.deps.Access.Key(r.Context(), id)
 	if errors.Is(err, access.ErrNotFound) {
-		return report(errNotFound, "No API key has the id %q.", id)
+		return httpapi.Report(httpapi.ErrNotFound, "No API key has the id %q.", id)
 	}
 	if err != nil {
 		return err
@@ -240,11 +241,11 @@ func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *inpu
 	return writeJSON(w, r, http.StatusOK, "no-store", out)
 }
 
-func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	n := in.integer("window_months")
+	n := in.Integer("window_months")
 	rep, err := s.deps.Access.Usage(r.Context(), state.Anonymous, n)
 	if err != nil {
 		return err
@@ -274,11 +275,11 @@ func accessSchemas() obj {
 	}
 }
 
-func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	after, limit := int64(in.integer("after")), in.integer("limit")
+	after, limit := int64(in.Integer("after")), in.Integer("limit")
 	ev, err := s.deps.Access.Audit(r.Context(), after, int(limit))
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -35,18 +36,18 @@ const interpolationDesc = "How the value at the point is computed: `nearest` (de
 	"bilinear weighs only the valid pixels of its 2x2, and cubic falls back to that bilinear where one of its 16 pixels " +
 	"is NoData or outside the dataset. Neighbours come from the answering BL's dataset only."
 
-func interpolationParam() param {
-	return param{name: "interpolation", in: "query", typ: "string", def: "nearest", enum: terrain.Interpolations, desc: interpolationDesc,
-		parse: func(s string) (any, error) {
+func interpolationParam() httpapi.Param {
+	return httpapi.Param{Name: "interpolation", In: "query", Type: "string", Default: "nearest", Enum: terrain.Interpolations, Desc: interpolationDesc,
+		Parse: func(s string) (any, error) {
 			m, _ := terrain.ParseInterpolation(s) // the enum admitted s
 			return m, nil
 		}}
 }
 
-func (s *Server) batchRoute() route {
-	return route{method: "POST", path: "/v1/terrain/elevation", opID: "postElevationBatch", tag: "Terrain", stability: "beta", since: "0.2.0",
-		summary: "Terrain heights (DGM1) at many points",
-		desc: "Samples up to " + strconv.Itoa(s.batchMax()) + " WGS84 points in one request, each as `GET /v1/terrain/elevation` " +
+func (s *Server) batchRoute() httpapi.Route {
+	return httpapi.Route{Method: "POST", Path: "/v1/terrain/elevation", OpID: "postElevationBatch", Tag: "Terrain", Stability: "beta", Since: "0.2.0",
+		Summary: "Terrain heights (DGM1) at many points",
+		Desc: "Samples up to " + strconv.Itoa(s.batchMax()) + " WGS84 points in one request, each as `GET /v1/terrain/elevation` " +
 			"does (" + "routing over all BL and both UTM zones, 3 decimals), and answers them in input order. The body is either " +
 			"`{\"locations\": [[lat, lon], ...]}` (latitude first, as opentopodata) or a GeoJSON `MultiPoint` or `LineString` " +
 			"geometry (`[lon, lat]` or `[lon, lat, z]` positions, z ignored); a GeoJSON `crs` member other than CRS84 / " +
@@ -57,14 +58,14 @@ func (s *Server) batchRoute() route {
 			"(1 to 100 points: 1, 101 to 200: 2, ...); a batch that would exceed the remaining budget is refused with 429 and " +
 			"still counted. Bodies over 1 MiB are 413, more points than the limit 413, malformed JSON or a wrong shape 400, " +
 			"coordinates out of range or no point 422, a body not sent as JSON 415.",
-		params: []param{interpolationParam()},
-		body:   &requestBody{schema: "ElevationBatchRequest", required: true, desc: "The points"},
-		responses: []response{{status: 200, desc: "One result per point, in input order", schema: "ElevationBatchResult"},
-			{status: 400, desc: "Malformed JSON or not one of the accepted shapes", schema: "Problem"},
-			{status: 413, desc: "Body over 1 MiB or more points than allowed", schema: "Problem"},
-			{status: 415, desc: "Body not sent as JSON", schema: "Problem"},
-			resp422},
-		handle: s.handleElevationBatch}
+		Params: []httpapi.Param{interpolationParam()},
+		Body:   &httpapi.RequestBody{Schema: "ElevationBatchRequest", Required: true, Desc: "The points"},
+		Responses: []httpapi.Response{{Status: 200, Desc: "One result per point, in input order", Schema: "ElevationBatchResult"},
+			{Status: 400, Desc: "Malformed JSON or not one of the accepted shapes", Schema: "Problem"},
+			{Status: 413, Desc: "Body over 1 MiB or more points than allowed", Schema: "Problem"},
+			{Status: 415, Desc: "Body not sent as JSON", Schema: "Problem"},
+			httpapi.Resp422},
+		Handle: s.handleElevationBatch}
 }
 
 func (s *Server) batchMax() int {
@@ -78,14 +79,14 @@ func (s *Server) batchMax() int {
 func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return nil, report(errMediaType, "The request body must be sent as application/json or application/geo+json.")
+		return nil, httpapi.Report(httpapi.ErrMediaType, "The request body must be sent as application/json or application/geo+json.")
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return nil, report(errMalformed, "The request body could not be read.")
+		return nil, httpapi.Report(httpapi.ErrMalformed, "The request body could not be read.")
 	}
 	if int64(len(body)) > limit {
-		return nil, report(errTooLarge, "The request body exceeds %d bytes.", limit)
+		return nil, httpapi.Report(httpapi.ErrTooLarge, "The request body exceeds %d bytes.", limit)
 	}
 	return body, nil
 }
@@ -94,7 +95,7 @@ func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
 func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, report(errMalformed, "The body is not a JSON object: %v.", jsonReason(err))
+		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", jsonReason(err))
 	}
 	_, hasLoc := members["locations"]
 	_, hasType := members["type"]
@@ -105,9 +106,9 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	for k := range members {
 		if !allowed[k] {
 			if hasLoc && hasType {
-				return nil, report(errMalformed, "The body has both locations and a GeoJSON type; send one of them.")
+				return nil, httpapi.Report(httpapi.ErrMalformed, "The body has both locations and a GeoJSON type; send one of them.")
 			}
-			return nil, report(errMalformed, "The body has an unknown member %q; send {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.", clip(k))
+			return nil, httpapi.Report(httpapi.ErrMalformed, "The body has an unknown member %q; send {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.", httpapi.Clip(k))
 		}
 	}
 	var raw [][]float64
@@ -115,15 +116,15 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	switch {
 	case hasLoc:
 		if err := json.Unmarshal(members["locations"], &raw); err != nil {
-			return nil, report(errMalformed, "Member locations must be an array of [lat, lon] number pairs: %v.", jsonReason(err))
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Member locations must be an array of [lat, lon] number pairs: %v.", jsonReason(err))
 		}
 	case hasType:
 		var typ string
 		if err := json.Unmarshal(members["type"], &typ); err != nil {
-			return nil, report(errMalformed, "Member type must be a string.")
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Member type must be a string.")
 		}
 		if typ != "MultiPoint" && typ != "LineString" {
-			return nil, report(errInvalid, "GeoJSON type must be MultiPoint or LineString, not %q.", clip(typ))
+			return nil, httpapi.Report(httpapi.ErrInvalid, "GeoJSON type must be MultiPoint or LineString, not %q.", httpapi.Clip(typ))
 		}
 		if c, ok := members["crs"]; ok {
 			if err := checkGeoJSONCRS(c); err != nil {
@@ -131,32 +132,32 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 			}
 		}
 		if err := json.Unmarshal(members["coordinates"], &raw); err != nil || members["coordinates"] == nil {
-			return nil, report(errMalformed, "Member coordinates must be an array of [lon, lat] positions.")
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Member coordinates must be an array of [lon, lat] positions.")
 		}
 		latFirst = false
 	default:
-		return nil, report(errMalformed, "The body must be {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.")
+		return nil, httpapi.Report(httpapi.ErrMalformed, "The body must be {\"locations\": [[lat, lon], ...]} or a GeoJSON MultiPoint or LineString.")
 	}
 	if len(raw) == 0 {
-		return nil, report(errInvalid, "The body holds no point.")
+		return nil, httpapi.Report(httpapi.ErrInvalid, "The body holds no point.")
 	}
 	if len(raw) > maxPoints {
-		return nil, report(errTooLarge, "The body holds %d points; at most %d are accepted per request.", len(raw), maxPoints)
+		return nil, httpapi.Report(httpapi.ErrTooLarge, "The body holds %d points; at most %d are accepted per request.", len(raw), maxPoints)
 	}
 	pts := make([]geo.LonLat, len(raw))
 	for i, p := range raw {
 		if len(p) != 2 && (latFirst || len(p) != 3) {
 			if latFirst {
-				return nil, report(errMalformed, "Location %d must be a [lat, lon] pair, not %d numbers.", i, len(p))
+				return nil, httpapi.Report(httpapi.ErrMalformed, "Location %d must be a [lat, lon] pair, not %d numbers.", i, len(p))
 			}
-			return nil, report(errMalformed, "Position %d must be [lon, lat] or [lon, lat, z], not %d numbers.", i, len(p))
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Position %d must be [lon, lat] or [lon, lat, z], not %d numbers.", i, len(p))
 		}
 		lat, lon := p[0], p[1]
 		if !latFirst {
 			lon, lat = p[0], p[1]
 		}
 		if !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180) {
-			return nil, report(errInvalid, "Point %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
+			return nil, httpapi.Report(httpapi.ErrInvalid, "Point %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
 		}
 		pts[i] = geo.LonLat{Lon: lon, Lat: lat}
 	}
@@ -172,13 +173,13 @@ func checkGeoJSONCRS(raw json.RawMessage) error {
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil || c.Properties.Name == "" {
-		return report(errMalformed, "Member crs must be {\"type\": \"name\", \"properties\": {\"name\": ...}}.")
+		return httpapi.Report(httpapi.ErrMalformed, "Member crs must be {\"type\": \"name\", \"properties\": {\"name\": ...}}.")
 	}
 	switch c.Properties.Name {
 	case "urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "http://www.opengis.net/def/crs/OGC/1.3/CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326":
 		return nil
 	}
-	return report(errInvalid, "The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", clip(c.Properties.Name))
+	return httpapi.Report(httpapi.ErrInvalid, "The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", httpapi.Clip(c.Properties.Name))
 }
 
 // jsonReason shortens a decoding error for a problem detail.
@@ -222,8 +223,8 @@ func (s *Server) charge(w http.ResponseWriter, r *http.Request, units int) error
 	return nil
 }
 
-func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request, in *input) error {
-	m := parsedAs[terrain.Interpolation](in, "interpolation")
+func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
 	body, err := readJSONBody(r, maxBatchBody)
 	if err != nil {
 		return err

@@ -14,47 +14,48 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-func (s *Server) buildingRoutes() []route {
-	gmlidParam := param{name: "gmlid", in: "path", typ: "string", required: true, example: "DEHEDM00000001",
-		desc: "BL-prefixed GML id (e.g. DENW49AL0000LI95, DEHE062000013OfY) or a pure UUID; also the id of a building part or the `properties.gmlid` of any search feature"}
-	return []route{
-		{method: "GET", path: "/v1/buildings", opID: "searchBuildings", tag: "Buildings", stability: "stable", since: "0.1.0",
-			summary: "Federated bbox search of LoD2 building surfaces",
-			desc: "Searches every published BL whose extent meets the bbox, concurrently, and merges the results by BL code and then along " +
+func (s *Server) buildingRoutes() []httpapi.Route {
+	gmlidParam := httpapi.Param{Name: "gmlid", In: "path", Type: "string", Required: true, Example: "DEHEDM00000001",
+		Desc: "BL-prefixed GML id (e.g. DENW49AL0000LI95, DEHE062000013OfY) or a pure UUID; also the id of a building part or the `properties.gmlid` of any search feature"}
+	return []httpapi.Route{
+		{Method: "GET", Path: "/v1/buildings", OpID: "searchBuildings", Tag: "Buildings", Stability: "stable", Since: "0.1.0",
+			Summary: "Federated bbox search of LoD2 building surfaces",
+			Desc: "Searches every published BL whose extent meets the bbox, concurrently, and merges the results by BL code and then along " +
 				"a Hilbert curve within each BL, so that following `svc.next` until it is empty returns every intersecting surface exactly once. " +
 				"A surface intersects when its footprint meets the bbox outline projected into its BL's CRS. Intended for areas of about 1 km2 " +
 				"or less; use /v1/tilesets for larger areas. The cursor is opaque; a cursor for another snapshot of a BL is rejected with 400.",
-			params: []param{
+			Params: []httpapi.Param{
 				bboxParam(true, "8.67,50.104,8.684,50.113", "WGS84 minLon,minLat,maxLon,maxLat"),
-				{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000), desc: "page size"},
-				{name: "cursor", in: "query", typ: "string", desc: "opaque cursor from `svc.next` of the previous page", parse: parseCursor},
+				{Name: "limit", In: "query", Type: "integer", Default: 100, Min: httpapi.F64(1), Max: httpapi.F64(1000), Desc: "page size"},
+				{Name: "cursor", In: "query", Type: "string", Desc: "opaque cursor from `svc.next` of the previous page", Parse: parseCursor},
 			},
-			responses: []response{{status: 200, desc: "GeoJSON FeatureCollection of surfaces", schema: "BuildingSearchResponse", contentType: "application/geo+json"},
-				{status: 400, desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat) or cursor", schema: "Problem"}, resp422},
-			handle: s.handleSearch},
-		{method: "GET", path: "/v1/buildings/{gmlid}", opID: "getBuilding", tag: "Buildings", stability: "stable", since: "0.1.0",
-			summary: "One building with the geometry of all its surfaces",
-			desc: "The BL is taken from the id prefix (DENW -> nrw, DEHE -> he, ...); ids without a known prefix, or not found under it, " +
+			Responses: []httpapi.Response{{Status: 200, Desc: "GeoJSON FeatureCollection of surfaces", Schema: "BuildingSearchResponse", ContentType: "application/geo+json"},
+				{Status: 400, Desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat) or cursor", Schema: "Problem"}, httpapi.Resp422},
+			Handle: s.handleSearch},
+		{Method: "GET", Path: "/v1/buildings/{gmlid}", OpID: "getBuilding", Tag: "Buildings", Stability: "stable", Since: "0.1.0",
+			Summary: "One building with the geometry of all its surfaces",
+			Desc: "The BL is taken from the id prefix (DENW -> nrw, DEHE -> he, ...); ids without a known prefix, or not found under it, " +
 				"are looked up in every published BL. The licence of the answering BL is linked in a `Link: <licence>; rel=\"license\"` header.",
-			params:    []param{gmlidParam},
-			responses: []response{{status: 200, desc: "Building detail", schema: "BuildingDetail", contentType: "application/geo+json"}, resp404},
-			handle:    s.handleBuilding},
-		{method: "GET", path: "/v1/buildings/{gmlid}/roof", opID: "getBuildingRoof", tag: "Buildings", stability: "beta", since: "0.1.0",
-			summary: "Roof facets of a building with tilt, azimuth and projected area",
-			desc: "One Polygon feature per planar roof polygon. tilt_deg comes from the facet's Newell normal; azimuth_deg is the compass " +
+			Params:    []httpapi.Param{gmlidParam},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Building detail", Schema: "BuildingDetail", ContentType: "application/geo+json"}, httpapi.Resp404},
+			Handle:    s.handleBuilding},
+		{Method: "GET", Path: "/v1/buildings/{gmlid}/roof", OpID: "getBuildingRoof", Tag: "Buildings", Stability: "beta", Since: "0.1.0",
+			Summary: "Roof facets of a building with tilt, azimuth and projected area",
+			Desc: "One Polygon feature per planar roof polygon. tilt_deg comes from the facet's Newell normal; azimuth_deg is the compass " +
 				"direction (true north, corrected for UTM grid convergence) of the outward normal, null when tilt < 5; area_m2 is the " +
 				"horizontal projected area in the BL's UTM CRS. Values are rounded to 2 decimals. `count: 0` for a building without roof " +
 				"surfaces. `svc.attribution` carries the licence of the BL.",
-			params:    []param{gmlidParam},
-			responses: []response{{status: 200, desc: "Roof facets", schema: "RoofResponse", contentType: "application/geo+json"}, resp404},
-			handle:    s.handleRoof},
+			Params:    []httpapi.Param{gmlidParam},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Roof facets", Schema: "RoofResponse", ContentType: "application/geo+json"}, httpapi.Resp404},
+			Handle:    s.handleRoof},
 	}
 }
 
-func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *input) error {
-	bbox, limit, after := parsedAs[geo.BBox](in, "bbox"), in.integer("limit"), parsedAs[lod2store.Position](in, "cursor")
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	bbox, limit, after := httpapi.ParsedAs[geo.BBox](in, "bbox"), in.Integer("limit"), httpapi.ParsedAs[lod2store.Position](in, "cursor")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	page, err := buildings.Search(r.Context(), buildings.Sources(v), bbox, after, limit, lod2store.Filter{})
@@ -149,7 +150,7 @@ func attributionFor(v *catalog.View, bls []string) []map[string]any {
 
 // notFound answers a gml:id no published BL has.
 func notFound(gmlid string) error {
-	return report(errNotFound, "No building with gmlid %q in any published BL.", clip(gmlid))
+	return httpapi.Report(httpapi.ErrNotFound, "No building with gmlid %q in any published BL.", httpapi.Clip(gmlid))
 }
 
 // writeBuildingBody sends the GeoJSON answer of one BL's building: it
@@ -166,8 +167,8 @@ func (s *Server) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *ca
 	_, _ = w.Write(body)
 }
 
-func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *input) error {
-	gmlid := in.str("gmlid")
+func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	gmlid := in.Str("gmlid")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	src, b, err := buildings.Building(r.Context(), buildings.Sources(v), gmlid)
@@ -189,8 +190,8 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *inpu
 	return nil
 }
 
-func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request, in *input) error {
-	gmlid := in.str("gmlid")
+func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	gmlid := in.Str("gmlid")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	src, facets, err := buildings.Roof(r.Context(), buildings.Sources(v), gmlid)

@@ -11,20 +11,21 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 const discoveryCache = "public, max-age=300"
 
-func (s *Server) discoveryRoutes() []route {
-	list := func(op, path, summary, schema, stability string, h func(*catalog.View) any) route {
+func (s *Server) discoveryRoutes() []httpapi.Route {
+	list := func(op, path, summary, schema, stability string, h func(*catalog.View) any) httpapi.Route {
 		// The body depends only on the published view: it is made once per
 		// view (a reload publishes a new one) and then written as is.
 		var last atomic.Pointer[viewBody]
-		return route{
-			method: "GET", path: path, opID: op, summary: summary, tag: "Discovery",
-			stability: stability, since: "0.1.0",
-			responses: []response{{status: 200, desc: "Published datasets", schema: schema, headers: []string{"Cache-Control"}}},
-			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
+		return httpapi.Route{
+			Method: "GET", Path: path, OpID: op, Summary: summary, Tag: "Discovery",
+			Stability: stability, Since: "0.1.0",
+			Responses: []httpapi.Response{{Status: 200, Desc: "Published datasets", Schema: schema, Headers: []string{"Cache-Control"}}},
+			Handle: func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 				v := s.deps.Catalog.Current()
 				vb := last.Load()
 				if vb == nil || vb.view != v {
@@ -45,21 +46,21 @@ func (s *Server) discoveryRoutes() []route {
 			},
 		}
 	}
-	return []route{
-		func() route {
+	return []httpapi.Route{
+		func() httpapi.Route {
 			rt := list("listDatasets", "/v1/datasets", "List the LoD2 building datasets (one per federal state)", "LoD2DatasetList", "stable",
 				func(v *catalog.View) any { return s.lod2Datasets(v) })
-			rt.exempt = true
+			rt.Exempt = true
 			return rt
 		}(),
 		list("listTerrainDatasets", "/v1/terrain/datasets", "List the DGM1 terrain datasets", "TerrainDatasetList", "stable",
 			func(v *catalog.View) any { return s.terrainDatasets(v) }),
 		list("listTerrainMeshDatasets", "/v1/terrain-mesh/datasets", "List the terrain mesh 3D Tiles datasets", "TerrainMeshDatasetList", "beta",
 			func(v *catalog.View) any { return s.terrainMeshDatasets(v) }),
-		func() route {
+		func() httpapi.Route {
 			rt := list("listOsmCoverDatasets", "/v1/osm-cover/datasets", "List the OpenStreetMap land cover 3D Tiles datasets", "OsmCoverDatasetList", "beta",
 				func(v *catalog.View) any { return s.osmCoverDatasets(v) })
-			rt.desc = "Built by `svc import osm` and `svc build osm-cover` from an OpenStreetMap extract (ODbL 1.0, attribution " +
+			rt.Desc = "Built by `svc import osm` and `svc build osm-cover` from an OpenStreetMap extract (ODbL 1.0, attribution " +
 				"`© OpenStreetMap contributors`). Themes, each a 3D Tiles 1.1 tileset with one GLB per DGM tile (per 1 km cell for the sea): " +
 				"`surface` (land-cover areas; classes forest, grass, meadow, farmland, scrub, park, water, wetland, residential, commercial, " +
 				"industrial, retail, square, parking, sport, cemetery, hedge, beach), `transport` (roads, paths and rails as ribbons of their " +
@@ -71,10 +72,10 @@ func (s *Server) discoveryRoutes() []route {
 				"`bbox` is the extent of the imported features: those lying in the BL's boundary, cut to the extent of its DGM."
 			return rt
 		}(),
-		func() route {
+		func() httpapi.Route {
 			rt := list("listVegetationDatasets", "/v1/vegetation/datasets", "List the vegetation datasets (canopy rasters and 3D Tiles)", "VegetationDatasetList", "beta",
 				func(v *catalog.View) any { return s.vegetationDatasets(v) })
-			rt.desc = "Each dataset has four themes: `cdsm` and `tdsm` (raster_cog; `url` is the base of the COG directory, the sampling source " +
+			rt.Desc = "Each dataset has four themes: `cdsm` and `tdsm` (raster_cog; `url` is the base of the COG directory, the sampling source " +
 				"of /v1/vegetation/canopy on a grid of `tile_size_m`; the COG files and their extents are listed in `index.json` beside " +
 				"the theme directories, since the tile host lists no directories), `trees` (3dtiles: one glb per tile, a trunk-and-crown model drawn per " +
 				"detected tree with EXT_mesh_gpu_instancing) and `plantcover` (3dtiles: Draco b3dm, an RTIN mesh of ground plus canopy). " +
@@ -84,11 +85,11 @@ func (s *Server) discoveryRoutes() []route {
 				"rasters (canopy answers 404 there); be has no official source. Heights of the 3D Tiles are DHHN2016 placed as ellipsoidal heights."
 			return rt
 		}(),
-		func() route {
+		func() httpapi.Route {
 			rt := list("getAttribution", "/v1/attribution", "Licence and attribution of every published product", "AttributionList", "stable",
 				func(v *catalog.View) any { return s.attribution(v) })
-			rt.exempt = true
-			rt.desc = "One entry per published product and federal state: the source authority, the licence with its URL, " +
+			rt.Exempt = true
+			rt.Desc = "One entry per published product and federal state: the source authority, the licence with its URL, " +
 				"and the display string a client must show. Entries whose licence is not DL-DE/Zero 2.0 require the source to be shown visibly. " +
 				"Exempt from the keyless daily limit so that every client can always meet its licence obligations."
 			return rt

@@ -18,6 +18,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -36,11 +37,11 @@ const (
 	footprintPage = 5000
 )
 
-func (s *Server) footprintRoutes() []route {
-	return []route{
-		{method: "GET", path: footprintBase + "/{z}/{x}/{tile}", opID: "getFootprintTile", tag: "Buildings", stability: "beta", since: "0.2.0", exempt: true,
-			summary: "Building footprints (ground surfaces) of one Web Mercator tile (beyond the spec)",
-			desc: "The ground surfaces (class 710) of every published BL that meet the tile, as a GeoJSON FeatureCollection shaped like the " +
+func (s *Server) footprintRoutes() []httpapi.Route {
+	return []httpapi.Route{
+		{Method: "GET", Path: footprintBase + "/{z}/{x}/{tile}", OpID: "getFootprintTile", Tag: "Buildings", Stability: "beta", Since: "0.2.0", Exempt: true,
+			Summary: "Building footprints (ground surfaces) of one Web Mercator tile (beyond the spec)",
+			Desc: "The ground surfaces (class 710) of every published BL that meet the tile, as a GeoJSON FeatureCollection shaped like the " +
 				"answer of /v1/buildings (`next` is always empty). Web Mercator XYZ grid (y from the north, as OpenStreetMap), zoom " +
 				strconv.Itoa(footprintZoom) + " only: a fixed grid, so answers are cached, here and by clients (strong ETag that changes with the " +
 				"published snapshots, If-None-Match answers 304). A " +
@@ -48,15 +49,15 @@ func (s *Server) footprintRoutes() []route {
 				"`building_id` (with `bundesland`) groups the parts of one building. At most " + strconv.Itoa(footprintCap) +
 				" surfaces per tile (`svc.warnings` says when a tile has more). Like the tile host, not counted against the keyless limit: " +
 				"map clients and the built-in viewer draw from it while panning; the same geometry is in the uncounted 3D Tiles.",
-			params: []param{
-				{name: "z", in: "path", typ: "integer", required: true, example: footprintZoom, min: f64(footprintZoom), max: f64(footprintZoom), pattern: tileIndexPattern, desc: "zoom (" + strconv.Itoa(footprintZoom) + ")"},
-				{name: "x", in: "path", typ: "integer", required: true, example: 17157, min: f64(0), pattern: tileIndexPattern, desc: "column from the west, below 2^z"},
-				{name: "tile", in: "path", typ: "string", required: true, example: "11087.geojson", pattern: `^[0-9]{1,9}\.geojson$`, desc: "`<y>.geojson`, y the row from the north",
-					parse: parseFootprintTile},
+			Params: []httpapi.Param{
+				{Name: "z", In: "path", Type: "integer", Required: true, Example: footprintZoom, Min: httpapi.F64(footprintZoom), Max: httpapi.F64(footprintZoom), Pattern: tileIndexPattern, Desc: "zoom (" + strconv.Itoa(footprintZoom) + ")"},
+				{Name: "x", In: "path", Type: "integer", Required: true, Example: 17157, Min: httpapi.F64(0), Pattern: tileIndexPattern, Desc: "column from the west, below 2^z"},
+				{Name: "tile", In: "path", Type: "string", Required: true, Example: "11087.geojson", Pattern: `^[0-9]{1,9}\.geojson$`, Desc: "`<y>.geojson`, y the row from the north",
+					Parse: parseFootprintTile},
 			},
-			responses: []response{{status: 200, desc: "GeoJSON FeatureCollection of ground surfaces", schema: "BuildingSearchResponse", contentType: "application/geo+json"},
-				{status: 304, desc: "Not modified"}, resp400, resp404, resp422},
-			handle: s.handleFootprintTile},
+			Responses: []httpapi.Response{{Status: 200, Desc: "GeoJSON FeatureCollection of ground surfaces", Schema: "BuildingSearchResponse", ContentType: "application/geo+json"},
+				{Status: 304, Desc: "Not modified"}, httpapi.Resp400, httpapi.Resp404, httpapi.Resp422},
+			Handle: s.handleFootprintTile},
 	}
 }
 
@@ -72,10 +73,10 @@ func tileBBox(z, x, y int) geo.BBox {
 	return geo.BBox{MinLon: lon(x), MinLat: lat(y + 1), MaxLon: lon(x + 1), MaxLat: lat(y)}
 }
 
-func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in *input) error {
-	z, x, y := in.integer("z"), in.integer("x"), parsedAs[int](in, "tile")
+func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	z, x, y := in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile")
 	if x >= 1<<z || y >= 1<<z {
-		return report(errNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // GLB limits (SPEC 8): public, and with the admin token.
@@ -31,13 +32,13 @@ var glbHeaders = []string{"ETag", "Cache-Control", "X-Svc-Buildings", "X-Svc-Anc
 	"X-Svc-Target-Frame", "X-Svc-Z-Base", "X-Svc-Compression", "X-Svc-Compression-Requested", "X-Svc-Compression-Error",
 	"X-Svc-Raw-Size", "X-Svc-Max-Buildings", "X-Svc-Admin-Limits"}
 
-func (s *Server) glbRoute() route {
-	boolParam := func(name string, def bool, desc string) param {
-		return param{name: name, in: "query", typ: "boolean", def: def, desc: desc}
+func (s *Server) glbRoute() httpapi.Route {
+	boolParam := func(name string, def bool, desc string) httpapi.Param {
+		return httpapi.Param{Name: name, In: "query", Type: "boolean", Default: def, Desc: desc}
 	}
-	return route{method: "GET", path: "/v1/buildings/3d.glb", opID: "getBuildingsGlb", tag: "Buildings", stability: "stable", since: "0.1.0", budget: longBudget,
-		summary: "All buildings meeting a bbox as one binary glTF (GLB)",
-		desc: "Buildings of every published BL with a surface meeting the bbox (same test as the search), triangulated per planar surface " +
+	return httpapi.Route{Method: "GET", Path: "/v1/buildings/3d.glb", OpID: "getBuildingsGlb", Tag: "Buildings", Stability: "stable", Since: "0.1.0", Budget: httpapi.LongBudget,
+		Summary: "All buildings meeting a bbox as one binary glTF (GLB)",
+		Desc: "Buildings of every published BL with a surface meeting the bbox (same test as the search), triangulated per planar surface " +
 			"(polygons with holes, ear clipping in the surface plane), faces wound outward with flat normals. Coordinates are a local East-North-Up " +
 			"frame, Z up: with `target_frame=utm` metres in the UTM zone of the bbox centre (the anchor; buildings of the other zone are " +
 			"reprojected), with `target_frame=mercator` Web Mercator (EPSG:3857) metres relative to the anchor and heights scaled by 1/cos(lat) " +
@@ -49,28 +50,28 @@ func (s *Server) glbRoute() route {
 			"Limits: 1 km2 and 20,000 buildings (413 beyond), 250 km2 and 1,000,000 with the admin token in X-Svc-Admin-Token. " +
 			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
 			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
-		params: []param{
+		Params: []httpapi.Param{
 			bboxParam(true, "8.672,50.106,8.68,50.112", "WGS84 minLon,minLat,maxLon,maxLat"),
-			{name: "z_base", in: "query", typ: "string", def: "per_building", enum: []string{"per_building", "bbox_min", "absolute"},
-				desc: "per_building: each building's lowest point at Z=0; bbox_min: the lowest point of all at Z=0; absolute: DHHN2016 heights"},
-			{name: "compression", in: "query", typ: "string", def: "none", enum: []string{"none", "draco"}, desc: "draco: KHR_draco_mesh_compression, 18-bit positions"},
+			{Name: "z_base", In: "query", Type: "string", Default: "per_building", Enum: []string{"per_building", "bbox_min", "absolute"},
+				Desc: "per_building: each building's lowest point at Z=0; bbox_min: the lowest point of all at Z=0; absolute: DHHN2016 heights"},
+			{Name: "compression", In: "query", Type: "string", Default: "none", Enum: []string{"none", "draco"}, Desc: "draco: KHR_draco_mesh_compression, 18-bit positions"},
 			boolParam("colorize_roofs", false, "wall, ground and roof as separate materials"),
 			boolParam("merge_buildings", true, "true: one mesh with one primitive per material; false: one mesh and node per building, named by gmlid"),
-			{name: "target_frame", in: "query", typ: "string", def: "utm", enum: []string{"utm", "mercator"}, desc: "utm: UTM metres; mercator: EPSG:3857 metres at the anchor"},
-			{name: "origin", in: "query", typ: "string", def: "center", enum: []string{"center", "corner"}, desc: "center: bbox centre; corner: minLon,minLat"},
-			{name: "rotate_x", in: "query", typ: "number", def: 0.0, min: f64(-360), max: f64(360), desc: "degrees about X, applied first (intrinsic)"},
-			{name: "rotate_z", in: "query", typ: "number", def: 0.0, min: f64(-360), max: f64(360), desc: "degrees about the rotated Z, applied after X"},
+			{Name: "target_frame", In: "query", Type: "string", Default: "utm", Enum: []string{"utm", "mercator"}, Desc: "utm: UTM metres; mercator: EPSG:3857 metres at the anchor"},
+			{Name: "origin", In: "query", Type: "string", Default: "center", Enum: []string{"center", "corner"}, Desc: "center: bbox centre; corner: minLon,minLat"},
+			{Name: "rotate_x", In: "query", Type: "number", Default: 0.0, Min: httpapi.F64(-360), Max: httpapi.F64(360), Desc: "degrees about X, applied first (intrinsic)"},
+			{Name: "rotate_z", In: "query", Type: "number", Default: 0.0, Min: httpapi.F64(-360), Max: httpapi.F64(360), Desc: "degrees about the rotated Z, applied after X"},
 			boolParam("include_ground", true, "false omits GroundSurface (class 710)"),
-			{name: "weld_tolerance_m", in: "query", typ: "number", def: 0.0, min: f64(0), max: f64(10), desc: "merge vertices closer than this with the same normal; 0 is off"},
-			{name: "X-Svc-Admin-Token", in: "header", typ: "string", desc: "the server's admin token: raises the limits (server-to-server use only)"},
+			{Name: "weld_tolerance_m", In: "query", Type: "number", Default: 0.0, Min: httpapi.F64(0), Max: httpapi.F64(10), Desc: "merge vertices closer than this with the same normal; 0 is off"},
+			{Name: "X-Svc-Admin-Token", In: "header", Type: "string", Desc: "the server's admin token: raises the limits (server-to-server use only)"},
 		},
-		responses: []response{
-			{status: 200, desc: "Binary glTF", contentType: glbContentType, headers: glbHeaders},
-			{status: 304, desc: "Not modified (If-None-Match matched the ETag)"},
-			{status: 400, desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat)", schema: "Problem"},
-			{status: 413, desc: "bbox area or building count over the limit; the detail tells how to send X-Svc-Admin-Token", schema: "Problem"},
-			resp422},
-		handle: s.handleGLB}
+		Responses: []httpapi.Response{
+			{Status: 200, Desc: "Binary glTF", ContentType: glbContentType, Headers: glbHeaders},
+			{Status: 304, Desc: "Not modified (If-None-Match matched the ETag)"},
+			{Status: 400, Desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat)", Schema: "Problem"},
+			{Status: 413, Desc: "bbox area or building count over the limit; the detail tells how to send X-Svc-Admin-Token", Schema: "Problem"},
+			httpapi.Resp422},
+		Handle: s.handleGLB}
 }
 
 // glbRequest is a parsed and validated 3d.glb request.
@@ -89,11 +90,11 @@ type glbRequest struct {
 }
 
 // glbRequestOf reads the declared parameters of a 3d.glb request.
-func glbRequestOf(in *input) glbRequest {
-	return glbRequest{bbox: parsedAs[geo.BBox](in, "bbox"), zBase: in.str("z_base"), compression: in.str("compression"),
-		frame: in.str("target_frame"), origin: in.str("origin"),
-		colorize: in.boolean("colorize_roofs"), merge: in.boolean("merge_buildings"), ground: in.boolean("include_ground"),
-		rotX: in.num("rotate_x"), rotZ: in.num("rotate_z"), weld: in.num("weld_tolerance_m")}
+func glbRequestOf(in *httpapi.Input) glbRequest {
+	return glbRequest{bbox: httpapi.ParsedAs[geo.BBox](in, "bbox"), zBase: in.Str("z_base"), compression: in.Str("compression"),
+		frame: in.Str("target_frame"), origin: in.Str("origin"),
+		colorize: in.Boolean("colorize_roofs"), merge: in.Boolean("merge_buildings"), ground: in.Boolean("include_ground"),
+		rotX: in.Num("rotate_x"), rotZ: in.Num("rotate_z"), weld: in.Num("weld_tolerance_m")}
 }
 
 // adminToken reports whether r carries the server's admin token in
@@ -108,7 +109,7 @@ func (s *Server) adminToken(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	g := glbRequestOf(in)
 	g.admin = s.adminToken(r)
 	g.maxAreaKM2, g.maxBuildings = glbMaxAreaKM2, glbMaxBuildings
@@ -155,7 +156,7 @@ func tooLarge(g glbRequest, format string, args ...any) error {
 	if !g.admin {
 		detail += " Split the bbox into smaller requests, or use /v1/tilesets for large areas. " + glbAdminTokenHint
 	}
-	return report(errTooLarge, "%s", detail).with(map[string]any{"max_area_km2": g.maxAreaKM2, "max_buildings": g.maxBuildings})
+	return httpapi.Report(httpapi.ErrTooLarge, "%s", detail).With(map[string]any{"max_area_km2": g.maxAreaKM2, "max_buildings": g.maxBuildings})
 }
 
 // glbETag is a strong validator: the output is a deterministic function of

@@ -21,6 +21,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/tiles3d"
 )
 
@@ -170,7 +171,7 @@ func TestGLBErrors(t *testing.T) {
 	t.Run("admin token lifts the area limit", func(t *testing.T) {
 		resp, body := f.do(t, "GET", "/v1/buildings/3d.glb?bbox="+big, map[string]string{"X-Svc-Admin-Token": "s3cret"})
 		if resp.StatusCode != 200 || resp.Header.Get("X-Svc-Admin-Limits") != "1" || resp.Header.Get("X-Svc-Max-Buildings") != "1000000" {
-			t.Errorf("status %d, admin %q, max %q: %s", resp.StatusCode, resp.Header.Get("X-Svc-Admin-Limits"), resp.Header.Get("X-Svc-Max-Buildings"), clip(string(body)))
+			t.Errorf("status %d, admin %q, max %q: %s", resp.StatusCode, resp.Header.Get("X-Svc-Admin-Limits"), resp.Header.Get("X-Svc-Max-Buildings"), httpapi.Clip(string(body)))
 		}
 		if resp.Header.Get("X-Svc-Buildings") != "400" {
 			t.Errorf("X-Svc-Buildings %q, want 400", resp.Header.Get("X-Svc-Buildings"))

@@ -13,42 +13,43 @@ import (
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/terrain"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
 const hillshadeBase = "/v1/terrain/hillshade"
 
-func (s *Server) hillshadeRoutes() []route {
-	styleP := param{name: "style", in: "query", typ: "string", def: "shade", enum: []string{"shade", "hypsometric"},
-		desc: "`shade`: grey multidirectional hillshade; `hypsometric`: the shading over an elevation colour ramp"}
-	return []route{
-		{method: "GET", path: hillshadeBase + ".json", opID: "getHillshadeTileJSON", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
-			summary: "TileJSON of the hillshade map tiles (beyond the spec)",
-			desc: "TileJSON 3.0.0 for QGIS (XYZ Tiles), Leaflet, OpenLayers and MapLibre (`{type: 'raster', url: '<base>/v1/terrain/hillshade.json'}`): " +
+func (s *Server) hillshadeRoutes() []httpapi.Route {
+	styleP := httpapi.Param{Name: "style", In: "query", Type: "string", Default: "shade", Enum: []string{"shade", "hypsometric"},
+		Desc: "`shade`: grey multidirectional hillshade; `hypsometric`: the shading over an elevation colour ramp"}
+	return []httpapi.Route{
+		{Method: "GET", Path: hillshadeBase + ".json", OpID: "getHillshadeTileJSON", Tag: "Terrain", Stability: "beta", Since: "0.2.0", Exempt: true,
+			Summary: "TileJSON of the hillshade map tiles (beyond the spec)",
+			Desc: "TileJSON 3.0.0 for QGIS (XYZ Tiles), Leaflet, OpenLayers and MapLibre (`{type: 'raster', url: '<base>/v1/terrain/hillshade.json'}`): " +
 				"the tile URL template, zoom range, the bounds of the published DGM and its attribution. `style` is passed on to the tile URLs.",
-			params:    []param{styleP},
-			responses: []response{{status: 200, desc: "TileJSON", schema: "TileJSON"}, resp422},
-			handle:    s.handleHillshadeJSON},
-		{method: "GET", path: hillshadeBase + "/{z}/{x}/{tile}", opID: "getHillshadeTile", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
-			summary: "One hillshade map tile (beyond the spec)",
-			desc: "Web Mercator XYZ tile (EPSG:3857, y from the north, as OpenStreetMap), 256 px or 512 px with `@2x`, zoom " +
+			Params:    []httpapi.Param{styleP},
+			Responses: []httpapi.Response{{Status: 200, Desc: "TileJSON", Schema: "TileJSON"}, httpapi.Resp422},
+			Handle:    s.handleHillshadeJSON},
+		{Method: "GET", Path: hillshadeBase + "/{z}/{x}/{tile}", OpID: "getHillshadeTile", Tag: "Terrain", Stability: "beta", Since: "0.2.0", Exempt: true,
+			Summary: "One hillshade map tile (beyond the spec)",
+			Desc: "Web Mercator XYZ tile (EPSG:3857, y from the north, as OpenStreetMap), 256 px or 512 px with `@2x`, zoom " +
 				strconv.Itoa(hillshade.MinZoom) + " to " + strconv.Itoa(hillshade.MaxZoom) + ". The DGM of every published BL (both UTM zones) " +
 				"is sampled bilinearly at the tile's pixel centres (from a COG overview when a tile pixel covers at least 4 DGM pixels) and shaded " +
 				"as `gdaldem hillshade -multidirectional` does on the DGM warped to the tile (altitude 45°, z factor 1, Web Mercator metres): at zoom " +
 				"17 and above the values equal GDAL's within 1 (of 255). Transparent outside coverage and on NoData; a tile without any data is a " +
 				"transparent PNG too (200), so map clients show no errors. Tiles are cached; the strong ETag changes with the data, If-None-Match " +
 				"answers 304. Like the tile host, not counted against the keyless limit.",
-			params: []param{
-				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(hillshade.MinZoom), max: f64(hillshade.MaxZoom), pattern: tileIndexPattern, desc: "zoom"},
-				{name: "x", in: "path", typ: "integer", required: true, example: 17157, min: f64(0), pattern: tileIndexPattern, desc: "column from the west, below 2^z"},
-				{name: "tile", in: "path", typ: "string", required: true, example: "11088.png", pattern: `^[0-9]{1,9}(@2x)?\.png$`, desc: "`<y>.png` or `<y>@2x.png`, y the row from the north",
-					parse: parseHillshadeTile},
+			Params: []httpapi.Param{
+				{Name: "z", In: "path", Type: "integer", Required: true, Example: 15, Min: httpapi.F64(hillshade.MinZoom), Max: httpapi.F64(hillshade.MaxZoom), Pattern: tileIndexPattern, Desc: "zoom"},
+				{Name: "x", In: "path", Type: "integer", Required: true, Example: 17157, Min: httpapi.F64(0), Pattern: tileIndexPattern, Desc: "column from the west, below 2^z"},
+				{Name: "tile", In: "path", Type: "string", Required: true, Example: "11088.png", Pattern: `^[0-9]{1,9}(@2x)?\.png$`, Desc: "`<y>.png` or `<y>@2x.png`, y the row from the north",
+					Parse: parseHillshadeTile},
 				styleP,
 			},
-			responses: []response{{status: 200, desc: "PNG tile", contentType: "image/png"}, {status: 304, desc: "Not modified"},
-				resp400, resp404, resp422, {status: 502, desc: "A DGM tile could not be read", schema: "Problem"}},
-			handle: s.handleHillshadeTile},
+			Responses: []httpapi.Response{{Status: 200, Desc: "PNG tile", ContentType: "image/png"}, {Status: 304, Desc: "Not modified"},
+				httpapi.Resp400, httpapi.Resp404, httpapi.Resp422, {Status: 502, Desc: "A DGM tile could not be read", Schema: "Problem"}},
+			Handle: s.handleHillshadeTile},
 	}
 }
 
@@ -66,14 +67,14 @@ func parseHillshadeTile(s string) (any, error) {
 	return t, err
 }
 
-func styleOf(in *input) hillshade.Style {
-	if in.str("style") == "hypsometric" {
+func styleOf(in *httpapi.Input) hillshade.Style {
+	if in.Str("style") == "hypsometric" {
 		return hillshade.Hypsometric
 	}
 	return hillshade.Shade
 }
 
-func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	bounds := []float64{180, 90, -180, -90}
@@ -90,8 +91,8 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in 
 		bounds = []float64{-180, -85.0511, 180, 85.0511}
 	}
 	q := ""
-	if in.has("style") {
-		q = "?style=" + in.str("style")
+	if in.Has("style") {
+		q = "?style=" + in.Str("style")
 	}
 	return writeJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
@@ -100,11 +101,11 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in 
 		"attribution": strings.Join(attr, "; ")})
 }
 
-func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *input) error {
-	t := parsedAs[hillshadeTile](in, "tile")
-	z, x, y, size, style := in.integer("z"), in.integer("x"), t.y, t.sizePx, styleOf(in)
+func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	t := httpapi.ParsedAs[hillshadeTile](in, "tile")
+	z, x, y, size, style := in.Integer("z"), in.Integer("x"), t.y, t.sizePx, styleOf(in)
 	if z < hillshade.MinZoom || z > hillshade.MaxZoom || x >= 1<<z || y >= 1<<z {
-		return report(errNotFound, "No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()

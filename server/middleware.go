@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // reqInfo travels in the request context so the outer middleware can log
 // what inner layers learned (the matched route, the key prefix).
 type reqInfo struct {
 	id        string
-	route     *route // the matched route, nil for none
+	route     *httpapi.Route // the matched route, nil for none
 	keyPrefix string
 	principal *access.Principal // the authenticated key, nil for keyless requests
 	bl        string            // federal state that answered, for usage counters
@@ -65,7 +66,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 				}
 				s.log.Error("panic", "request_id", ri.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if !sw.wrote {
-					s.writeProblem(sw, r, toHTTPError(fmt.Errorf("panic: %v", v)))
+					s.writeProblem(sw, r, httpapi.ToHTTPError(fmt.Errorf("panic: %v", v)))
 				}
 			}
 			d := time.Since(start)
@@ -74,7 +75,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 			case ri.preflight:
 				pattern = "OPTIONS (preflight)"
 			case ri.route != nil:
-				pattern = ri.route.pattern
+				pattern = ri.route.Pattern
 			}
 			s.metrics.observe(pattern, sw.code(), d)
 			level := slog.LevelInfo

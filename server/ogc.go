@@ -19,6 +19,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // The OGC API - Features layer (Part 1 Core, Part 2 CRS by reference) over
@@ -61,69 +62,69 @@ const ogcDesc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 C
 	"code, e.g. 712 roof). The building function is not kept by the importer, so there is no `function` filter. " +
 	"Unknown parameters are 400, as Part 1 allows."
 
-func ogcFormat() param {
-	return param{name: "f", in: "query", typ: "string", enum: []string{"json", "html"}, component: "f",
-		desc: "response format; default from the Accept header (text/html gives HTML), else JSON"}
+func ogcFormat() httpapi.Param {
+	return httpapi.Param{Name: "f", In: "query", Type: "string", Enum: []string{"json", "html"}, Component: "f",
+		Desc: "response format; default from the Accept header (text/html gives HTML), else JSON"}
 }
 
-func (s *Server) ogcRoutes() []route {
-	collP := param{name: "collectionId", in: "path", typ: "string", required: true, example: "buildings", component: "collectionId",
-		desc: "`buildings`, `roofs` or `buildings-<bl>`"}
-	crsP := param{name: "crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS, component: "crs",
-		desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
-	list := func(status int, schema, desc string) []response {
-		return []response{{status: status, desc: desc, schema: schema}, {status: 400, desc: "Malformed parameter", schema: "Problem"}}
+func (s *Server) ogcRoutes() []httpapi.Route {
+	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "buildings", Component: "collectionId",
+		Desc: "`buildings`, `roofs` or `buildings-<bl>`"}
+	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
+		Desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
+	list := func(status int, schema, desc string) []httpapi.Response {
+		return []httpapi.Response{{Status: status, Desc: desc, Schema: schema}, {Status: 400, Desc: "Malformed parameter", Schema: "Problem"}}
 	}
-	return []route{
-		{method: "GET", path: "/ogc", opID: "ogcLanding", tag: ogcTag, since: "0.2.0", exempt: true,
-			summary: "OGC API landing page", desc: ogcDesc, params: []param{ogcFormat()},
-			responses: list(200, "OGCLanding", "Links to the API description, conformance and collections"), handle: s.handleOGCLanding},
-		{method: "GET", path: "/ogc/conformance", opID: "ogcConformance", tag: ogcTag, since: "0.2.0", exempt: true,
-			summary: "Conformance classes of the OGC API", params: []param{ogcFormat()},
-			responses: list(200, "OGCConformance", "Conformance classes"), handle: s.handleOGCConformance},
-		{method: "GET", path: "/ogc/api", opID: "ogcAPI", tag: ogcTag, since: "0.2.0", exempt: true,
-			summary:   "OpenAPI description of the OGC API",
-			desc:      "An OpenAPI 3.1 document of the /ogc operations only (the whole server is described at /openapi.json).",
-			responses: []response{{status: 200, desc: "OpenAPI document", schema: "OpenAPIDocument", contentType: "application/vnd.oai.openapi+json;version=3.1"}},
-			handle:    s.handleOGCAPI},
-		{method: "GET", path: "/ogc/collections", opID: "ogcCollections", tag: ogcTag, since: "0.2.0",
-			summary: "Feature collections", params: []param{ogcFormat()},
-			responses: list(200, "OGCCollections", "The collections"), handle: s.handleOGCCollections},
-		{method: "GET", path: "/ogc/collections/{collectionId}", opID: "ogcCollection", tag: ogcTag, since: "0.2.0",
-			summary: "One feature collection", params: []param{collP, ogcFormat()},
-			responses: append(list(200, "OGCCollection", "The collection"), resp404), handle: s.handleOGCCollection},
-		{method: "GET", path: "/ogc/collections/{collectionId}/items", opID: "ogcItems", tag: ogcTag, since: "0.2.0",
-			summary: "Features of a collection", desc: ogcDesc,
-			params: []param{collP,
-				{name: "bbox", in: "query", typ: "string", example: "8.67,50.104,8.684,50.113", component: "bbox", desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
-				{name: "bbox-crs", in: "query", typ: "string", def: geo.CRS84.URI(), parse: parseCRS, component: "bbox-crs", desc: "CRS of bbox; default CRS84"},
+	return []httpapi.Route{
+		{Method: "GET", Path: "/ogc", OpID: "ogcLanding", Tag: ogcTag, Since: "0.2.0", Exempt: true,
+			Summary: "OGC API landing page", Desc: ogcDesc, Params: []httpapi.Param{ogcFormat()},
+			Responses: list(200, "OGCLanding", "Links to the API description, conformance and collections"), Handle: s.handleOGCLanding},
+		{Method: "GET", Path: "/ogc/conformance", OpID: "ogcConformance", Tag: ogcTag, Since: "0.2.0", Exempt: true,
+			Summary: "Conformance classes of the OGC API", Params: []httpapi.Param{ogcFormat()},
+			Responses: list(200, "OGCConformance", "Conformance classes"), Handle: s.handleOGCConformance},
+		{Method: "GET", Path: "/ogc/api", OpID: "ogcAPI", Tag: ogcTag, Since: "0.2.0", Exempt: true,
+			Summary:   "OpenAPI description of the OGC API",
+			Desc:      "An OpenAPI 3.1 document of the /ogc operations only (the whole server is described at /openapi.json).",
+			Responses: []httpapi.Response{{Status: 200, Desc: "OpenAPI document", Schema: "OpenAPIDocument", ContentType: "application/vnd.oai.openapi+json;version=3.1"}},
+			Handle:    s.handleOGCAPI},
+		{Method: "GET", Path: "/ogc/collections", OpID: "ogcCollections", Tag: ogcTag, Since: "0.2.0",
+			Summary: "Feature collections", Params: []httpapi.Param{ogcFormat()},
+			Responses: list(200, "OGCCollections", "The collections"), Handle: s.handleOGCCollections},
+		{Method: "GET", Path: "/ogc/collections/{collectionId}", OpID: "ogcCollection", Tag: ogcTag, Since: "0.2.0",
+			Summary: "One feature collection", Params: []httpapi.Param{collP, ogcFormat()},
+			Responses: append(list(200, "OGCCollection", "The collection"), httpapi.Resp404), Handle: s.handleOGCCollection},
+		{Method: "GET", Path: "/ogc/collections/{collectionId}/items", OpID: "ogcItems", Tag: ogcTag, Since: "0.2.0",
+			Summary: "Features of a collection", Desc: ogcDesc,
+			Params: []httpapi.Param{collP,
+				{Name: "bbox", In: "query", Type: "string", Example: "8.67,50.104,8.684,50.113", Component: "bbox", Desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
+				{Name: "bbox-crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "bbox-crs", Desc: "CRS of bbox; default CRS84"},
 				crsP,
-				{name: "limit", in: "query", typ: "integer", def: ogcDefaultLimit, min: f64(1), max: f64(ogcMaxLimit), clamp: true, component: "limit",
-					desc: fmt.Sprintf("page size. A value above the maximum is not refused: the page then holds at most %d features "+
+				{Name: "limit", In: "query", Type: "integer", Default: ogcDefaultLimit, Min: httpapi.F64(1), Max: httpapi.F64(ogcMaxLimit), Clamp: true, Component: "limit",
+					Desc: fmt.Sprintf("page size. A value above the maximum is not refused: the page then holds at most %d features "+
 						"(a server-limited page, as OGC API - Features Part 1 describes limit; opengeospatial/ogcapi-features#640), "+
 						"with a `next` link when more match.", ogcMaxLimit)},
-				{name: "cursor", in: "query", typ: "string", desc: "opaque position from the `next` link", parse: decodeOGCCursor, component: "cursor"},
-				{name: "datetime", in: "query", typ: "string", component: "datetime", desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", parse: parseDatetime},
-				{name: "gmlid", in: "query", typ: "string", pattern: `^\S+$`, desc: "only the surfaces of this building"},
-				{name: "surface_class", in: "query", typ: "integer", min: f64(1), desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
+				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
+				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
+				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the surfaces of this building"},
+				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
 				ogcFormat()},
-			responses: []response{{status: 200, desc: "A page of features", schema: "OGCFeatureCollection", contentType: "application/geo+json", headers: []string{"Content-Crs"}},
-				{status: 400, desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", schema: "Problem"}, resp404},
-			handle: s.handleOGCItems},
-		{method: "GET", path: "/ogc/collections/{collectionId}/items/{featureId}", opID: "ogcItem", tag: ogcTag, since: "0.2.0",
-			summary: "One feature",
-			params: []param{collP, {name: "featureId", in: "path", typ: "string", required: true, example: "he.1", desc: "`<bl>.<surface_id>`"},
+			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
+				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
+			Handle: s.handleOGCItems},
+		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: ogcTag, Since: "0.2.0",
+			Summary: "One feature",
+			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`"},
 				crsP, ogcFormat()},
-			responses: []response{{status: 200, desc: "The feature", schema: "OGCFeature", contentType: "application/geo+json", headers: []string{"Content-Crs"}},
-				{status: 400, desc: "Malformed parameter or unsupported CRS", schema: "Problem"}, resp404},
-			handle: s.handleOGCItem},
+			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
+				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
+			Handle: s.handleOGCItem},
 	}
 }
 
 // wantsHTML tells whether r asks for HTML: f=html, or no f and an Accept
 // header that names text/html before any JSON type.
-func wantsHTML(r *http.Request, in *input) bool {
-	switch in.str("f") {
+func wantsHTML(r *http.Request, in *httpapi.Input) bool {
+	switch in.Str("f") {
 	case "html":
 		return true
 	case "json":
@@ -170,7 +171,7 @@ func (s *Server) selfLinks(path string, q url.Values, html bool, jsonType string
 	return []ogcLink{j, h}
 }
 
-func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	links := append(s.selfLinks("/ogc", nil, html, "application/json"),
 		ogcLink{Href: s.cfg.BaseURL + "/ogc/api", Rel: "service-desc", Type: "application/vnd.oai.openapi+json;version=3.1", Title: "the API definition"},
@@ -182,13 +183,13 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *in
 	return s.ogcAnswer(w, r, html, "svc OGC API", body)
 }
 
-func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	body := map[string]any{"conformsTo": ogcConformance}
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
-func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
 	_, _ = w.Write(s.ogcOpenAPI)
 	return nil
@@ -239,7 +240,7 @@ func findCollection(v *catalog.View, id string) (ogcCollection, error) {
 			return c, nil
 		}
 	}
-	return ogcCollection{}, report(errNotFound, "There is no collection %q; see /ogc/collections.", clip(id))
+	return ogcCollection{}, httpapi.Report(httpapi.ErrNotFound, "There is no collection %q; see /ogc/collections.", httpapi.Clip(id))
 }
 
 // collectionDoc is the JSON of one collection.
@@ -298,7 +299,7 @@ func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self
 	return doc
 }
 
-func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
@@ -314,11 +315,11 @@ func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request, in
 	return s.ogcAnswer(w, r, html, "Collections", body)
 }
 
-func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := findCollection(v, in.str("collectionId"))
+	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
 		return err
 	}
@@ -338,7 +339,7 @@ func (c ogcCursor) encode() string {
 }
 
 func decodeOGCCursor(s string) (any, error) {
-	bad := syntaxFault("is not one this server issued; follow the next link unchanged.")
+	bad := httpapi.SyntaxFault("is not one this server issued; follow the next link unchanged.")
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(s) > maxCursorLen {
 		return nil, bad
@@ -347,7 +348,7 @@ func decodeOGCCursor(s string) (any, error) {
 	if len(parts) != 3 {
 		return nil, bad
 	}
-	sid, ok := decimalInt(parts[2])
+	sid, ok := httpapi.DecimalInt(parts[2])
 	if !ok || sid <= 0 || parts[0] == "" {
 		return nil, bad
 	}
@@ -368,22 +369,22 @@ type itemsQuery struct {
 
 // itemsQueryOf reads an items request from its declared parameters; bbox
 // is read here, in the CRS bbox-crs names.
-func itemsQueryOf(in *input) (itemsQuery, error) {
-	iq := itemsQuery{all: true, limit: in.integer("limit"), crs: parsedAs[geo.CRS](in, "crs"),
-		after: parsedAs[ogcCursor](in, "cursor")}
-	if in.has("bbox") {
+func itemsQueryOf(in *httpapi.Input) (itemsQuery, error) {
+	iq := itemsQuery{all: true, limit: in.Integer("limit"), crs: httpapi.ParsedAs[geo.CRS](in, "crs"),
+		after: httpapi.ParsedAs[ogcCursor](in, "cursor")}
+	if in.Has("bbox") {
 		var err error
-		if iq.bbox, err = parseOGCBBox(in.str("bbox"), parsedAs[geo.CRS](in, "bbox-crs")); err != nil {
+		if iq.bbox, err = parseOGCBBox(in.Str("bbox"), httpapi.ParsedAs[geo.CRS](in, "bbox-crs")); err != nil {
 			return iq, err
 		}
 		iq.all = false
-	} else if in.has("bbox-crs") {
-		return iq, report(errMalformed, "Parameter bbox-crs needs a bbox.")
+	} else if in.Has("bbox-crs") {
+		return iq, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox-crs needs a bbox.")
 	}
-	iq.filter.GMLID = in.str("gmlid")
-	iq.filter.Class = in.integer("surface_class")
-	if in.has("datetime") {
-		iq.datetime, iq.hasTime = parsedAs[[2]string](in, "datetime"), true
+	iq.filter.GMLID = in.Str("gmlid")
+	iq.filter.Class = in.Integer("surface_class")
+	if in.Has("datetime") {
+		iq.datetime, iq.hasTime = httpapi.ParsedAs[[2]string](in, "datetime"), true
 	}
 	return iq, nil
 }
@@ -396,7 +397,7 @@ func parseCRS(raw string) (any, error) {
 		for _, c := range geo.SupportedCRS {
 			uris = append(uris, c.URI())
 		}
-		return nil, syntaxFault("%q is not supported; supported are %s.", clip(raw), strings.Join(uris, ", "))
+		return nil, httpapi.SyntaxFault("%q is not supported; supported are %s.", httpapi.Clip(raw), strings.Join(uris, ", "))
 	}
 	return c, nil
 }
@@ -406,13 +407,13 @@ func parseCRS(raw string) (any, error) {
 func parseOGCBBox(raw string, crs geo.CRS) (geo.BBox, error) {
 	parts := strings.Split(raw, ",")
 	if len(parts) != 4 && len(parts) != 6 {
-		return geo.BBox{}, report(errMalformed, "Parameter bbox must have 4 or 6 numbers, not %d.", len(parts))
+		return geo.BBox{}, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox must have 4 or 6 numbers, not %d.", len(parts))
 	}
 	nums := make([]float64, len(parts))
 	for i, p := range parts {
 		v, ok := geo.ParseDecimal(strings.TrimSpace(p))
 		if !ok {
-			return geo.BBox{}, report(errMalformed, "Parameter bbox: %q is not a number.", clip(p))
+			return geo.BBox{}, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox: %q is not a number.", httpapi.Clip(p))
 		}
 		nums[i] = v
 	}
@@ -420,14 +421,14 @@ func parseOGCBBox(raw string, crs geo.CRS) (geo.BBox, error) {
 		nums = []float64{nums[0], nums[1], nums[3], nums[4]}
 	}
 	if nums[0] > nums[2] || nums[1] > nums[3] {
-		return geo.BBox{}, report(errMalformed, "Parameter bbox must be lower corner then upper corner (minX,minY,maxX,maxY).")
+		return geo.BBox{}, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox must be lower corner then upper corner (minX,minY,maxX,maxY).")
 	}
 	b := crs.BBoxToWGS84(nums[0], nums[1], nums[2], nums[3])
 	if !crs.Projected() && (b.MinLon < -180 || b.MaxLon > 180 || b.MinLat < -90 || b.MaxLat > 90) {
-		return geo.BBox{}, report(errMalformed, "Parameter bbox is outside longitude ±180, latitude ±90 (axis order of %s).", crs.URI())
+		return geo.BBox{}, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox is outside longitude ±180, latitude ±90 (axis order of %s).", crs.URI())
 	}
 	if math.IsNaN(b.MinLon) || math.IsNaN(b.MinLat) || math.IsInf(b.MinLon, 0) {
-		return geo.BBox{}, report(errMalformed, "Parameter bbox cannot be converted to WGS84.")
+		return geo.BBox{}, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox cannot be converted to WGS84.")
 	}
 	b.MinLon, b.MaxLon = math.Max(b.MinLon, -180), math.Min(b.MaxLon, 180)
 	b.MinLat, b.MaxLat = math.Max(b.MinLat, -90), math.Min(b.MaxLat, 90)
@@ -446,7 +447,7 @@ func parseDatetime(raw string) (any, error) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return "", syntaxFault("%q is not an RFC 3339 date or date-time.", clip(s))
+			return "", httpapi.SyntaxFault("%q is not an RFC 3339 date or date-time.", httpapi.Clip(s))
 		}
 		return t.UTC().Format("2006-01-02"), nil
 	}
@@ -457,7 +458,7 @@ func parseDatetime(raw string) (any, error) {
 	}
 	if !interval {
 		if lo == "" {
-			return nil, syntaxFault("is an open instant (..); an instant needs a date.")
+			return nil, httpapi.SyntaxFault("is an open instant (..); an instant needs a date.")
 		}
 		return [2]string{lo, lo}, nil
 	}
@@ -466,10 +467,10 @@ func parseDatetime(raw string) (any, error) {
 		return nil, err
 	}
 	if a == ".." && b == ".." || a == "" && b == "" {
-		return nil, syntaxFault("is an interval without ends; give at least one.")
+		return nil, httpapi.SyntaxFault("is an interval without ends; give at least one.")
 	}
 	if lo != "" && hi != "" && lo > hi {
-		return nil, syntaxFault("is an interval that ends before it starts.")
+		return nil, httpapi.SyntaxFault("is an interval that ends before it starts.")
 	}
 	return [2]string{lo, hi}, nil
 }
@@ -481,7 +482,7 @@ func (iq itemsQuery) admitsSnapshot(snap string) bool {
 	return (iq.datetime[0] == "" || snap >= iq.datetime[0]) && (iq.datetime[1] == "" || snap <= iq.datetime[1])
 }
 
-func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	iq, err := itemsQueryOf(in)
 	if err != nil {
@@ -489,7 +490,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := findCollection(v, in.str("collectionId"))
+	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
 		return err
 	}
@@ -502,7 +503,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	if iq.after.BL != "" {
 		snap, ok := c.snapshots[iq.after.BL]
 		if !ok || snap != iq.after.Snapshot {
-			return report(errMalformed, "The data changed since this cursor was issued (BL %s was at snapshot %s, now %s); restart paging without a cursor.",
+			return httpapi.Report(httpapi.ErrMalformed, "The data changed since this cursor was issued (BL %s was at snapshot %s, now %s); restart paging without a cursor.",
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
 	}
@@ -516,7 +517,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 	}
 	page, err := buildings.Search(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
 	if errors.Is(err, lod2store.ErrCursor) {
-		return report(errMalformed, "Parameter cursor does not belong to the current data; restart paging without a cursor.")
+		return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor does not belong to the current data; restart paging without a cursor.")
 	}
 	if err != nil {
 		return err
@@ -532,7 +533,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *inpu
 		setBL(r.Context(), hits[0].BL)
 	}
 	path := "/ogc/collections/" + c.id + "/items"
-	q := in.values()
+	q := in.Values()
 	links := s.selfLinks(path, q, html, "application/geo+json")
 	if next != nil {
 		nq := url.Values{}
@@ -633,25 +634,25 @@ func sourceOf(srcs []lod2store.Source, code string) lod2store.Source {
 	return lod2store.Source{BL: code}
 }
 
-func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	crs := parsedAs[geo.CRS](in, "crs")
+	crs := httpapi.ParsedAs[geo.CRS](in, "crs")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := findCollection(v, in.str("collectionId"))
+	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
 		return err
 	}
-	fid := in.str("featureId")
+	fid := in.Str("featureId")
 	blCode, sidText, _ := strings.Cut(fid, ".")
-	sid, ok := decimalInt(sidText)
+	sid, ok := httpapi.DecimalInt(sidText)
 	src := sourceOf(c.sources, blCode)
 	if !ok || src.LoD2 == nil {
-		return report(errNotFound, "Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, clip(fid))
+		return httpapi.Report(httpapi.ErrNotFound, "Collection %s has no feature %q; ids are <bl>.<surface_id>.", c.id, httpapi.Clip(fid))
 	}
 	h, err := buildings.Surface(c.sources, blCode, int64(sid))
 	if errors.Is(err, lod2store.ErrNotFound) || err == nil && c.roofs && h.Class != lod2store.ClassRoof {
-		return report(errNotFound, "Collection %s has no feature %q.", c.id, clip(fid))
+		return httpapi.Report(httpapi.ErrNotFound, "Collection %s has no feature %q.", c.id, httpapi.Clip(fid))
 	}
 	if err != nil {
 		return err
@@ -674,7 +675,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *input
 		return err
 	}
 	path := "/ogc/collections/" + c.id + "/items/" + url.PathEscape(fid)
-	doc["links"] = append(s.selfLinks(path, in.values(), html, "application/geo+json"),
+	doc["links"] = append(s.selfLinks(path, in.Values(), html, "application/geo+json"),
 		ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	w.Header().Set("Content-Crs", "<"+crs.URI()+">")
 	if html {

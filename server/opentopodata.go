@@ -13,6 +13,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -30,47 +31,47 @@ const openTopoDataDesc = "A compatibility layer for clients of opentopodata (htt
 	"limit of points per request (opentopodata's default is 100); the same keyless limit as `/v1`, one call per started " +
 	"100 points."
 
-func (s *Server) openTopoDataRoutes() []route {
-	params := []param{
-		{name: "dataset", in: "path", typ: "string", required: true, enum: []string{"dgm1"}, example: "dgm1", desc: "dataset name"},
-		{name: "locations", in: "query", typ: "string", example: "50.115,8.67|50.116,8.672",
-			desc: "`lat,lon` pairs separated by `|`; required for GET, for POST in the query or the body"},
+func (s *Server) openTopoDataRoutes() []httpapi.Route {
+	params := []httpapi.Param{
+		{Name: "dataset", In: "path", Type: "string", Required: true, Enum: []string{"dgm1"}, Example: "dgm1", Desc: "dataset name"},
+		{Name: "locations", In: "query", Type: "string", Example: "50.115,8.67|50.116,8.672",
+			Desc: "`lat,lon` pairs separated by `|`; required for GET, for POST in the query or the body"},
 		interpolationParam(),
-		{name: "nodata_value", in: "query", typ: "string", def: "null", pattern: `^(null|-?[0-9]{1,9})$`,
-			desc: "what `elevation` is for a point without a value: `null` or an integer"},
+		{Name: "nodata_value", In: "query", Type: "string", Default: "null", Pattern: `^(null|-?[0-9]{1,9})$`,
+			Desc: "what `elevation` is for a point without a value: `null` or an integer"},
 	}
-	resps := []response{{status: 200, desc: "opentopodata results", schema: "OpenTopoDataResult"},
-		{status: 400, desc: "Malformed locations or parameters", schema: "Problem"},
-		{status: 404, desc: "Unknown dataset", schema: "Problem"},
-		{status: 413, desc: "More locations than allowed", schema: "Problem"}, resp422}
-	get := route{method: "GET", path: "/opentopodata/v1/{dataset}", opID: "getOpenTopoData", tag: "Compatibility", since: "0.2.0",
-		summary: "Elevations in opentopodata's API shape", desc: openTopoDataDesc, params: params, responses: resps,
-		handle: s.handleOpenTopoData}
+	resps := []httpapi.Response{{Status: 200, Desc: "opentopodata results", Schema: "OpenTopoDataResult"},
+		{Status: 400, Desc: "Malformed locations or parameters", Schema: "Problem"},
+		{Status: 404, Desc: "Unknown dataset", Schema: "Problem"},
+		{Status: 413, Desc: "More locations than allowed", Schema: "Problem"}, httpapi.Resp422}
+	get := httpapi.Route{Method: "GET", Path: "/opentopodata/v1/{dataset}", OpID: "getOpenTopoData", Tag: "Compatibility", Since: "0.2.0",
+		Summary: "Elevations in opentopodata's API shape", Desc: openTopoDataDesc, Params: params, Responses: resps,
+		Handle: s.handleOpenTopoData}
 	post := get
-	post.method, post.opID, post.summary = "POST", "postOpenTopoData", "Elevations in opentopodata's API shape, parameters in the body"
-	post.body = &requestBody{schema: "OpenTopoDataRequest", desc: "locations, interpolation and nodata_value as JSON or form fields"}
-	post.responses = append(append([]response{}, resps...), response{status: 415, desc: "Body neither JSON nor a form", schema: "Problem"})
-	return []route{get, post}
+	post.Method, post.OpID, post.Summary = "POST", "postOpenTopoData", "Elevations in opentopodata's API shape, parameters in the body"
+	post.Body = &httpapi.RequestBody{Schema: "OpenTopoDataRequest", Desc: "locations, interpolation and nodata_value as JSON or form fields"}
+	post.Responses = append(append([]httpapi.Response{}, resps...), httpapi.Response{Status: 415, Desc: "Body neither JSON nor a form", Schema: "Problem"})
+	return []httpapi.Route{get, post}
 }
 
-func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *input) error {
-	name := in.str("dataset")
+func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	name := in.Str("dataset")
 	prod, ok := openTopoDataSets[name]
 	if !ok {
-		return report(errNotFound, "Dataset %q is not served; this server has dgm1.", clip(name))
+		return httpapi.Report(httpapi.ErrNotFound, "Dataset %q is not served; this server has dgm1.", httpapi.Clip(name))
 	}
 	if r.Method == http.MethodPost {
 		body, err := openTopoDataBody(r)
 		if err != nil {
 			return err
 		}
-		if in, err = in.merge(body); err != nil {
+		if in, err = in.Merge(body); err != nil {
 			return err
 		}
 	}
-	m := parsedAs[terrain.Interpolation](in, "interpolation")
-	nodata := in.str("nodata_value")
-	pts, err := parseLocations(in.str("locations"), s.batchMax())
+	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
+	nodata := in.Str("nodata_value")
+	pts, err := parseLocations(in.Str("locations"), s.batchMax())
 	if err != nil {
 		return err
 	}
@@ -118,19 +119,19 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 		// The body alone: r.ParseForm would read the URL's query too.
 		raw, err := io.ReadAll(io.LimitReader(r.Body, maxBatchBody+1))
 		if err != nil {
-			return nil, report(errMalformed, "The request body could not be read.")
+			return nil, httpapi.Report(httpapi.ErrMalformed, "The request body could not be read.")
 		}
 		if len(raw) > maxBatchBody {
-			return nil, report(errTooLarge, "The request body exceeds %d bytes.", maxBatchBody)
+			return nil, httpapi.Report(httpapi.ErrTooLarge, "The request body exceeds %d bytes.", maxBatchBody)
 		}
 		form, err := url.ParseQuery(string(raw))
 		if err != nil {
-			return nil, report(errMalformed, "The form body is malformed.")
+			return nil, httpapi.Report(httpapi.ErrMalformed, "The form body is malformed.")
 		}
 		out := map[string]string{}
 		for k, v := range form {
 			if len(v) > 1 {
-				return nil, report(errMalformed, "Field %s is given more than once; give it once.", clip(k))
+				return nil, httpapi.Report(httpapi.ErrMalformed, "Field %s is given more than once; give it once.", httpapi.Clip(k))
 			}
 			out[k] = v[0]
 		}
@@ -142,7 +143,7 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, report(errMalformed, "The body is not a JSON object: %v.", jsonReason(err))
+		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", jsonReason(err))
 	}
 	out := map[string]string{}
 	for k, raw := range members {
@@ -155,12 +156,12 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 			}
 			var pairs [][]float64
 			if err := json.Unmarshal(raw, &pairs); err != nil {
-				return nil, report(errMalformed, "Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", jsonReason(err))
+				return nil, httpapi.Report(httpapi.ErrMalformed, "Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", jsonReason(err))
 			}
 			parts := make([]string, len(pairs))
 			for i, p := range pairs {
 				if len(p) != 2 {
-					return nil, report(errMalformed, "Location %d must be a [lat, lon] pair.", i)
+					return nil, httpapi.Report(httpapi.ErrMalformed, "Location %d must be a [lat, lon] pair.", i)
 				}
 				parts[i] = strconv.FormatFloat(p[0], 'g', -1, 64) + "," + strconv.FormatFloat(p[1], 'g', -1, 64)
 			}
@@ -171,7 +172,7 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 				var n json.Number
 				if k != "nodata_value" || json.Unmarshal(raw, &n) != nil {
 					if string(raw) != "null" {
-						return nil, report(errMalformed, "Member %s must be a string.", k)
+						return nil, httpapi.Report(httpapi.ErrMalformed, "Member %s must be a string.", k)
 					}
 					continue
 				}
@@ -179,7 +180,7 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 			}
 			out[k] = s
 		default:
-			return nil, report(errMalformed, "The body has an unknown member %q; accepted are locations, interpolation and nodata_value.", clip(k))
+			return nil, httpapi.Report(httpapi.ErrMalformed, "The body has an unknown member %q; accepted are locations, interpolation and nodata_value.", httpapi.Clip(k))
 		}
 	}
 	return out, nil
@@ -188,10 +189,10 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 // parseLocations reads opentopodata's "lat,lon|lat,lon".
 func parseLocations(s string, maxPoints int) ([]geo.LonLat, error) {
 	if s == "" {
-		return nil, report(errMalformed, "Parameter locations is required: lat,lon pairs separated by |.")
+		return nil, httpapi.Report(httpapi.ErrMalformed, "Parameter locations is required: lat,lon pairs separated by |.")
 	}
 	if n := strings.Count(s, "|") + 1; n > maxPoints {
-		return nil, report(errTooLarge, "%d locations given; at most %d are accepted per request.", n, maxPoints)
+		return nil, httpapi.Report(httpapi.ErrTooLarge, "%d locations given; at most %d are accepted per request.", n, maxPoints)
 	}
 	parts := strings.Split(s, "|")
 	pts := make([]geo.LonLat, len(parts))
@@ -200,10 +201,10 @@ func parseLocations(s string, maxPoints int) ([]geo.LonLat, error) {
 		lat, ok1 := geo.ParseDecimal(strings.TrimSpace(a))
 		lon, ok2 := geo.ParseDecimal(strings.TrimSpace(b))
 		if !ok || !ok1 || !ok2 {
-			return nil, report(errMalformed, "Location %d %q is not lat,lon (polyline-encoded locations are not supported).", i, clip(p))
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Location %d %q is not lat,lon (polyline-encoded locations are not supported).", i, httpapi.Clip(p))
 		}
 		if !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180) {
-			return nil, report(errInvalid, "Location %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
+			return nil, httpapi.Report(httpapi.ErrInvalid, "Location %d has latitude %g, longitude %g; latitude must be within ±90 and longitude within ±180.", i, lat, lon)
 		}
 		pts[i] = geo.LonLat{Lon: lon, Lat: lat}
 	}

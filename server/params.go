@@ -9,11 +9,12 @@ import (
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // bboxParam declares the WGS84 bbox of the /v1 routes.
-func bboxParam(required bool, example, desc string) param {
-	return param{name: "bbox", in: "query", typ: "string", required: required, example: example, desc: desc, parse: parseBBox}
+func bboxParam(required bool, example, desc string) httpapi.Param {
+	return httpapi.Param{Name: "bbox", In: "query", Type: "string", Required: required, Example: example, Desc: desc, Parse: parseBBox}
 }
 
 // parseBBox reads minLon,minLat,maxLon,maxLat; every failure is a syntax
@@ -22,7 +23,7 @@ func parseBBox(s string) (any, error) {
 	b, err := geo.ParseBBox(s)
 	var be *geo.BBoxError
 	if errors.As(err, &be) {
-		return nil, syntaxFault("%s; expected %s in WGS84 degrees, e.g. bbox=8.68,50.11,8.69,50.12.", be.Reason, geo.BBoxForm)
+		return nil, httpapi.SyntaxFault("%s; expected %s in WGS84 degrees, e.g. bbox=8.68,50.11,8.69,50.12.", be.Reason, geo.BBoxForm)
 	}
 	return b, err
 }
@@ -34,19 +35,11 @@ func parseCoords(s string) (any, error) {
 	var ce *geo.CoordsError
 	switch {
 	case errors.As(err, &ce) && ce.OutOfRange:
-		return nil, rangeFault("%s.", ce.Reason)
+		return nil, httpapi.RangeFault("%s.", ce.Reason)
 	case errors.As(err, &ce):
-		return nil, syntaxFault("%s; expected %s in WGS84 degrees, 2 to %d points.", ce.Reason, geo.CoordsForm, maxProfilePoints)
+		return nil, httpapi.SyntaxFault("%s; expected %s in WGS84 degrees, 2 to %d points.", ce.Reason, geo.CoordsForm, maxProfilePoints)
 	}
 	return pts, err
-}
-
-// clip shortens echoed input so a problem body never grows with a request.
-func clip(s string) string {
-	if len(s) > 32 {
-		return s[:32] + "…"
-	}
-	return s
 }
 
 // maxCursorLen bounds the cursor parameter: "nrw:" plus 19 digits is 32
@@ -61,9 +54,9 @@ func parseCursor(s string) (any, error) {
 	p, err := decodeCursor(s)
 	switch {
 	case errors.Is(err, errPreFederation):
-		return nil, syntaxFault("is in the pre-federation format, which is no longer accepted; restart the search without a cursor.")
+		return nil, httpapi.SyntaxFault("is in the pre-federation format, which is no longer accepted; restart the search without a cursor.")
 	case err != nil:
-		return nil, syntaxFault("is invalid: not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
+		return nil, httpapi.SyntaxFault("is invalid: not a cursor this service issued (%v); pass `svc.next` of the previous page unchanged.", err)
 	}
 	return p, nil
 }
@@ -88,7 +81,7 @@ func decodeCursor(s string) (lod2store.Position, error) {
 	if !ok {
 		// The old format was a bare decimal surface id; anything else
 		// without a BL part is simply not a cursor.
-		if _, isDecimal := decimalInt(string(raw)); isDecimal && len(raw) > 0 && raw[0] != '-' {
+		if _, isDecimal := httpapi.DecimalInt(string(raw)); isDecimal && len(raw) > 0 && raw[0] != '-' {
 			return lod2store.Position{}, errPreFederation
 		}
 		return lod2store.Position{}, errors.New("no BL part")
@@ -105,15 +98,4 @@ func decodeCursor(s string) (lod2store.Position, error) {
 
 func encodeCursor(p lod2store.Position) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(p.BL + ":" + strconv.FormatInt(p.SurfaceID, 10)))
-}
-
-// decimalInt parses an integer written as digits with an optional leading
-// '-': no '+', no spaces, no underscores, at most 18 digits.
-func decimalInt(s string) (int, bool) {
-	d := strings.TrimPrefix(s, "-")
-	if d == "" || len(d) > 18 || strings.TrimLeft(d, "0123456789") != "" {
-		return 0, false
-	}
-	v, err := strconv.Atoi(s)
-	return v, err == nil
 }

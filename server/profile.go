@@ -12,18 +12,19 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/terrain"
 )
 
-func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, in *input) error {
-	pts := parsedAs[[]geo.LonLat](in, "coords")
-	n := in.integer("samples")
-	m := parsedAs[terrain.Interpolation](in, "interpolation")
+func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	pts := httpapi.ParsedAs[[]geo.LonLat](in, "coords")
+	n := in.Integer("samples")
+	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	p, err := terrain.ProfileAlong(r.Context(), query.Datasets(v, pack.Terrain), pts, n, m)
 	if errors.Is(err, terrain.ErrOutside) {
-		return report(terrain.ErrOutside, "No sample of the %d along the line lies on terrain data.", n).because(err)
+		return httpapi.Report(terrain.ErrOutside, "No sample of the %d along the line lies on terrain data.", n).Because(err)
 	}
 	if err != nil {
 		return rasterProblem(err, "terrain", pts[0].Lon, pts[0].Lat)
@@ -115,11 +116,11 @@ func round(v float64, decimals int) float64 {
 	return math.Round(v*p) / p
 }
 
-func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request, in *input) error {
-	p := geo.LonLat{Lon: in.num("lon"), Lat: in.num("lat")}
+func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	p := geo.LonLat{Lon: in.Num("lon"), Lat: in.Num("lat")}
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
-	c, err := query.CanopyAt(r.Context(), v, p, in.boolean("trunk"))
+	c, err := query.CanopyAt(r.Context(), v, p, in.Boolean("trunk"))
 	if err != nil {
 		return rasterProblem(err, "vegetation", p.Lon, p.Lat)
 	}

@@ -16,46 +16,47 @@ import (
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/query"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/terrain"
 )
 
 const qmeshBase = "/v1/terrain/quantized-mesh"
 
-func (s *Server) quantizedMeshRoutes() []route {
-	return []route{
-		{method: "GET", path: qmeshBase + "/layer.json", opID: "getQuantizedMeshLayer", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
-			summary: "Quantized-mesh terrain for CesiumJS: layer.json (beyond the spec)",
-			desc: "The DGM of every published BL as quantized-mesh-1.0 terrain (geographic tiling scheme, TMS rows, levels 0-" +
+func (s *Server) quantizedMeshRoutes() []httpapi.Route {
+	return []httpapi.Route{
+		{Method: "GET", Path: qmeshBase + "/layer.json", OpID: "getQuantizedMeshLayer", Tag: "Terrain", Stability: "beta", Since: "0.2.0", Exempt: true,
+			Summary: "Quantized-mesh terrain for CesiumJS: layer.json (beyond the spec)",
+			Desc: "The DGM of every published BL as quantized-mesh-1.0 terrain (geographic tiling scheme, TMS rows, levels 0-" +
 				strconv.Itoa(qmesh.MaxZoom) + ", extension `octvertexnormals`): in CesiumJS " +
 				"`viewer.terrainProvider = await Cesium.CesiumTerrainProvider.fromUrl('<base>/v1/terrain/quantized-mesh/', {requestVertexNormals: true})`. " +
 				"Heights are ellipsoidal (DHHN2016 plus the server's height model, see `height_model` in the tileset listings), so buildings " +
 				"and the other 3D Tiles sit on it. Every tile of every level is available: outside the data a tile is the geoid surface. " +
 				"Like the tile host, not counted against the keyless limit.",
-			responses: []response{{status: 200, desc: "TileJSON 2.1 layer description", schema: "QuantizedMeshLayer"}},
-			handle:    s.handleQMeshLayer},
-		{method: "GET", path: qmeshBase + "/{z}/{x}/{tile}", opID: "getQuantizedMeshTile", tag: "Terrain", stability: "beta", since: "0.2.0", exempt: true,
-			summary: "One quantized-mesh-1.0 terrain tile (beyond the spec)",
-			desc: "Built on demand from the DGM COGs: 65 x 65 samples per tile, a right-triangulated irregular network within half the " +
+			Responses: []httpapi.Response{{Status: 200, Desc: "TileJSON 2.1 layer description", Schema: "QuantizedMeshLayer"}},
+			Handle:    s.handleQMeshLayer},
+		{Method: "GET", Path: qmeshBase + "/{z}/{x}/{tile}", OpID: "getQuantizedMeshTile", Tag: "Terrain", Stability: "beta", Since: "0.2.0", Exempt: true,
+			Summary: "One quantized-mesh-1.0 terrain tile (beyond the spec)",
+			Desc: "Built on demand from the DGM COGs: 65 x 65 samples per tile, a right-triangulated irregular network within half the " +
 				"geometric error CesiumJS allows at the level (at least 0.25 m), every edge sample a vertex so that neighbours share " +
 				"their edges (and Cesium's skirts from the edge indices close what remains between levels). Vertex normals are added when " +
 				"the Accept header names `octvertexnormals` (CesiumJS does with requestVertexNormals) or with `extensions=octvertexnormals`. " +
 				"Sent gzip-compressed to clients that accept it. Tiles are cached; the strong ETag changes when the data or height model " +
 				"does, and If-None-Match answers 304.",
-			params: []param{
-				{name: "z", in: "path", typ: "integer", required: true, example: 15, min: f64(0), max: f64(qmesh.MaxZoom), pattern: tileIndexPattern, desc: "Level"},
-				{name: "x", in: "path", typ: "integer", required: true, example: 34306, min: f64(0), pattern: tileIndexPattern, desc: "Column from -180°, below 2^(z+1)"},
-				{name: "tile", in: "path", typ: "string", required: true, example: "25502.terrain", pattern: `^[0-9]{1,9}\.terrain$`, desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z",
-					parse: func(s string) (any, error) { return strconv.Atoi(strings.TrimSuffix(s, ".terrain")) }},
-				{name: "extensions", in: "query", typ: "string", enum: []string{"octvertexnormals"}, refuse: errMalformed, desc: "Extensions to include (alternative to the Accept header)"},
+			Params: []httpapi.Param{
+				{Name: "z", In: "path", Type: "integer", Required: true, Example: 15, Min: httpapi.F64(0), Max: httpapi.F64(qmesh.MaxZoom), Pattern: tileIndexPattern, Desc: "Level"},
+				{Name: "x", In: "path", Type: "integer", Required: true, Example: 34306, Min: httpapi.F64(0), Pattern: tileIndexPattern, Desc: "Column from -180°, below 2^(z+1)"},
+				{Name: "tile", In: "path", Type: "string", Required: true, Example: "25502.terrain", Pattern: `^[0-9]{1,9}\.terrain$`, Desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z",
+					Parse: func(s string) (any, error) { return strconv.Atoi(strings.TrimSuffix(s, ".terrain")) }},
+				{Name: "extensions", In: "query", Type: "string", Enum: []string{"octvertexnormals"}, Refuse: httpapi.ErrMalformed, Desc: "Extensions to include (alternative to the Accept header)"},
 			},
-			responses: []response{{status: 200, desc: "The tile", contentType: "application/vnd.quantized-mesh"},
-				{status: 304, desc: "Not modified"}, resp400, resp404,
-				{status: 502, desc: "A DGM tile could not be read", schema: "Problem"}},
-			handle: s.handleQMeshTile},
+			Responses: []httpapi.Response{{Status: 200, Desc: "The tile", ContentType: "application/vnd.quantized-mesh"},
+				{Status: 304, Desc: "Not modified"}, httpapi.Resp400, httpapi.Resp404,
+				{Status: 502, Desc: "A DGM tile could not be read", Schema: "Problem"}},
+			Handle: s.handleQMeshTile},
 	}
 }
 
-func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	var attr []string
@@ -70,13 +71,13 @@ func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *in
 	return writeJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
 }
 
-func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *input) error {
-	z, x, y := in.integer("z"), in.integer("x"), parsedAs[int](in, "tile")
+func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	z, x, y := in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile")
 	t := qmesh.Tile{Z: z, X: x, Y: y}
 	if err := t.Check(); err != nil {
-		return report(errNotFound, "No tile %d/%d/%d: levels 0 to %d, x below 2^(z+1), y below 2^z.", z, x, y, qmesh.MaxZoom)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: levels 0 to %d, x below 2^(z+1), y below 2^z.", z, x, y, qmesh.MaxZoom)
 	}
-	normals := in.has("extensions") || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
+	normals := in.Has("extensions") || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	datasets := query.Datasets(v, pack.Terrain)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // tileTypes maps artefact extensions to their media types. b3dm, i3dm, pnts,
@@ -40,29 +41,29 @@ var gzipTypes = map[string]bool{".json": true, ".gltf": true}
 // /tiles/<product>/<bl>/<snapshot>/<file...>. It refuses anything outside a
 // published pack: unknown products, unpublished or superseded snapshots,
 // dot-files, encoded slashes, and symlinks leaving the pack directory.
-func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request, in *input) error {
-	rel := in.str("path")
+func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	rel := in.Str("path")
 	if strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") || strings.Contains(strings.ToLower(r.URL.RawPath), "%5c") {
-		return report(errNotFound, "No tile at %s.", r.URL.Path)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
 	}
 	parts := strings.Split(rel, "/")
 	if len(parts) < 4 || !fs.ValidPath(rel) {
-		return report(errNotFound, "No tile at %s.", r.URL.Path)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
 	}
 	for _, p := range parts {
 		if p == "" || strings.HasPrefix(p, ".") || strings.ContainsRune(p, '\\') {
-			return report(errNotFound, "No tile at %s.", r.URL.Path)
+			return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
 		}
 	}
 	prod := pack.Product(parts[0])
 	if !prod.Valid() || !prod.Static() {
-		return report(errNotFound, "No tile at %s.", r.URL.Path)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
 	}
 	view, release := s.deps.Catalog.Acquire()
 	defer release()
 	pk, ok := view.Published(prod, parts[1], parts[2])
 	if !ok {
-		return report(errNotFound, "No published %s pack for %s snapshot %s.", prod, parts[1], parts[2])
+		return httpapi.Report(httpapi.ErrNotFound, "No published %s pack for %s snapshot %s.", prod, parts[1], parts[2])
 	}
 	name := strings.Join(parts[3:], "/")
 	if name == pack.ManifestName {
@@ -103,7 +104,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 	defer root.Close()
 	f, err := root.Open(name)
 	if err != nil {
-		return report(errNotFound, "No tile at %s.", r.URL.Path)
+		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -111,7 +112,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 		return fmt.Errorf("tiles: stat: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return report(errNotFound, "No tile at %s.", r.URL.Path) // directories are never listed
+		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path) // directories are never listed
 	}
 	ext := strings.ToLower(path.Ext(name))
 	ctype, ok := tileTypes[ext]
@@ -145,18 +146,18 @@ type contentWriter struct {
 }
 
 func (c *contentWriter) WriteHeader(code int) {
-	var f *fault
+	var f *httpapi.Fault
 	switch code {
 	case http.StatusRequestedRangeNotSatisfiable:
-		f = report(errRange, "The Range %q lies outside the file; Content-Range gives its size.", clip(c.r.Header.Get("Range")))
+		f = httpapi.Report(httpapi.ErrRange, "The Range %q lies outside the file; Content-Range gives its size.", httpapi.Clip(c.r.Header.Get("Range")))
 	case http.StatusPreconditionFailed:
-		f = report(errPrecondition, "The file does not meet the request's If-Match or If-Unmodified-Since condition.")
+		f = httpapi.Report(httpapi.ErrPrecondition, "The file does not meet the request's If-Match or If-Unmodified-Since condition.")
 	default:
 		c.ResponseWriter.WriteHeader(code)
 		return
 	}
 	c.failed = true
-	c.s.writeProblem(c.ResponseWriter, c.r, toHTTPError(f))
+	c.s.writeProblem(c.ResponseWriter, c.r, httpapi.ToHTTPError(f))
 }
 
 func (c *contentWriter) Write(p []byte) (int, error) {

@@ -11,60 +11,61 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-func (s *Server) tilesetRoutes() []route {
+func (s *Server) tilesetRoutes() []httpapi.Route {
 	// SPEC 4.3: a malformed id is 404 like an unknown one.
-	idParam := param{name: "tileset_id", in: "path", typ: "string", format: "uuid", required: true, example: "eadbf31b-90c2-4ee7-9b3e-2006599f6498",
-		pattern: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, refuse: errNotFound,
-		desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
-	return []route{
-		{method: "GET", path: "/v1/tilesets", opID: "listTilesets", tag: "Tilesets", stability: "stable", since: "0.1.0",
-			summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
-			desc: "One 3D Tiles 1.1 tileset of the LoD2 buildings per published BL snapshot (glb content, quadtree, EXT_mesh_features feature ids " +
+	idParam := httpapi.Param{Name: "tileset_id", In: "path", Type: "string", Format: "uuid", Required: true, Example: "eadbf31b-90c2-4ee7-9b3e-2006599f6498",
+		Pattern: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, Refuse: httpapi.ErrNotFound,
+		Desc: "tileset id (UUID); a new snapshot of a BL gets a new id"}
+	return []httpapi.Route{
+		{Method: "GET", Path: "/v1/tilesets", OpID: "listTilesets", Tag: "Tilesets", Stability: "stable", Since: "0.1.0",
+			Summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
+			Desc: "One 3D Tiles 1.1 tileset of the LoD2 buildings per published BL snapshot (glb content, quadtree, EXT_mesh_features feature ids " +
 				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
 				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed. " +
 				"The bbox has no size limit: the answer holds at most one tileset per BL (16), so even all of Germany is cheap.",
-			params:    []param{bboxParam(true, "5.5,47.2,15.5,55.1", "WGS84 minLon,minLat,maxLon,maxLat")},
-			responses: []response{{status: 200, desc: "Tilesets meeting the bbox", schema: "TilesetList", headers: []string{"Cache-Control"}}, resp400},
-			handle:    s.handleTilesets},
-		{method: "GET", path: "/v1/tilesets/{tileset_id}", opID: "getTileset", tag: "Tilesets", stability: "stable", since: "0.1.0",
-			summary: "One tileset record",
-			desc:    "The same fields as a list entry, without the attribution block. 404 for an unknown or malformed id.",
-			params:  []param{idParam},
-			responses: []response{{status: 200, desc: "Tileset", schema: "Tileset", headers: []string{"Cache-Control"}},
-				{status: 404, desc: "Unknown or malformed tileset id", schema: "Problem"}},
-			handle: s.handleTileset},
-		{method: "GET", path: "/v1/tilesets/{tileset_id}/tileset.json", opID: "getTilesetJson", tag: "Tilesets", stability: "stable", since: "0.1.0",
-			summary: "Redirect to the tileset.json on the tile host",
-			desc: "Answers 302 Found with `Location: {tiles_url}/buildings/<bl>/<snapshot>/tileset.json` (temporary: a new snapshot gets a " +
+			Params:    []httpapi.Param{bboxParam(true, "5.5,47.2,15.5,55.1", "WGS84 minLon,minLat,maxLon,maxLat")},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Tilesets meeting the bbox", Schema: "TilesetList", Headers: []string{"Cache-Control"}}, httpapi.Resp400},
+			Handle:    s.handleTilesets},
+		{Method: "GET", Path: "/v1/tilesets/{tileset_id}", OpID: "getTileset", Tag: "Tilesets", Stability: "stable", Since: "0.1.0",
+			Summary: "One tileset record",
+			Desc:    "The same fields as a list entry, without the attribution block. 404 for an unknown or malformed id.",
+			Params:  []httpapi.Param{idParam},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Tileset", Schema: "Tileset", Headers: []string{"Cache-Control"}},
+				{Status: 404, Desc: "Unknown or malformed tileset id", Schema: "Problem"}},
+			Handle: s.handleTileset},
+		{Method: "GET", Path: "/v1/tilesets/{tileset_id}/tileset.json", OpID: "getTilesetJson", Tag: "Tilesets", Stability: "stable", Since: "0.1.0",
+			Summary: "Redirect to the tileset.json on the tile host",
+			Desc: "Answers 302 Found with `Location: {tiles_url}/buildings/<bl>/<snapshot>/tileset.json` (temporary: a new snapshot gets a " +
 				"new id, and the tile host may move); 404 for an unknown or malformed id.",
-			params: []param{idParam},
-			responses: []response{{status: 302, desc: "Found: Location is the tileset.json URL"},
-				{status: 404, desc: "Unknown or malformed tileset id", schema: "Problem"}},
-			handle: s.handleTilesetJSON},
-		{method: "GET", path: "/v1/tilesets/{tileset_id}/{path...}", opID: "getTilesetFile", tag: "Tilesets", stability: "beta", since: "0.1.0",
-			exempt: true, lax: true, budget: noBudget,
-			summary: "Redirect to a file of the tileset on the tile host",
-			desc: "Viewers such as CesiumJS resolve the relative content URIs of a tileset.json against the URL they requested, not " +
+			Params: []httpapi.Param{idParam},
+			Responses: []httpapi.Response{{Status: 302, Desc: "Found: Location is the tileset.json URL"},
+				{Status: 404, Desc: "Unknown or malformed tileset id", Schema: "Problem"}},
+			Handle: s.handleTilesetJSON},
+		{Method: "GET", Path: "/v1/tilesets/{tileset_id}/{path...}", OpID: "getTilesetFile", Tag: "Tilesets", Stability: "beta", Since: "0.1.0",
+			Exempt: true, Lax: true, Budget: httpapi.NoBudget,
+			Summary: "Redirect to a file of the tileset on the tile host",
+			Desc: "Viewers such as CesiumJS resolve the relative content URIs of a tileset.json against the URL they requested, not " +
 				"the one a redirect led to; so a tileset opened through /v1/tilesets/{tileset_id}/tileset.json asks for its tiles here. " +
 				"Answers 302 Found to the same path under `{tiles_url}/buildings/<bl>/<snapshot>/`; 404 for an unknown tileset or a path " +
 				"with empty, dot or hidden segments. Like the tile host, not counted against the keyless limit.",
-			params: []param{idParam, {name: "path", in: "path", typ: "string", required: true, example: "tiles/0_0_0.glb", desc: "file path relative to tileset.json"}},
-			responses: []response{{status: 302, desc: "Found: Location is the file on the tile host"},
-				{status: 404, desc: "Unknown tileset or invalid path", schema: "Problem"}},
-			handle: s.handleTilesetFile},
+			Params: []httpapi.Param{idParam, {Name: "path", In: "path", Type: "string", Required: true, Example: "tiles/0_0_0.glb", Desc: "file path relative to tileset.json"}},
+			Responses: []httpapi.Response{{Status: 302, Desc: "Found: Location is the file on the tile host"},
+				{Status: 404, Desc: "Unknown tileset or invalid path", Schema: "Problem"}},
+			Handle: s.handleTilesetFile},
 	}
 }
 
-func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *input) error {
-	rel := in.str("path")
+func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	rel := in.Str("path")
 	if !fs.ValidPath(rel) || strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") {
-		return report(errNotFound, "No tileset file %s.", clip(rel))
+		return httpapi.Report(httpapi.ErrNotFound, "No tileset file %s.", httpapi.Clip(rel))
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if seg == "" || strings.HasPrefix(seg, ".") {
-			return report(errNotFound, "No tileset file %s.", clip(rel))
+			return httpapi.Report(httpapi.ErrNotFound, "No tileset file %s.", httpapi.Clip(rel))
 		}
 	}
 	v, release := s.deps.Catalog.Acquire()
@@ -115,8 +116,8 @@ func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
 		BoundingVolume: map[string]any{"type": "Polygon", "coordinates": [][][2]float64{ring}}, HeightModel: heightModel(m)}
 }
 
-func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *input) error {
-	bbox := parsedAs[geo.BBox](in, "bbox")
+func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	bbox := httpapi.ParsedAs[geo.BBox](in, "bbox")
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	list := []tilesetRecord{}
@@ -134,16 +135,16 @@ func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *inpu
 }
 
 // findTileset resolves the tileset_id of the path.
-func findTileset(r *http.Request, in *input, v *catalog.View) (pack.Manifest, error) {
-	m, err := v.Tileset(in.str("tileset_id"))
+func findTileset(r *http.Request, in *httpapi.Input, v *catalog.View) (pack.Manifest, error) {
+	m, err := v.Tileset(in.Str("tileset_id"))
 	if err != nil {
-		return m, report(catalog.ErrNoTileset, "No tileset with id %s; a new snapshot of a BL gets a new id, see /v1/tilesets.", in.str("tileset_id"))
+		return m, httpapi.Report(catalog.ErrNoTileset, "No tileset with id %s; a new snapshot of a BL gets a new id, see /v1/tilesets.", in.Str("tileset_id"))
 	}
 	setBL(r.Context(), m.BL)
 	return m, nil
 }
 
-func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	m, err := findTileset(r, in, v)
@@ -153,7 +154,7 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request, in *input
 	return writeJSON(w, r, http.StatusOK, discoveryCache, s.tilesetRecord(m))
 }
 
-func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	m, err := findTileset(r, in, v)

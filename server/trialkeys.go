@@ -11,18 +11,19 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/state"
 )
 
 // maxMintBody caps the mint request body; a valid one is under 400 bytes.
 const maxMintBody = 4 << 10
 
-func (s *Server) keyRoutes() []route {
-	unavailable := response{status: 503, desc: "Trial minting is switched off or the key store is unavailable; clients should degrade silently", schema: "Problem"}
-	return []route{
-		{method: "POST", path: "/v1/keys/trial", opID: "mintTrialKey", tag: "Keys", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "Mint a trial key (no registration)",
-			desc: "The body is optional; when sent it must be JSON (`Content-Type: application/json`, at most 4 KiB). Unknown members are " +
+func (s *Server) keyRoutes() []httpapi.Route {
+	unavailable := httpapi.Response{Status: 503, Desc: "Trial minting is switched off or the key store is unavailable; clients should degrade silently", Schema: "Problem"}
+	return []httpapi.Route{
+		{Method: "POST", Path: "/v1/keys/trial", OpID: "mintTrialKey", Tag: "Keys", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "Mint a trial key (no registration)",
+			Desc: "The body is optional; when sent it must be JSON (`Content-Type: application/json`, at most 4 KiB). Unknown members are " +
 				"ignored; `null` members count as absent. `source` must be a slug of [a-z0-9_-], 1 to 64 characters; `email` a plain address " +
 				"(no display name, at most 254 characters): otherwise 422 and no key is minted. The address is stored as the key's " +
 				"contact_email, never echoed and never written to. A body that is not valid JSON answers 400; a body with another " +
@@ -30,22 +31,22 @@ func (s *Server) keyRoutes() []route {
 				"default 3); past it 429 with type `trial-mint-limit`, `Retry-After` and `retry_after` (seconds until the oldest " +
 				"mint leaves the window). The client IP is the socket peer, or the rightmost X-Forwarded-For entry when the peer is " +
 				"a trusted proxy. The key works for 7 days; `Cache-Control: no-store`. Not counted against the keyless limit.",
-			body: &requestBody{schema: "TrialKeyRequest", desc: "Optional campaign label and contact address"},
-			responses: []response{{status: 200, desc: "The new key; the plaintext is shown only here", schema: "TrialKey"},
-				resp400, {status: 413, desc: "Body larger than 4 KiB", schema: "Problem"},
-				{status: 415, desc: "Body sent with a media type other than JSON", schema: "Problem"}, resp422,
-				{status: 429, desc: "Mint limit of this IP reached (type ends in /trial-mint-limit)", schema: "Problem", headers: []string{"Retry-After"},
-					problems: []string{"trial-mint-limit"}},
+			Body: &httpapi.RequestBody{Schema: "TrialKeyRequest", Desc: "Optional campaign label and contact address"},
+			Responses: []httpapi.Response{{Status: 200, Desc: "The new key; the plaintext is shown only here", Schema: "TrialKey"},
+				httpapi.Resp400, {Status: 413, Desc: "Body larger than 4 KiB", Schema: "Problem"},
+				{Status: 415, Desc: "Body sent with a media type other than JSON", Schema: "Problem"}, httpapi.Resp422,
+				{Status: 429, Desc: "Mint limit of this IP reached (type ends in /trial-mint-limit)", Schema: "Problem", Headers: []string{"Retry-After"},
+					Problems: []string{"trial-mint-limit"}},
 				unavailable},
-			handle: s.handleMintTrial},
-		{method: "GET", path: "/v1/keys/trial/{key}", opID: "getTrialKeyStatus", tag: "Keys", stability: "beta", since: "0.1.0", exempt: true,
-			summary: "Status of a trial key",
-			desc: "`status` is `active`, `expired` (7 days after the mint) or `revoked`; `seconds_remaining` is 0 unless active. " +
+			Handle: s.handleMintTrial},
+		{Method: "GET", Path: "/v1/keys/trial/{key}", OpID: "getTrialKeyStatus", Tag: "Keys", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary: "Status of a trial key",
+			Desc: "`status` is `active`, `expired` (7 days after the mint) or `revoked`; `seconds_remaining` is 0 unless active. " +
 				"`requests_today` counts the current UTC day. An unknown or malformed key, or a key of another tier, answers 404. " +
 				"The key is cut to its prefix in server logs. `Cache-Control: no-store`. Not counted against the keyless limit.",
-			params:    []param{{name: "key", in: "path", typ: "string", required: true, example: "svc_trial_...", desc: "The plaintext trial key"}},
-			responses: []response{{status: 200, desc: "Status record", schema: "TrialKeyStatus"}, resp404, unavailable},
-			handle:    s.handleTrialStatus},
+			Params:    []httpapi.Param{{Name: "key", In: "path", Type: "string", Required: true, Example: "svc_trial_...", Desc: "The plaintext trial key"}},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Status record", Schema: "TrialKeyStatus"}, httpapi.Resp404, unavailable},
+			Handle:    s.handleTrialStatus},
 	}
 }
 
@@ -69,11 +70,11 @@ func parseMintBody(body []byte) (mintBody, error) {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			if te.Field == "" {
-				return mintBody{}, report(errInvalid, "The request body must be a JSON object with the optional members source and email.")
+				return mintBody{}, httpapi.Report(httpapi.ErrInvalid, "The request body must be a JSON object with the optional members source and email.")
 			}
-			return mintBody{}, report(errInvalid, "Body member %s must be a string.", te.Field)
+			return mintBody{}, httpapi.Report(httpapi.ErrInvalid, "Body member %s must be a string.", te.Field)
 		}
-		return mintBody{}, report(errMalformed, "The request body is not valid JSON: %s.", jsonReason(err))
+		return mintBody{}, httpapi.Report(httpapi.ErrMalformed, "The request body is not valid JSON: %s.", jsonReason(err))
 	}
 	// Take the members by their exact names only.
 	var members map[string]json.RawMessage
@@ -91,24 +92,24 @@ func parseMintBody(body []byte) (mintBody, error) {
 func readMintBody(r *http.Request) (mintBody, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxMintBody+1))
 	if err != nil {
-		return mintBody{}, report(errMalformed, "The request body could not be read.")
+		return mintBody{}, httpapi.Report(httpapi.ErrMalformed, "The request body could not be read.")
 	}
 	if len(body) > maxMintBody {
-		return mintBody{}, report(errTooLarge, "The request body exceeds %d bytes.", maxMintBody)
+		return mintBody{}, httpapi.Report(httpapi.ErrTooLarge, "The request body exceeds %d bytes.", maxMintBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return mintBody{}, nil
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return mintBody{}, report(errMediaType, "A request body must be sent as application/json.")
+		return mintBody{}, httpapi.Report(httpapi.ErrMediaType, "A request body must be sent as application/json.")
 	}
 	return parseMintBody(body)
 }
 
-func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if s.cfg.TrialMintingOff || s.deps.Access == nil {
-		return report(errUnavailable, "Trial key minting is switched off on this server.")
+		return httpapi.Report(httpapi.ErrUnavailable, "Trial key minting is switched off on this server.")
 	}
 	b, err := readMintBody(r)
 	if err != nil {
@@ -120,11 +121,11 @@ func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *inp
 	var ml *state.MintLimitError
 	switch {
 	case errors.As(err, &fe):
-		return report(errInvalid, "Body member %s %s; no key was minted.", fe.Field, fe.Reason)
+		return httpapi.Report(httpapi.ErrInvalid, "Body member %s %s; no key was minted.", fe.Field, fe.Reason)
 	case errors.As(err, &ml):
 		secs := int64((ml.RetryAfter + time.Second - 1) / time.Second)
-		return report(access.ErrMintLimit, "This IP address has minted %d trial keys in the last 24 hours, the most allowed; try again in %d seconds.",
-			s.mintLimit(), secs).with(map[string]any{"retry_after": secs, "docs_url": s.cfg.DocsURL})
+		return httpapi.Report(access.ErrMintLimit, "This IP address has minted %d trial keys in the last 24 hours, the most allowed; try again in %d seconds.",
+			s.mintLimit(), secs).With(map[string]any{"retry_after": secs, "docs_url": s.cfg.DocsURL})
 	case err != nil:
 		return err
 	}
@@ -144,13 +145,13 @@ func trialLimits() map[string]int64 {
 	return map[string]int64{"requests_per_minute": access.TrialLimits.PerMinute, "requests_per_day": access.TrialLimits.PerDay}
 }
 
-func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if s.deps.Access == nil {
-		return report(errUnavailable, "Keys are not available on this server.")
+		return httpapi.Report(httpapi.ErrUnavailable, "Keys are not available on this server.")
 	}
-	st, err := s.deps.Access.TrialStatusOf(r.Context(), in.str("key"))
+	st, err := s.deps.Access.TrialStatusOf(r.Context(), in.Str("key"))
 	if errors.Is(err, access.ErrKeyUnknown) {
-		return report(errNotFound, "No trial key matches the path.")
+		return httpapi.Report(httpapi.ErrNotFound, "No trial key matches the path.")
 	}
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"context"
@@ -43,25 +43,25 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// httpError is a problem ready to render: made only by toHTTPError from
+// HTTPError is a problem ready to render: made only by toHTTPError from
 // the problem table below, never by a handler.
-type httpError struct {
-	status int
-	slug   string // last segment of the problem type URI
-	detail string
-	ext    map[string]any
-	header http.Header
+type HTTPError struct {
+	Status int
+	Slug   string // last segment of the problem type URI
+	Detail string
+	Ext    map[string]any
+	Header http.Header
 	cause  error
 }
 
-func (e *httpError) Error() string {
+func (e *HTTPError) Error() string {
 	if e.cause != nil {
-		return fmt.Sprintf("%d %s: %s: %v", e.status, e.slug, e.detail, e.cause)
+		return fmt.Sprintf("%d %s: %s: %v", e.Status, e.Slug, e.Detail, e.cause)
 	}
-	return fmt.Sprintf("%d %s: %s", e.status, e.slug, e.detail)
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Slug, e.Detail)
 }
 
-func (e *httpError) Unwrap() error { return e.cause }
+func (e *HTTPError) Unwrap() error { return e.cause }
 
 // Kinds of failure the HTTP layer reports itself, for what no package
 // has a sentinel of its own (a parameter the declaration does not admit, a
@@ -69,24 +69,24 @@ func (e *httpError) Unwrap() error { return e.cause }
 // detail written for the client (report); the problem table decides status
 // and problem type.
 var (
-	errMalformed    = errors.New("malformed request")
-	errInvalid      = errors.New("invalid parameter")
-	errNotFound     = errors.New("not found")
-	errMethod       = errors.New("method not allowed")
-	errTooLarge     = errors.New("request too large")
-	errMediaType    = errors.New("unsupported media type")
-	errUnauthorized = errors.New("unauthorized")
-	errForbidden    = errors.New("forbidden")
-	errKeylessLimit = errors.New("keyless daily limit")
-	errUnavailable  = errors.New("component unavailable")
-	errRange        = errors.New("range not satisfiable")
-	errPrecondition = errors.New("precondition failed")
+	ErrMalformed    = errors.New("malformed request")
+	ErrInvalid      = errors.New("invalid parameter")
+	ErrNotFound     = errors.New("not found")
+	ErrMethod       = errors.New("method not allowed")
+	ErrTooLarge     = errors.New("request too large")
+	ErrMediaType    = errors.New("unsupported media type")
+	ErrUnauthorized = errors.New("unauthorized")
+	ErrForbidden    = errors.New("forbidden")
+	ErrKeylessLimit = errors.New("keyless daily limit")
+	ErrUnavailable  = errors.New("component unavailable")
+	ErrRange        = errors.New("range not satisfiable")
+	ErrPrecondition = errors.New("precondition failed")
 )
 
-// fault is a failure reported for the client: kind (one of the kinds above
+// Fault is a failure reported for the client: kind (one of the kinds above
 // or a package's sentinel) selects the problem, detail, ext and header are
 // what the client is told, cause is what the log keeps.
-type fault struct {
+type Fault struct {
 	kind   error
 	detail string
 	ext    map[string]any
@@ -94,33 +94,33 @@ type fault struct {
 	cause  error
 }
 
-func (f *fault) Error() string {
+func (f *Fault) Error() string {
 	if f.cause != nil {
 		return f.kind.Error() + ": " + f.detail + ": " + f.cause.Error()
 	}
 	return f.kind.Error() + ": " + f.detail
 }
 
-func (f *fault) Unwrap() []error {
+func (f *Fault) Unwrap() []error {
 	if f.cause == nil {
 		return []error{f.kind}
 	}
 	return []error{f.kind, f.cause}
 }
 
-// report makes a fault of kind with a detail for the client.
-func report(kind error, format string, args ...any) *fault {
-	return &fault{kind: kind, detail: fmt.Sprintf(format, args...)}
+// Report makes a fault of kind with a detail for the client.
+func Report(kind error, format string, args ...any) *Fault {
+	return &Fault{kind: kind, detail: fmt.Sprintf(format, args...)}
 }
 
-// because records the error behind f for the log.
-func (f *fault) because(err error) *fault { f.cause = err; return f }
+// Because records the error behind f for the log.
+func (f *Fault) Because(err error) *Fault { f.cause = err; return f }
 
-// with adds extension members to the problem.
-func (f *fault) with(ext map[string]any) *fault { f.ext = ext; return f }
+// With adds extension members to the problem.
+func (f *Fault) With(ext map[string]any) *Fault { f.ext = ext; return f }
 
-// withHeader adds a response header to the problem.
-func (f *fault) withHeader(name, value string) *fault {
+// WithHeader adds a response header to the problem.
+func (f *Fault) WithHeader(name, value string) *Fault {
 	if f.header == nil {
 		f.header = http.Header{}
 	}
@@ -135,76 +135,76 @@ func (f *fault) withHeader(name, value string) *fault {
 type problemRow struct {
 	kind   error
 	status int
-	slug   string
+	Slug   string
 	detail func(err error) string
 	header http.Header
 }
 
-// problemTable is the one place errors become statuses: the first row whose
+// ProblemTable is the one place errors become statuses: the first row whose
 // kind the error is (errors.Is) decides. Anything else is a 500 that
 // reveals nothing of its cause.
-var problemTable = []problemRow{
-	{kind: errMalformed, status: http.StatusBadRequest, slug: "bad-request"},
-	{kind: lod2store.ErrCursor, status: http.StatusBadRequest, slug: "bad-request",
+var ProblemTable = []problemRow{
+	{kind: ErrMalformed, status: http.StatusBadRequest, Slug: "bad-request"},
+	{kind: lod2store.ErrCursor, status: http.StatusBadRequest, Slug: "bad-request",
 		detail: fixed("Parameter cursor does not belong to the current data; restart the search without a cursor.")},
-	{kind: errInvalid, status: http.StatusUnprocessableEntity, slug: "validation-error"},
-	{kind: export.ErrOptions, status: http.StatusUnprocessableEntity, slug: "validation-error",
+	{kind: ErrInvalid, status: http.StatusUnprocessableEntity, Slug: "validation-error"},
+	{kind: export.ErrOptions, status: http.StatusUnprocessableEntity, Slug: "validation-error",
 		detail: fixed("The export options are not valid together.")},
-	{kind: access.ErrInvalid, status: http.StatusUnprocessableEntity, slug: "validation-error",
+	{kind: access.ErrInvalid, status: http.StatusUnprocessableEntity, Slug: "validation-error",
 		detail: fixed("A value of the request is not valid.")},
-	{kind: errUnauthorized, status: http.StatusUnauthorized, slug: "unauthorized"},
-	{kind: errForbidden, status: http.StatusForbidden, slug: "forbidden"},
-	{kind: errNotFound, status: http.StatusNotFound, slug: "not-found"},
-	{kind: terrain.ErrOutside, status: http.StatusNotFound, slug: "not-found",
+	{kind: ErrUnauthorized, status: http.StatusUnauthorized, Slug: "unauthorized"},
+	{kind: ErrForbidden, status: http.StatusForbidden, Slug: "forbidden"},
+	{kind: ErrNotFound, status: http.StatusNotFound, Slug: "not-found"},
+	{kind: terrain.ErrOutside, status: http.StatusNotFound, Slug: "not-found",
 		detail: fixed("No published dataset covers the requested place.")},
-	{kind: terrain.ErrNoData, status: http.StatusNotFound, slug: "not-found",
+	{kind: terrain.ErrNoData, status: http.StatusNotFound, Slug: "not-found",
 		detail: fixed("The raster holds no value at the requested place (NoData).")},
-	{kind: access.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such API key.")},
-	{kind: catalog.ErrNoTileset, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such tileset.")},
-	{kind: lod2store.ErrNotFound, status: http.StatusNotFound, slug: "not-found", detail: fixed("No such building.")},
-	{kind: qmesh.ErrTile, status: http.StatusNotFound, slug: "not-found",
+	{kind: access.ErrNotFound, status: http.StatusNotFound, Slug: "not-found", detail: fixed("No such API key.")},
+	{kind: catalog.ErrNoTileset, status: http.StatusNotFound, Slug: "not-found", detail: fixed("No such tileset.")},
+	{kind: lod2store.ErrNotFound, status: http.StatusNotFound, Slug: "not-found", detail: fixed("No such building.")},
+	{kind: qmesh.ErrTile, status: http.StatusNotFound, Slug: "not-found",
 		detail: fixed(fmt.Sprintf("No such quantized-mesh tile: levels 0 to %d, x below 2^(z+1), y below 2^z.", qmesh.MaxZoom))},
-	{kind: hillshade.ErrTile, status: http.StatusNotFound, slug: "not-found",
+	{kind: hillshade.ErrTile, status: http.StatusNotFound, Slug: "not-found",
 		detail: fixed("No such hillshade tile: x and y below 2^z.")},
-	{kind: errMethod, status: http.StatusMethodNotAllowed, slug: "method-not-allowed"},
-	{kind: errTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large"},
-	{kind: glb.ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "payload-too-large",
+	{kind: ErrMethod, status: http.StatusMethodNotAllowed, Slug: "method-not-allowed"},
+	{kind: ErrTooLarge, status: http.StatusRequestEntityTooLarge, Slug: "payload-too-large"},
+	{kind: glb.ErrTooLarge, status: http.StatusRequestEntityTooLarge, Slug: "payload-too-large",
 		detail: fixed("The answer would hold more vertices than one GLB can; request a smaller bbox.")},
-	{kind: errPrecondition, status: http.StatusPreconditionFailed, slug: "precondition-failed"},
-	{kind: errRange, status: http.StatusRequestedRangeNotSatisfiable, slug: "range-not-satisfiable"},
-	{kind: errMediaType, status: http.StatusUnsupportedMediaType, slug: "unsupported-media"},
-	{kind: errKeylessLimit, status: http.StatusTooManyRequests, slug: "keyless-daily-limit"},
-	{kind: access.ErrMintLimit, status: http.StatusTooManyRequests, slug: "trial-mint-limit",
+	{kind: ErrPrecondition, status: http.StatusPreconditionFailed, Slug: "precondition-failed"},
+	{kind: ErrRange, status: http.StatusRequestedRangeNotSatisfiable, Slug: "range-not-satisfiable"},
+	{kind: ErrMediaType, status: http.StatusUnsupportedMediaType, Slug: "unsupported-media"},
+	{kind: ErrKeylessLimit, status: http.StatusTooManyRequests, Slug: "keyless-daily-limit"},
+	{kind: access.ErrMintLimit, status: http.StatusTooManyRequests, Slug: "trial-mint-limit",
 		detail: fixed("This IP address has minted the maximum number of trial keys in the last 24 hours.")},
-	{kind: raster.ErrUnavailable, status: http.StatusBadGateway, slug: "bad-gateway", detail: unavailableDetail},
+	{kind: raster.ErrUnavailable, status: http.StatusBadGateway, Slug: "bad-gateway", detail: unavailableDetail},
 	// Damage before the rest: a damaged tile met while answering is
 	// reported as damage whatever else the answer ran into.
-	{kind: raster.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
+	{kind: raster.ErrCorrupt, status: http.StatusServiceUnavailable, Slug: "data-damaged", detail: damagedDetail,
 		header: http.Header{"Retry-After": {"3600"}}},
-	{kind: lod2store.ErrCorrupt, status: http.StatusServiceUnavailable, slug: "data-damaged", detail: damagedDetail,
+	{kind: lod2store.ErrCorrupt, status: http.StatusServiceUnavailable, Slug: "data-damaged", detail: damagedDetail,
 		header: http.Header{"Retry-After": {"3600"}}},
-	{kind: state.ErrFull, status: http.StatusServiceUnavailable, slug: "service-unavailable",
+	{kind: state.ErrFull, status: http.StatusServiceUnavailable, Slug: "service-unavailable",
 		detail: fixed("The server's key and usage store has no space left; nothing was written. Try again later."),
 		header: http.Header{"Retry-After": {"60"}}},
-	{kind: context.DeadlineExceeded, status: http.StatusServiceUnavailable, slug: "service-unavailable",
+	{kind: context.DeadlineExceeded, status: http.StatusServiceUnavailable, Slug: "service-unavailable",
 		detail: fixed("The request took longer than this operation's time budget and was abandoned; try again shortly."),
 		header: http.Header{"Retry-After": {"5"}}},
-	{kind: errUnavailable, status: http.StatusServiceUnavailable, slug: "service-unavailable"},
+	{kind: ErrUnavailable, status: http.StatusServiceUnavailable, Slug: "service-unavailable"},
 }
 
-// problemsOf returns the problem types (slugs) response r can carry: its
+// ProblemsOf returns the problem types (slugs) response r can carry: its
 // own list, or every type the table gives its status.
-func problemsOf(r response) []string {
-	if r.problems != nil {
-		return r.problems
+func ProblemsOf(r Response) []string {
+	if r.Problems != nil {
+		return r.Problems
 	}
-	if r.status == http.StatusInternalServerError {
+	if r.Status == http.StatusInternalServerError {
 		return []string{"internal-error"}
 	}
 	var out []string
-	for _, row := range problemTable {
-		if row.status == r.status && !slices.Contains(out, row.slug) {
-			out = append(out, row.slug)
+	for _, row := range ProblemTable {
+		if row.status == r.Status && !slices.Contains(out, row.Slug) {
+			out = append(out, row.Slug)
 		}
 	}
 	return out
@@ -230,11 +230,11 @@ func unavailableDetail(err error) string {
 	return "A pass-through raster source could not be read; try again later."
 }
 
-// problemTypes maps the slug of each problem type to its title; the slug is
+// ProblemTypes maps the slug of each problem type to its title; the slug is
 // appended to the configured errors base to form the type URI.
-var problemTypes = map[string]struct {
-	title string
-	doc   string
+var ProblemTypes = map[string]struct {
+	Title string
+	Doc   string
 }{
 	"bad-request":             {"Bad Request", "A parameter is malformed: a bbox, coordinate list or cursor that cannot be parsed. The detail names the parameter and the expected form."},
 	"validation-error":        {"Unprocessable Entity", "A parameter is well-formed but out of its allowed range or not one of its allowed values. The detail names the parameter and the range."},
@@ -257,64 +257,65 @@ var problemTypes = map[string]struct {
 	"data-damaged":            {"Data Damaged", "A file the answer needs is damaged on disk; only the product and BL of that file are affected, and the operator is told (admin health, /readyz, svc verify)."},
 }
 
-// toHTTPError maps any error to the problem it is rendered as, through
+// ToHTTPError maps any error to the problem it is rendered as, through
 // problemTable.
-func toHTTPError(err error) *httpError {
-	var f *fault
+func ToHTTPError(err error) *HTTPError {
+	var f *Fault
 	// A damaged file met on the way is reported as damage, whatever the
 	// handler made of the failure: the operator must hear of it.
 	if errors.As(err, &f) && !errors.Is(err, raster.ErrCorrupt) && !errors.Is(err, lod2store.ErrCorrupt) {
-		for i := range problemTable {
-			if row := &problemTable[i]; row.kind == f.kind {
-				e := &httpError{status: row.status, slug: row.slug, cause: err, header: row.header, detail: f.detail, ext: f.ext}
+		for i := range ProblemTable {
+			if row := &ProblemTable[i]; row.kind == f.kind {
+				e := &HTTPError{Status: row.status, Slug: row.Slug, cause: err, Header: row.header, Detail: f.detail, Ext: f.ext}
 				if f.header != nil {
-					e.header = f.header
+					e.Header = f.header
 				}
 				return e
 			}
 		}
 	}
-	for i := range problemTable {
-		if row := &problemTable[i]; errors.Is(err, row.kind) {
-			e := &httpError{status: row.status, slug: row.slug, cause: err, header: row.header, detail: http.StatusText(row.status) + "."}
+	for i := range ProblemTable {
+		if row := &ProblemTable[i]; errors.Is(err, row.kind) {
+			e := &HTTPError{Status: row.status, Slug: row.Slug, cause: err, Header: row.header, Detail: http.StatusText(row.status) + "."}
 			if row.detail != nil {
-				e.detail = row.detail(err)
+				e.Detail = row.detail(err)
 			}
 			return e
 		}
 	}
-	return &httpError{status: http.StatusInternalServerError, slug: "internal-error",
-		detail: "An unexpected error occurred; quote the X-Request-Id header when reporting it.", cause: err}
+	return &HTTPError{Status: http.StatusInternalServerError, Slug: "internal-error",
+		Detail: "An unexpected error occurred; quote the X-Request-Id header when reporting it.", cause: err}
 }
 
-// writeProblem renders e for request r. It is the only place problem
-// responses are written.
-func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, e *httpError) {
-	pt := problemTypes[e.slug]
+// WriteProblem renders e for request r, answered under the policy of sf,
+// with problem types below base (the server's {errors_base}). It is the
+// only place problem responses are written.
+func WriteProblem(w http.ResponseWriter, r *http.Request, e *HTTPError, base string, sf *Surface) {
+	pt := ProblemTypes[e.Slug]
 	p := Problem{
-		Type:     s.cfg.ErrorsBase + "/" + e.slug,
-		Title:    pt.title,
-		Status:   e.status,
-		Detail:   e.detail,
+		Type:     base + "/" + e.Slug,
+		Title:    pt.Title,
+		Status:   e.Status,
+		Detail:   e.Detail,
 		Instance: r.URL.Path,
-		Ext:      e.ext,
+		Ext:      e.Ext,
 	}
 	if p.Title == "" {
-		p.Title = http.StatusText(e.status)
+		p.Title = http.StatusText(e.Status)
 	}
-	if s.surfaceOf(r).openTopoData {
+	if sf.OpenTopoData {
 		// opentopodata clients read the message from "error".
 		p.Ext = maps.Clone(p.Ext)
 		if p.Ext == nil {
 			p.Ext = map[string]any{}
 		}
-		p.Ext["error"] = e.detail
+		p.Ext["error"] = e.Detail
 	}
 	h := w.Header()
-	for k, vs := range e.header {
+	for k, vs := range e.Header {
 		h[k] = vs
 	}
-	if ra, ok := e.ext["retry_after"].(int64); ok && h.Get("Retry-After") == "" {
+	if ra, ok := e.Ext["retry_after"].(int64); ok && h.Get("Retry-After") == "" {
 		h.Set("Retry-After", strconv.FormatInt(ra, 10))
 	}
 	h.Del("Content-Length")
@@ -323,7 +324,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, e *httpErr
 	h.Del("Content-Encoding")
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(e.status)
+	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {
 		_ = json.NewEncoder(w).Encode(p)
 	}
