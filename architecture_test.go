@@ -29,8 +29,10 @@ var layers = []struct {
 	{"builders", []string{"importer", "tiles3d", "qmesh", "demo"}, []string{"foundation", "storage", "builders"}},
 	{"access", []string{"access"}, []string{"foundation", "storage"}},
 	{"http framework", []string{"server/httpapi"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
-	{"http", []string{"server", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework", "http"}},
-	{"cli", []string{"cmd", "."}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework", "http", "cli"}},
+	// A surface imports the framework, never server nor another surface.
+	{"http surfaces", []string{"server/opentopo"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
+	{"http", []string{"server", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework", "http surfaces", "http"}},
+	{"cli", []string{"cmd", "."}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework", "http surfaces", "http", "cli"}},
 }
 
 // external names the only packages that may import a library or standard
@@ -38,7 +40,7 @@ var layers = []struct {
 var external = map[string][]string{
 	// Serving is the http and cli layers' job; raster, terrain and importer
 	// read COGs published by URL with range requests.
-	"net/http": {"server", "server/httpapi", "viewer", "cmd", "raster", "terrain", "importer"},
+	"net/http": {"server", "server/httpapi", "server/opentopo", "viewer", "cmd", "raster", "terrain", "importer"},
 	// Drivers stay behind the stores that need them.
 	"github.com/jackc/pgx/v5":         {"state/postgres"},
 	"github.com/jackc/pgx/v5/pgconn":  {"state/postgres"},

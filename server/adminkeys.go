@@ -114,7 +114,7 @@ func (s *Server) parseCreateBody(r *http.Request) (access.CreateRequest, error) 
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
 			return access.CreateRequest{}, httpapi.Report(httpapi.ErrInvalid, "Body has an %s.", strings.TrimPrefix(err.Error(), "json: "))
 		}
-		return access.CreateRequest{}, httpapi.Report(httpapi.ErrMalformed, "The request body must be a JSON ApiKeyCreateRequest: %s.", jsonReason(err))
+		return access.CreateRequest{}, httpapi.Report(httpapi.ErrMalformed, "The request body must be a JSON ApiKeyCreateRequest: %s.", httpapi.JSONReason(err))
 	}
 	// Decode stops after the first value; what follows it is not ignored.
 	if _, err := dec.Token(); err != io.EOF {

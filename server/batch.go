@@ -3,13 +3,9 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
@@ -75,27 +71,11 @@ func (s *Server) batchMax() int {
 	return defaultBatchPoints
 }
 
-// readJSONBody reads a JSON request body of at most limit bytes.
-func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return nil, httpapi.Report(httpapi.ErrMediaType, "The request body must be sent as application/json or application/geo+json.")
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, httpapi.Report(httpapi.ErrMalformed, "The request body could not be read.")
-	}
-	if int64(len(body)) > limit {
-		return nil, httpapi.Report(httpapi.ErrTooLarge, "The request body exceeds %d bytes.", limit)
-	}
-	return body, nil
-}
-
 // parseBatchBody reads the points of ElevationBatchRequest.
 func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", jsonReason(err))
+		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", httpapi.JSONReason(err))
 	}
 	_, hasLoc := members["locations"]
 	_, hasType := members["type"]
@@ -116,7 +96,7 @@ func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	switch {
 	case hasLoc:
 		if err := json.Unmarshal(members["locations"], &raw); err != nil {
-			return nil, httpapi.Report(httpapi.ErrMalformed, "Member locations must be an array of [lat, lon] number pairs: %v.", jsonReason(err))
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Member locations must be an array of [lat, lon] number pairs: %v.", httpapi.JSONReason(err))
 		}
 	case hasType:
 		var typ string
@@ -182,19 +162,6 @@ func checkGeoJSONCRS(raw json.RawMessage) error {
 	return httpapi.Report(httpapi.ErrInvalid, "The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", httpapi.Clip(c.Properties.Name))
 }
 
-// jsonReason shortens a decoding error for a problem detail.
-func jsonReason(err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
-	case errors.As(err, &te):
-		return fmt.Sprintf("a %s where a %s belongs", te.Value, te.Type)
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
 // charge counts a request that costs units calls: the access layer counted
 // one when it admitted the request; the rest is counted here, and a budget
 // the batch exceeds is answered 429.
@@ -225,7 +192,7 @@ func (s *Server) charge(w http.ResponseWriter, r *http.Request, units int) error
 
 func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
-	body, err := readJSONBody(r, maxBatchBody)
+	body, err := httpapi.ReadJSONBody(r, maxBatchBody)
 	if err != nil {
 		return err
 	}

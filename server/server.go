@@ -20,6 +20,7 @@ import (
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/opentopo"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -174,7 +175,13 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, append(s.tilesetRoutes(), s.glbRoute())...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.terrainRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.batchRoute())...)
-	rs = append(rs, httpapi.On(openTopoDataAPI, s.openTopoDataRoutes()...)...)
+	rs = append(rs, httpapi.On(openTopoDataAPI, opentopo.Routes(opentopo.Env{
+		Catalog: s.deps.Catalog, MaxPoints: s.batchMax(), Interpolation: interpolationParam(),
+		Charge: func(w http.ResponseWriter, r *http.Request, points int) error {
+			return s.charge(w, r, (points+pointsPerCountedCall-1)/pointsPerCountedCall)
+		},
+		NoteDamage: s.noteBatchDamage,
+	})...)...)
 	rs = append(rs, httpapi.On(ogcAPI, s.ogcRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.quantizedMeshRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.hillshadeRoutes()...)...)

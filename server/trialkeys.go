@@ -74,7 +74,7 @@ func parseMintBody(body []byte) (mintBody, error) {
 			}
 			return mintBody{}, httpapi.Report(httpapi.ErrInvalid, "Body member %s must be a string.", te.Field)
 		}
-		return mintBody{}, httpapi.Report(httpapi.ErrMalformed, "The request body is not valid JSON: %s.", jsonReason(err))
+		return mintBody{}, httpapi.Report(httpapi.ErrMalformed, "The request body is not valid JSON: %s.", httpapi.JSONReason(err))
 	}
 	// Take the members by their exact names only.
 	var members map[string]json.RawMessage

@@ -1,4 +1,10 @@
-package server
+// Package opentopo is the opentopodata surface of the server: its two
+// routes (GET and POST /opentopodata/v1/{dataset}) answer elevations in
+// opentopodata's API shape, from the same terrain sampling as
+// /v1/terrain/elevation. What it needs of the server (the catalog, the
+// batch limits, counting and the damage log) it gets as an Env; the policy
+// its routes answer under is the server's openTopoDataAPI surface.
+package opentopo
 
 import (
 	"bytes"
@@ -10,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
@@ -31,12 +38,38 @@ const openTopoDataDesc = "A compatibility layer for clients of opentopodata (htt
 	"limit of points per request (opentopodata's default is 100); the same keyless limit as `/v1`, one call per started " +
 	"100 points."
 
-func (s *Server) openTopoDataRoutes() []httpapi.Route {
+// maxBody is the largest POST body, as the batch elevation route's: room
+// for 10,000 points with 15 significant digits each.
+const maxBody = 1 << 20
+
+// Env is what the surface needs of the server that composes it.
+type Env struct {
+	Catalog *catalog.Catalog
+	// MaxPoints is the most locations one request may give (the server's
+	// batch limit).
+	MaxPoints int
+	// Interpolation is the data API's interpolation parameter, declared
+	// there and taken as it is: sampling is that of /v1/terrain/elevation.
+	Interpolation httpapi.Param
+	// Charge counts a request for points locations beyond the call the
+	// access layer counted when it admitted it (one call per started 100
+	// points); a keyless budget it exceeds is an error (429).
+	Charge func(w http.ResponseWriter, r *http.Request, points int) error
+	// NoteDamage lists the damaged tiles a batch met in the damage log.
+	NoteDamage func([]terrain.PointResult)
+}
+
+type surface struct{ Env }
+
+// Routes are the surface's routes; the server puts them on its
+// openTopoDataAPI surface.
+func Routes(env Env) []httpapi.Route {
+	s := &surface{env}
 	params := []httpapi.Param{
 		{Name: "dataset", In: "path", Type: "string", Required: true, Enum: []string{"dgm1"}, Example: "dgm1", Desc: "dataset name"},
 		{Name: "locations", In: "query", Type: "string", Example: "50.115,8.67|50.116,8.672",
 			Desc: "`lat,lon` pairs separated by `|`; required for GET, for POST in the query or the body"},
-		interpolationParam(),
+		s.Interpolation,
 		{Name: "nodata_value", In: "query", Type: "string", Default: "null", Pattern: `^(null|-?[0-9]{1,9})$`,
 			Desc: "what `elevation` is for a point without a value: `null` or an integer"},
 	}
@@ -54,7 +87,7 @@ func (s *Server) openTopoDataRoutes() []httpapi.Route {
 	return []httpapi.Route{get, post}
 }
 
-func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	name := in.Str("dataset")
 	prod, ok := openTopoDataSets[name]
 	if !ok {
@@ -71,20 +104,20 @@ func (s *Server) handleOpenTopoData(w http.ResponseWriter, r *http.Request, in *
 	}
 	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
 	nodata := in.Str("nodata_value")
-	pts, err := parseLocations(in.Str("locations"), s.batchMax())
+	pts, err := parseLocations(in.Str("locations"), s.MaxPoints)
 	if err != nil {
 		return err
 	}
-	if err := s.charge(w, r, (len(pts)+pointsPerCountedCall-1)/pointsPerCountedCall); err != nil {
+	if err := s.Charge(w, r, len(pts)); err != nil {
 		return err
 	}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	res, err := terrain.ElevationBatch(r.Context(), query.Datasets(v, prod), pts, m)
 	if err != nil {
 		return err
 	}
-	s.noteBatchDamage(res)
+	s.NoteDamage(res)
 	var b bytes.Buffer
 	b.Grow(64 + 90*len(res))
 	b.WriteString(`{"results":[`)
@@ -117,12 +150,12 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "application/x-www-form-urlencoded" {
 		// The body alone: r.ParseForm would read the URL's query too.
-		raw, err := io.ReadAll(io.LimitReader(r.Body, maxBatchBody+1))
+		raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
 			return nil, httpapi.Report(httpapi.ErrMalformed, "The request body could not be read.")
 		}
-		if len(raw) > maxBatchBody {
-			return nil, httpapi.Report(httpapi.ErrTooLarge, "The request body exceeds %d bytes.", maxBatchBody)
+		if len(raw) > maxBody {
+			return nil, httpapi.Report(httpapi.ErrTooLarge, "The request body exceeds %d bytes.", maxBody)
 		}
 		form, err := url.ParseQuery(string(raw))
 		if err != nil {
@@ -137,13 +170,13 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 		}
 		return out, nil
 	}
-	body, err := readJSONBody(r, maxBatchBody)
+	body, err := httpapi.ReadJSONBody(r, maxBody)
 	if err != nil {
 		return nil, err
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", jsonReason(err))
+		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", httpapi.JSONReason(err))
 	}
 	out := map[string]string{}
 	for k, raw := range members {
@@ -156,7 +189,7 @@ func openTopoDataBody(r *http.Request) (map[string]string, error) {
 			}
 			var pairs [][]float64
 			if err := json.Unmarshal(raw, &pairs); err != nil {
-				return nil, httpapi.Report(httpapi.ErrMalformed, "Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", jsonReason(err))
+				return nil, httpapi.Report(httpapi.ErrMalformed, "Member locations must be \"lat,lon|...\" or [[lat, lon], ...]: %v.", httpapi.JSONReason(err))
 			}
 			parts := make([]string, len(pairs))
 			for i, p := range pairs {
