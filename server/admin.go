@@ -77,7 +77,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request, in *httpap
 	}
 	s.damage.reset() // a rescan is how the operator says the data was repaired
 	s.VerifyInBackground(r.Context())
-	return writeJSON(w, r, http.StatusOK, "no-store", reloadResponse(v))
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", reloadResponse(v))
 }
 
 func reloadResponse(v *catalog.View) any {
@@ -144,7 +144,7 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *h
 	if probes == nil {
 		probes = []healthProbe{}
 	}
-	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{
 		"status": status, "probes": probes,
 		"lod2_db_bl": v.BLCount(pack.LoD2), "lod2_mesh_bl": v.BLCount(pack.Buildings3D),
 		"terrain_tiff_bl": v.BLCount(pack.Terrain), "terrain_mesh_bl": v.BLCount(pack.TerrainMesh),

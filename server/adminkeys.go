@@ -144,7 +144,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *htt
 		return err
 	}
 	k := c.Key
-	return writeJSON(w, r, http.StatusCreated, "no-store", map[string]any{
+	return httpapi.WriteJSON(w, r, http.StatusCreated, "no-store", map[string]any{
 		"api_key_id": k.ID, "plaintext_key": c.Plaintext, "key_prefix": k.Prefix, "customer_name": k.CustomerName,
 		"tier": k.Tier, "created_at": rfc3339(k.CreatedAt), "contact_email": k.ContactEmail,
 		"monthly_call_quota": k.MonthlyCallQuota, "notes": k.Notes, "payment_customer_id": k.PaymentCustomerID})
@@ -171,7 +171,7 @@ func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *http
 	for _, k := range ks {
 		items = append(items, keyListItem(k))
 	}
-	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_keys": items, "count": len(items)})
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_keys": items, "count": len(items)})
 }
 
 func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
@@ -186,7 +186,7 @@ func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *htt
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_key_id": k.ID, "customer_name": k.CustomerName,
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_key_id": k.ID, "customer_name": k.CustomerName,
 		"key_prefix": k.Prefix, "tier": k.Tier, "revoked_at": rfc3339(*k.RevokedAt)})
 }
 
@@ -238,7 +238,7 @@ func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *http
 		limit = k.MonthlyCallQuota
 	}
 	out["monthly_call_quota"] = limit
-	return writeJSON(w, r, http.StatusOK, "no-store", out)
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", out)
 }
 
 func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
@@ -252,7 +252,7 @@ func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in
 	}
 	out := usageReport(rep)
 	out["unique_ips"] = rep.UniqueClients
-	return writeJSON(w, r, http.StatusOK, "no-store", out)
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", out)
 }
 
 // accessSchemas are the component schemas of the key and usage routes that
@@ -293,5 +293,5 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, in *httpapi
 	if len(ev) == int(limit) {
 		out["next_after"] = ev[len(ev)-1].Seq
 	}
-	return writeJSON(w, r, http.StatusOK, "no-store", out)
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", out)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
@@ -69,7 +68,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *httpap
 	if err != nil {
 		return err
 	}
-	defer putBuffer(buf)
+	defer httpapi.PutBuffer(buf)
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(buf.Bytes())
 	return nil
@@ -79,7 +78,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *httpap
 // buildings.SearchSurface form.
 func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, warnings []string) (*bytes.Buffer, error) {
 	hits, next := page.Hits, page.Next
-	b := getBuffer()
+	b := httpapi.GetBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","bbox":[`)
 	for i, f := range []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat} {
@@ -100,7 +99,7 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 		}
 		f.FedHit = h
 		if err := buildings.SearchSurface.Write(b, &f, geo.CRS84); err != nil {
-			putBuffer(b)
+			httpapi.PutBuffer(b)
 			return nil, err
 		}
 	}
@@ -118,20 +117,6 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 	}
 	b.WriteString("\"}}\n")
 	return b, nil
-}
-
-// buffers recycles response buffers of the search: a page is about 100 KB,
-// and allocating it afresh per request makes the garbage collector the
-// largest cost of the route.
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-func getBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
-
-func putBuffer(b *bytes.Buffer) {
-	if b.Cap() <= 4<<20 { // do not keep the rare huge page alive
-		b.Reset()
-		buffers.Put(b)
-	}
 }
 
 // attributionFor returns the SPEC 2.6 attribution entries of the BLs, in order.

@@ -97,24 +97,6 @@ func (s *Server) discoveryRoutes() []httpapi.Route {
 	}
 }
 
-// writeJSON encodes v with the given Cache-Control (empty: none).
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, cacheControl string, v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode response: %w", err)
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	if cacheControl != "" {
-		h.Set("Cache-Control", cacheControl)
-	}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(append(body, '\n'))
-	}
-	return nil
-}
-
 // licenseInfo returns the display label and URL of a licence id.
 func licenseInfo(id string) bl.License {
 	if l, ok := bl.LookupLicense(id); ok {

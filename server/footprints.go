@@ -163,7 +163,7 @@ func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BB
 	if err != nil {
 		return tilecache.Entry{}, err
 	}
-	defer putBuffer(buf)
+	defer httpapi.PutBuffer(buf)
 	var meta footprintMeta
 	if len(hits) > 0 {
 		meta.bl = hits[0].BL

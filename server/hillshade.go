@@ -94,7 +94,7 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in 
 	if in.Has("style") {
 		q = "?style=" + in.Str("style")
 	}
-	return writeJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
+	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
 		"tiles":   []string{s.cfg.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
 		"minzoom": hillshade.MinZoom, "maxzoom": hillshade.MaxZoom, "bounds": bounds, "tileSize": 256,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/ogcapi"
 )
 
 // APIVersion is the version of the interface this build implements
@@ -27,7 +28,7 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 // buildOGCOpenAPI is the document of the OGC API layer alone (/ogc/api).
 func (s *Server) buildOGCOpenAPI() ([]byte, error) {
 	return s.openAPIOf(func(rt *httpapi.Route) bool { return rt.Surface == ogcAPI },
-		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcDesc)
+		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcapi.Desc)
 }
 
 // openAPIOf renders the routes keep admits.
@@ -290,7 +291,7 @@ func tags() []obj {
 		{"name": "Tilesets", "description": "3D Tiles of buildings."},
 		{"name": "Keys", "description": "Self-service trial keys."},
 		{"name": "Compatibility", "description": "The same data in the API shape of other services, so their clients work unchanged."},
-		{"name": ogcTag, "description": "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
+		{"name": ogcapi.Tag, "description": "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
 		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + adminAuthDoc},
 		{"name": "Tiles", "description": "The static tile host."},
 		{"name": "Service", "description": "Health, metrics and this description."},

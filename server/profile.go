@@ -125,5 +125,5 @@ func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request, in *httpap
 		return rasterProblem(err, "vegetation", p.Lon, p.Lat)
 	}
 	setBL(r.Context(), c.SourceBL)
-	return writeJSON(w, r, http.StatusOK, "", c)
+	return httpapi.WriteJSON(w, r, http.StatusOK, "", c)
 }

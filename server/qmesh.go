@@ -68,7 +68,7 @@ func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *ht
 	if c := geoid.Credit(s.qmesh.HeightModel()); c != "" && len(attr) > 0 {
 		attr = append(attr, c) // the tiles' heights carry the model's undulation
 	}
-	return writeJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
+	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
 }
 
 func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {

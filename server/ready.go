@@ -135,5 +135,5 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *httpap
 	if problems == nil {
 		problems = []string{}
 	}
-	return writeJSON(w, r, code, "no-store", map[string]any{"status": status, "published_packs": published, "problems": problems})
+	return httpapi.WriteJSON(w, r, code, "no-store", map[string]any{"status": status, "published_packs": published, "problems": problems})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/opentopo"
 	"github.com/svc-geodata/svc/tilecache"
 )
@@ -182,7 +183,10 @@ func (s *Server) routeTable() []httpapi.Route {
 		},
 		NoteDamage: s.noteBatchDamage,
 	})...)...)
-	rs = append(rs, httpapi.On(ogcAPI, s.ogcRoutes()...)...)
+	rs = append(rs, httpapi.On(ogcAPI, ogcapi.Routes(ogcapi.Env{
+		Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, OpenAPI: func() []byte { return s.ogcOpenAPI },
+		DamagedWarnings: s.damagedWarnings, SetBL: setBL,
+	})...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.quantizedMeshRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.hillshadeRoutes()...)...)
 	rs = append(rs, httpapi.On(adminAPI, s.adminRoutes()...)...)

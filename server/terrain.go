@@ -97,5 +97,5 @@ func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request, in *htt
 		return rasterProblem(err, "terrain", p.Lon, p.Lat)
 	}
 	setBL(r.Context(), e.SourceBL)
-	return writeJSON(w, r, http.StatusOK, "", e)
+	return httpapi.WriteJSON(w, r, http.StatusOK, "", e)
 }

@@ -130,7 +130,7 @@ func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *http
 	if len(list) > 0 {
 		setBL(r.Context(), list[0].BundeslandCode)
 	}
-	return writeJSON(w, r, http.StatusOK, discoveryCache, map[string]any{"tilesets": list, "count": len(list),
+	return httpapi.WriteJSON(w, r, http.StatusOK, discoveryCache, map[string]any{"tilesets": list, "count": len(list),
 		"bbox": []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat}, "svc": map[string]any{"attribution": attr}})
 }
 
@@ -151,7 +151,7 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request, in *httpa
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, discoveryCache, s.tilesetRecord(m))
+	return httpapi.WriteJSON(w, r, http.StatusOK, discoveryCache, s.tilesetRecord(m))
 }
 
 func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {

@@ -129,7 +129,7 @@ func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *htt
 	case err != nil:
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{
 		"key": c.Plaintext, "tier": c.Key.Tier, "expires_at": rfc3339(*c.Key.ExpiresAt),
 		"limits": trialLimits(), "scopes": []string{"read"}, "docs_url": s.cfg.DocsURL})
 }
@@ -157,7 +157,7 @@ func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request, in *h
 		return err
 	}
 	k := st.Key
-	return writeJSON(w, r, http.StatusOK, "no-store", map[string]any{
+	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{
 		"key_prefix": k.Prefix, "tier": k.Tier, "status": st.Status, "created_at": rfc3339(k.CreatedAt),
 		"expires_at": rfc3339p(k.ExpiresAt), "seconds_remaining": st.SecondsRemaining,
 		"requests_today": st.RequestsToday, "requests_total": st.RequestsTotal, "limits": trialLimits()})

@@ -1,4 +1,4 @@
-package server
+package ogcapi
 
 import (
 	"fmt"
@@ -49,7 +49,7 @@ type htmlCollection struct {
 }
 
 // writeOGCHTML renders doc (a decoded OGC JSON document) as a page.
-func (s *Server) writeOGCHTML(w http.ResponseWriter, title string, doc map[string]any) error {
+func (s *surface) writeOGCHTML(w http.ResponseWriter, title string, doc map[string]any) error {
 	page := struct {
 		Title, Base string
 		Doc         map[string]any
@@ -59,13 +59,13 @@ func (s *Server) writeOGCHTML(w http.ResponseWriter, title string, doc map[strin
 		Features    []htmlRow
 		Props       [][2]string
 		Map         []string
-	}{Title: title, Base: s.cfg.BaseURL, Doc: doc}
+	}{Title: title, Base: s.BaseURL, Doc: doc}
 	page.Links = linksOf(doc["links"])
 	if cols, ok := doc["collections"].([]map[string]any); ok {
 		for _, c := range cols {
 			hc := htmlCollection{ID: fmt.Sprint(c["id"]), Title: fmt.Sprint(c["title"]), Desc: fmt.Sprint(c["description"])}
-			hc.Href = s.cfg.BaseURL + "/ogc/collections/" + hc.ID + "?f=html"
-			hc.Items = s.cfg.BaseURL + "/ogc/collections/" + hc.ID + "/items?f=html"
+			hc.Href = s.BaseURL + "/ogc/collections/" + hc.ID + "?f=html"
+			hc.Items = s.BaseURL + "/ogc/collections/" + hc.ID + "/items?f=html"
 			page.Collections = append(page.Collections, hc)
 		}
 	}

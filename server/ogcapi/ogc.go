@@ -1,7 +1,15 @@
-package server
+// Package ogcapi is the OGC API - Features surface of the server (Part 1
+// Core with GeoJSON and HTML, Part 2 CRS by reference) over the LoD2 packs:
+// the same surfaces as /v1/buildings, in the shape GIS clients (QGIS, GDAL's
+// OAPIF driver) read. What it needs of the server (the catalog, the base
+// URL, its OpenAPI document, the damage warnings, the request's state label)
+// it gets as an Env; the policy its routes answer under is the server's
+// ogcAPI surface.
+package ogcapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -14,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
@@ -22,11 +31,8 @@ import (
 	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-// The OGC API - Features layer (Part 1 Core, Part 2 CRS by reference) over
-// the LoD2 packs: the same surfaces as /v1/buildings, in the shape GIS
-// clients (QGIS, GDAL's OAPIF driver) read.
-
-const ogcTag = "OGC API Features"
+// Tag is the OpenAPI tag of the surface's operations.
+const Tag = "OGC API Features"
 
 // Conformance classes the layer implements.
 var ogcConformance = []string{
@@ -37,16 +43,19 @@ var ogcConformance = []string{
 	"http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
 }
 
+// The page size of the items: DefaultLimit without limit, at most MaxLimit.
 const (
-	ogcDefaultLimit = 10
-	ogcMaxLimit     = 10000
+	DefaultLimit = 10
+	MaxLimit     = 10000
 	// Collection ids: the federated collections and the per-BL prefix.
 	collBuildings = "buildings"
 	collRoofs     = "roofs"
 	collBLPrefix  = "buildings-"
 )
 
-const ogcDesc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
+// Desc describes the surface (the OpenAPI description of /ogc/api and of
+// the landing and items operations).
+const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
 	"`buildings` (every published BL, federated like `/v1/buildings`), `buildings-<bl>` (one BL) and `roofs` (roof " +
 	"surfaces with tilt, azimuth and area). A feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
 	"with the id `<bl>.<surface_id>`; the building is its `gmlid` property. Paging follows the `next` link: its cursor " +
@@ -67,7 +76,41 @@ func ogcFormat() httpapi.Param {
 		Desc: "response format; default from the Accept header (text/html gives HTML), else JSON"}
 }
 
-func (s *Server) ogcRoutes() []httpapi.Route {
+// Env is what the surface needs of the server that composes it.
+type Env struct {
+	Catalog *catalog.Catalog
+	// BaseURL is the public address of the API, no trailing slash.
+	BaseURL string
+	// OpenAPI is the OpenAPI document of the /ogc operations alone (GET
+	// /ogc/api), built by the server from the routes.
+	OpenAPI func() []byte
+	// DamagedWarnings words the damaged packs a search skipped.
+	DamagedWarnings func([]*lod2store.DamagedError) []string
+	// SetBL records which federal state answered the request, for the
+	// per-BL usage counters.
+	SetBL func(ctx context.Context, code string)
+}
+
+type surface struct{ Env }
+
+// maxCursorLen bounds the cursor parameter, as the data API's.
+const maxCursorLen = 64
+
+// round6 rounds v to 6 decimals, half away from zero.
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+// licenseOf is the display label and URL of a licence id.
+func licenseOf(id string) bl.License {
+	if l, ok := bl.LookupLicense(id); ok {
+		return l
+	}
+	return bl.License{ID: id, Label: id}
+}
+
+// Routes are the surface's routes; the server puts them on its ogcAPI
+// surface.
+func Routes(env Env) []httpapi.Route {
+	s := &surface{env}
 	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "buildings", Component: "collectionId",
 		Desc: "`buildings`, `roofs` or `buildings-<bl>`"}
 	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
@@ -76,33 +119,33 @@ func (s *Server) ogcRoutes() []httpapi.Route {
 		return []httpapi.Response{{Status: status, Desc: desc, Schema: schema}, {Status: 400, Desc: "Malformed parameter", Schema: "Problem"}}
 	}
 	return []httpapi.Route{
-		{Method: "GET", Path: "/ogc", OpID: "ogcLanding", Tag: ogcTag, Since: "0.2.0", Exempt: true,
-			Summary: "OGC API landing page", Desc: ogcDesc, Params: []httpapi.Param{ogcFormat()},
+		{Method: "GET", Path: "/ogc", OpID: "ogcLanding", Tag: Tag, Since: "0.2.0", Exempt: true,
+			Summary: "OGC API landing page", Desc: Desc, Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCLanding", "Links to the API description, conformance and collections"), Handle: s.handleOGCLanding},
-		{Method: "GET", Path: "/ogc/conformance", OpID: "ogcConformance", Tag: ogcTag, Since: "0.2.0", Exempt: true,
+		{Method: "GET", Path: "/ogc/conformance", OpID: "ogcConformance", Tag: Tag, Since: "0.2.0", Exempt: true,
 			Summary: "Conformance classes of the OGC API", Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCConformance", "Conformance classes"), Handle: s.handleOGCConformance},
-		{Method: "GET", Path: "/ogc/api", OpID: "ogcAPI", Tag: ogcTag, Since: "0.2.0", Exempt: true,
+		{Method: "GET", Path: "/ogc/api", OpID: "ogcAPI", Tag: Tag, Since: "0.2.0", Exempt: true,
 			Summary:   "OpenAPI description of the OGC API",
 			Desc:      "An OpenAPI 3.1 document of the /ogc operations only (the whole server is described at /openapi.json).",
 			Responses: []httpapi.Response{{Status: 200, Desc: "OpenAPI document", Schema: "OpenAPIDocument", ContentType: "application/vnd.oai.openapi+json;version=3.1"}},
 			Handle:    s.handleOGCAPI},
-		{Method: "GET", Path: "/ogc/collections", OpID: "ogcCollections", Tag: ogcTag, Since: "0.2.0",
+		{Method: "GET", Path: "/ogc/collections", OpID: "ogcCollections", Tag: Tag, Since: "0.2.0",
 			Summary: "Feature collections", Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCCollections", "The collections"), Handle: s.handleOGCCollections},
-		{Method: "GET", Path: "/ogc/collections/{collectionId}", OpID: "ogcCollection", Tag: ogcTag, Since: "0.2.0",
+		{Method: "GET", Path: "/ogc/collections/{collectionId}", OpID: "ogcCollection", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature collection", Params: []httpapi.Param{collP, ogcFormat()},
 			Responses: append(list(200, "OGCCollection", "The collection"), httpapi.Resp404), Handle: s.handleOGCCollection},
-		{Method: "GET", Path: "/ogc/collections/{collectionId}/items", OpID: "ogcItems", Tag: ogcTag, Since: "0.2.0",
-			Summary: "Features of a collection", Desc: ogcDesc,
+		{Method: "GET", Path: "/ogc/collections/{collectionId}/items", OpID: "ogcItems", Tag: Tag, Since: "0.2.0",
+			Summary: "Features of a collection", Desc: Desc,
 			Params: []httpapi.Param{collP,
 				{Name: "bbox", In: "query", Type: "string", Example: "8.67,50.104,8.684,50.113", Component: "bbox", Desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
 				{Name: "bbox-crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "bbox-crs", Desc: "CRS of bbox; default CRS84"},
 				crsP,
-				{Name: "limit", In: "query", Type: "integer", Default: ogcDefaultLimit, Min: httpapi.F64(1), Max: httpapi.F64(ogcMaxLimit), Clamp: true, Component: "limit",
+				{Name: "limit", In: "query", Type: "integer", Default: DefaultLimit, Min: httpapi.F64(1), Max: httpapi.F64(MaxLimit), Clamp: true, Component: "limit",
 					Desc: fmt.Sprintf("page size. A value above the maximum is not refused: the page then holds at most %d features "+
 						"(a server-limited page, as OGC API - Features Part 1 describes limit; opengeospatial/ogcapi-features#640), "+
-						"with a `next` link when more match.", ogcMaxLimit)},
+						"with a `next` link when more match.", MaxLimit)},
 				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
 				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
 				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the surfaces of this building"},
@@ -111,7 +154,7 @@ func (s *Server) ogcRoutes() []httpapi.Route {
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItems},
-		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: ogcTag, Since: "0.2.0",
+		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature",
 			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`"},
 				crsP, ogcFormat()},
@@ -144,8 +187,8 @@ type ogcLink struct {
 	Title string `json:"title,omitempty"`
 }
 
-func (s *Server) ogcURL(path string, q url.Values) string {
-	u := s.cfg.BaseURL + path
+func (s *surface) ogcURL(path string, q url.Values) string {
+	u := s.BaseURL + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
@@ -153,7 +196,7 @@ func (s *Server) ogcURL(path string, q url.Values) string {
 }
 
 // selfLinks are the self and alternate links of a resource at path.
-func (s *Server) selfLinks(path string, q url.Values, html bool, jsonType string) []ogcLink {
+func (s *surface) selfLinks(path string, q url.Values, html bool, jsonType string) []ogcLink {
 	jq, hq := url.Values{}, url.Values{}
 	for k, v := range q {
 		if k != "f" {
@@ -171,27 +214,27 @@ func (s *Server) selfLinks(path string, q url.Values, html bool, jsonType string
 	return []ogcLink{j, h}
 }
 
-func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	links := append(s.selfLinks("/ogc", nil, html, "application/json"),
-		ogcLink{Href: s.cfg.BaseURL + "/ogc/api", Rel: "service-desc", Type: "application/vnd.oai.openapi+json;version=3.1", Title: "the API definition"},
-		ogcLink{Href: s.cfg.BaseURL + "/docs", Rel: "service-doc", Type: "text/html", Title: "the API documentation"},
-		ogcLink{Href: s.cfg.BaseURL + "/ogc/conformance", Rel: "conformance", Type: "application/json", Title: "conformance classes"},
-		ogcLink{Href: s.cfg.BaseURL + "/ogc/collections", Rel: "data", Type: "application/json", Title: "the feature collections"})
+		ogcLink{Href: s.BaseURL + "/ogc/api", Rel: "service-desc", Type: "application/vnd.oai.openapi+json;version=3.1", Title: "the API definition"},
+		ogcLink{Href: s.BaseURL + "/docs", Rel: "service-doc", Type: "text/html", Title: "the API documentation"},
+		ogcLink{Href: s.BaseURL + "/ogc/conformance", Rel: "conformance", Type: "application/json", Title: "conformance classes"},
+		ogcLink{Href: s.BaseURL + "/ogc/collections", Rel: "data", Type: "application/json", Title: "the feature collections"})
 	body := map[string]any{"title": "svc geodata: OGC API - Features",
 		"description": "LoD2 building surfaces of the German federal states published by this server.", "links": links}
 	return s.ogcAnswer(w, r, html, "svc OGC API", body)
 }
 
-func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	body := map[string]any{"conformsTo": ogcConformance}
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
-func (s *Server) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
-	_, _ = w.Write(s.ogcOpenAPI)
+	_, _ = w.Write(s.OpenAPI())
 	return nil
 }
 
@@ -244,7 +287,7 @@ func findCollection(v *catalog.View, id string) (ogcCollection, error) {
 }
 
 // collectionDoc is the JSON of one collection.
-func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self bool) map[string]any {
+func (s *surface) collectionDoc(c ogcCollection, v *catalog.View, html bool, self bool) map[string]any {
 	path := "/ogc/collections/" + c.id
 	bbox := []float64{180, 90, -180, -90}
 	var first, last string
@@ -264,7 +307,7 @@ func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self
 		}
 	}
 	for i := range bbox {
-		bbox[i] = round(bbox[i], 6)
+		bbox[i] = round6(bbox[i])
 	}
 	var crs []string
 	for _, c := range geo.SupportedCRS {
@@ -281,7 +324,7 @@ func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self
 		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"})
 	for _, src := range c.sources {
 		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
-			if l := licenseInfo(pk.Manifest.LicenseID); l.URL != "" {
+			if l := licenseOf(pk.Manifest.LicenseID); l.URL != "" {
 				links = append(links, ogcLink{Href: l.URL, Rel: "license", Title: src.BL + ": " + l.Label})
 			}
 		}
@@ -299,9 +342,9 @@ func (s *Server) collectionDoc(c ogcCollection, v *catalog.View, html bool, self
 	return doc
 }
 
-func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCCollections(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	var cols []map[string]any
 	for _, c := range ogcCollections(v, "") {
@@ -315,9 +358,9 @@ func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request, in
 	return s.ogcAnswer(w, r, html, "Collections", body)
 }
 
-func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCCollection(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
@@ -482,13 +525,13 @@ func (iq itemsQuery) admitsSnapshot(snap string) bool {
 	return (iq.datetime[0] == "" || snap >= iq.datetime[0]) && (iq.datetime[1] == "" || snap <= iq.datetime[1])
 }
 
-func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	iq, err := itemsQueryOf(in)
 	if err != nil {
 		return err
 	}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
@@ -530,7 +573,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *http
 		}
 	}
 	if len(hits) > 0 {
-		setBL(r.Context(), hits[0].BL)
+		s.SetBL(r.Context(), hits[0].BL)
 	}
 	path := "/ogc/collections/" + c.id + "/items"
 	q := in.Values()
@@ -567,7 +610,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *http
 		}
 	}
 	w.Header().Set("Content-Crs", "<"+iq.crs.URI()+">")
-	for _, wmsg := range s.damagedWarnings(page.Damaged) {
+	for _, wmsg := range s.DamagedWarnings(page.Damaged) {
 		// OGC has no place for warnings in a FeatureCollection: RFC 7234's
 		// Warning header carries them (code 199, miscellaneous).
 		w.Header().Add("Warning", `199 svc "`+strings.ReplaceAll(wmsg, `"`, "'")+`"`)
@@ -576,7 +619,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request, in *http
 	if err != nil {
 		return err
 	}
-	defer putBuffer(body)
+	defer httpapi.PutBuffer(body)
 	if html {
 		var doc map[string]any
 		if err := json.Unmarshal(body.Bytes(), &doc); err != nil {
@@ -596,7 +639,7 @@ func ogcItemsBody(srcs []lod2store.Source, hits []lod2store.FedHit, roofs []buil
 	if roofs != nil {
 		form = buildings.OGCRoof
 	}
-	b := getBuffer()
+	b := httpapi.GetBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","features":[`)
 	var f buildings.Feature // one for the page: a feature passed to Write escapes
@@ -609,7 +652,7 @@ func ogcItemsBody(srcs []lod2store.Source, hits []lod2store.FedHit, roofs []buil
 			f.Roof = roofs[i]
 		}
 		if err := form.Write(b, &f, crs); err != nil {
-			putBuffer(b)
+			httpapi.PutBuffer(b)
 			return nil, buildings.Damaged(sourceOf(srcs, h.BL), err)
 		}
 	}
@@ -634,10 +677,10 @@ func sourceOf(srcs []lod2store.Source, code string) lod2store.Source {
 	return lod2store.Source{BL: code}
 }
 
-func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleOGCItem(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
 	crs := httpapi.ParsedAs[geo.CRS](in, "crs")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
@@ -665,7 +708,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *httpa
 		}
 		f.Roof, form = rs[0], buildings.OGCRoof
 	}
-	setBL(r.Context(), blCode)
+	s.SetBL(r.Context(), blCode)
 	var b bytes.Buffer
 	if err := form.Write(&b, &f, crs); err != nil {
 		return buildings.Damaged(src, err)
@@ -691,9 +734,9 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request, in *httpa
 }
 
 // ogcAnswer writes an OGC JSON document, or its HTML page.
-func (s *Server) ogcAnswer(w http.ResponseWriter, r *http.Request, html bool, title string, doc map[string]any) error {
+func (s *surface) ogcAnswer(w http.ResponseWriter, r *http.Request, html bool, title string, doc map[string]any) error {
 	if html {
 		return s.writeOGCHTML(w, title, doc)
 	}
-	return writeJSON(w, r, http.StatusOK, "", doc)
+	return httpapi.WriteJSON(w, r, http.StatusOK, "", doc)
 }
