@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/keysadmin"
 	"github.com/svc-geodata/svc/server/ogcapi"
 )
 
@@ -292,7 +293,7 @@ func tags() []obj {
 		{"name": "Keys", "description": "Self-service trial keys."},
 		{"name": "Compatibility", "description": "The same data in the API shape of other services, so their clients work unchanged."},
 		{"name": ogcapi.Tag, "description": "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
-		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + adminAuthDoc},
+		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + keysadmin.AuthDoc},
 		{"name": "Tiles", "description": "The static tile host."},
 		{"name": "Service", "description": "Health, metrics and this description."},
 	}

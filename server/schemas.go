@@ -343,3 +343,23 @@ func components(cfg Config) obj {
 		"adminToken": obj{"type": "apiKey", "in": "header", "name": "X-Svc-Admin-Token", "description": "The server's admin token (or Authorization: Bearer)."},
 	}}
 }
+
+// accessSchemas are the component schemas of the key and usage routes that
+// schemas.go does not define.
+func accessSchemas() obj {
+	usage := obj{"window_months": integer("calendar months in the report"), "total_calls": integer("calls in the window"),
+		"current_month_calls": integer("calls in the running month"), "periods": array(ref("UsagePeriod"), "oldest first"),
+		"bl_distribution": array(ref("ApiKeyBlDistribution"), "calls per BL that answered, descending"),
+		"top_endpoints":   array(ref("ApiKeyTopEndpoint"), "the 10 busiest route patterns, descending")}
+	props := obj{"api_key_id": str(""), "key_prefix": str(""), "customer_name": str(""), "tier": str(""),
+		"monthly_call_quota": nullable("integer", "monthly quota; 35000 for trial keys; null when unlimited")}
+	for k, v := range usage {
+		props[k] = v
+	}
+	return obj{
+		"TrialKeyRequest": obj{"type": "object", "description": "Optional mint body (SPEC 4.7); unknown members are ignored",
+			"properties": obj{"source": obj{"type": "string", "pattern": "^[a-z0-9_-]{1,64}$", "description": "campaign or channel label"},
+				"email": strf("email", "contact address; optional, unverified, never written to")}},
+		"ApiKeyUsageReport": object("Usage of one API key", nil, props),
+	}
+}

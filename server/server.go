@@ -20,6 +20,7 @@ import (
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/keysadmin"
 	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/opentopo"
 	"github.com/svc-geodata/svc/tilecache"
@@ -189,9 +190,13 @@ func (s *Server) routeTable() []httpapi.Route {
 	})...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.quantizedMeshRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.hillshadeRoutes()...)...)
-	rs = append(rs, httpapi.On(adminAPI, s.adminRoutes()...)...)
-	rs = append(rs, httpapi.On(keysAPI, s.keyRoutes()...)...)
-	rs = append(rs, httpapi.On(adminAPI, s.apiKeyRoutes()...)...)
+	ka := keysadmin.Env{Catalog: s.deps.Catalog, Access: s.deps.Access, Now: s.deps.Now, Reload: s.deps.Reload,
+		DocsURL: s.cfg.DocsURL, TrialMintingOff: s.cfg.TrialMintingOff, ClientAddr: s.clientAddr,
+		ExactMembers: s.exactMembers, Damage: s.damage.list, ResetDamage: s.damage.reset,
+		VerifyInBackground: s.VerifyInBackground}
+	rs = append(rs, httpapi.On(adminAPI, keysadmin.AdminRoutes(ka)...)...)
+	rs = append(rs, httpapi.On(keysAPI, keysadmin.KeyRoutes(ka)...)...)
+	rs = append(rs, httpapi.On(adminAPI, keysadmin.APIKeyRoutes(ka)...)...)
 	return rs
 }
 

@@ -1,67 +1,40 @@
-package server
+package keysadmin
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/server/httpapi"
-	"github.com/svc-geodata/svc/state"
 )
 
-// adminAuth is the credential of every /v1/admin route: the server's admin
+// AuthDoc is the credential of every /v1/admin route: the server's admin
 // token, sent as X-Svc-Admin-Token or as an Authorization bearer token.
-const adminAuthDoc = "Requires the server's admin token, sent as header `X-Svc-Admin-Token` or as `Authorization: Bearer <token>` " +
+const AuthDoc = "Requires the server's admin token, sent as header `X-Svc-Admin-Token` or as `Authorization: Bearer <token>` " +
 	"(compared in constant time). 401 without a matching token; 403 when the server has no admin token configured."
 
-func (s *Server) adminRoutes() []httpapi.Route {
+// AdminRoutes are the dataset reload and health routes; the server puts
+// them on its adminAPI surface.
+func AdminRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	return []httpapi.Route{
 		{Method: "POST", Path: "/v1/admin/datasets", OpID: "reloadDatasets", Tag: "Admin", Exempt: true, Stability: "beta", Since: "0.1.0", Budget: httpapi.LongBudget,
 			Summary: "Rescan the data directory and publish what finished importing",
 			Desc: "Equivalent to SIGHUP. Packs whose import finished become visible, removed packs disappear, and a newer snapshot " +
-				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + adminAuthDoc,
+				"replaces the older one atomically: requests in flight finish on the old one. No request body. " + AuthDoc,
 			Responses: []httpapi.Response{{Status: 200, Desc: "What is published after the rescan", Schema: "DatasetReloadResponse"},
 				{Status: 401, Desc: "Missing or wrong admin token", Schema: "Problem"}, {Status: 403, Desc: "No admin token configured", Schema: "Problem"}},
 			Handle: s.handleReload},
 		{Method: "GET", Path: "/v1/admin/health", OpID: "getAdminHealth", Tag: "Admin", Exempt: true, Stability: "beta", Since: "0.1.0",
 			Summary: "Liveness of the core components",
 			Desc: "Runs real probes: the side database (keys and counters; a write), the data directory, every published pack (manifest and files readable), and the packs that were " +
-				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + adminAuthDoc,
+				"skipped at the last scan (reported as failed probes with the reason). `status` is `ok` when every probe passes, else `degraded`. " + AuthDoc,
 			Responses: []httpapi.Response{{Status: 200, Desc: "Health report", Schema: "AdminHealthResponse"},
 				{Status: 401, Desc: "Missing or wrong admin token", Schema: "Problem"}, {Status: 403, Desc: "No admin token configured", Schema: "Problem"}},
 			Handle: s.handleAdminHealth},
 	}
-}
-
-// authorizeAdmin checks the admin credential of a route declared admin,
-// before its parameters are read (a caller without the token learns
-// nothing of them), and names the request as the actor of the key changes
-// it makes in the audit trail.
-func (s *Server) authorizeAdmin(w http.ResponseWriter, r *http.Request) (*http.Request, error) {
-	if s.cfg.AdminToken == "" {
-		return r, httpapi.Report(httpapi.ErrForbidden, "Admin endpoints are disabled: the server has no admin token configured (--admin-token).")
-	}
-	tok := r.Header.Get("X-Svc-Admin-Token")
-	if tok == "" {
-		if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-			tok = strings.TrimSpace(a[7:])
-		}
-	}
-	want, got := sha256.Sum256([]byte(s.cfg.AdminToken)), sha256.Sum256([]byte(tok))
-	if tok == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return r, httpapi.Report(httpapi.ErrUnauthorized, "This endpoint requires the admin token in X-Svc-Admin-Token or Authorization: Bearer.").
-			WithHeader("Www-Authenticate", `Bearer realm="svc-admin"`)
-	}
-	actor := "admin-api"
-	if id := w.Header().Get("X-Request-Id"); id != "" {
-		actor += " request " + id
-	}
-	return r.WithContext(state.WithActor(r.Context(), actor)), nil
 }
 
 type publishedPack struct {
@@ -70,12 +43,12 @@ type publishedPack struct {
 	Snapshot string `json:"snapshot"`
 }
 
-func (s *Server) handleReload(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	v, err := s.deps.Reload()
+func (s *surface) handleReload(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, err := s.Reload()
 	if err != nil {
 		return err
 	}
-	s.damage.reset() // a rescan is how the operator says the data was repaired
+	s.ResetDamage() // a rescan is how the operator says the data was repaired
 	s.VerifyInBackground(r.Context())
 	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", reloadResponse(v))
 }
@@ -103,8 +76,8 @@ type healthProbe struct {
 	LatencyMs float64 `json:"latency_ms"`
 }
 
-func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	v, release := s.deps.Catalog.Acquire()
+func (s *surface) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, release := s.Catalog.Acquire()
 	defer release()
 	var probes []healthProbe
 	run := func(name string, f func() error) {
@@ -116,8 +89,8 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *h
 		p.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
 		probes = append(probes, p)
 	}
-	if s.deps.Access != nil {
-		run("side database (keys, counters): writable", func() error { return s.deps.Access.Ping(r.Context()) })
+	if s.Access != nil {
+		run("side database (keys, counters): writable", func() error { return s.Access.Ping(r.Context()) })
 	}
 	for _, prod := range pack.Products() {
 		for _, p := range v.Packs(prod) {
@@ -132,7 +105,7 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *h
 	for _, pr := range v.Problems {
 		probes = append(probes, healthProbe{Name: "skipped " + pr.Path, Status: "fail", Detail: pr.Reason})
 	}
-	for _, d := range s.damage.list() {
+	for _, d := range s.Damage() {
 		probes = append(probes, healthProbe{Name: "damaged file met by a request", Status: "fail", Detail: d})
 	}
 	status := "ok"
@@ -148,6 +121,6 @@ func (s *Server) handleAdminHealth(w http.ResponseWriter, r *http.Request, in *h
 		"status": status, "probes": probes,
 		"lod2_db_bl": v.BLCount(pack.LoD2), "lod2_mesh_bl": v.BLCount(pack.Buildings3D),
 		"terrain_tiff_bl": v.BLCount(pack.Terrain), "terrain_mesh_bl": v.BLCount(pack.TerrainMesh),
-		"checked_at": s.deps.Now().UTC().Format(time.RFC3339),
+		"checked_at": s.Now().UTC().Format(time.RFC3339),
 	})
 }

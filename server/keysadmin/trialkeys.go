@@ -1,4 +1,4 @@
-package server
+package keysadmin
 
 import (
 	"bytes"
@@ -18,7 +18,10 @@ import (
 // maxMintBody caps the mint request body; a valid one is under 400 bytes.
 const maxMintBody = 4 << 10
 
-func (s *Server) keyRoutes() []httpapi.Route {
+// KeyRoutes are the self-service trial key routes; the server puts them on
+// its keysAPI surface.
+func KeyRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	unavailable := httpapi.Response{Status: 503, Desc: "Trial minting is switched off or the key store is unavailable; clients should degrade silently", Schema: "Problem"}
 	return []httpapi.Route{
 		{Method: "POST", Path: "/v1/keys/trial", OpID: "mintTrialKey", Tag: "Keys", Stability: "beta", Since: "0.1.0", Exempt: true,
@@ -107,16 +110,16 @@ func readMintBody(r *http.Request) (mintBody, error) {
 	return parseMintBody(body)
 }
 
-func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	if s.cfg.TrialMintingOff || s.deps.Access == nil {
+func (s *surface) handleMintTrial(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	if s.TrialMintingOff || s.Access == nil {
 		return httpapi.Report(httpapi.ErrUnavailable, "Trial key minting is switched off on this server.")
 	}
 	b, err := readMintBody(r)
 	if err != nil {
 		return err
 	}
-	c, err := s.deps.Access.MintTrial(r.Context(), access.MintRequest{
-		Client: access.ClientOf(s.clientAddr(r)), Source: b.Source, Email: b.Email})
+	c, err := s.Access.MintTrial(r.Context(), access.MintRequest{
+		Client: access.ClientOf(s.ClientAddr(r)), Source: b.Source, Email: b.Email})
 	var fe *access.FieldError
 	var ml *state.MintLimitError
 	switch {
@@ -125,31 +128,31 @@ func (s *Server) handleMintTrial(w http.ResponseWriter, r *http.Request, in *htt
 	case errors.As(err, &ml):
 		secs := int64((ml.RetryAfter + time.Second - 1) / time.Second)
 		return httpapi.Report(access.ErrMintLimit, "This IP address has minted %d trial keys in the last 24 hours, the most allowed; try again in %d seconds.",
-			s.mintLimit(), secs).With(map[string]any{"retry_after": secs, "docs_url": s.cfg.DocsURL})
+			s.mintLimit(), secs).With(map[string]any{"retry_after": secs, "docs_url": s.DocsURL})
 	case err != nil:
 		return err
 	}
 	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{
 		"key": c.Plaintext, "tier": c.Key.Tier, "expires_at": rfc3339(*c.Key.ExpiresAt),
-		"limits": trialLimits(), "scopes": []string{"read"}, "docs_url": s.cfg.DocsURL})
+		"limits": trialLimits(), "scopes": []string{"read"}, "docs_url": s.DocsURL})
 }
 
-func (s *Server) mintLimit() int {
-	if s.deps.Access == nil {
+func (s *surface) mintLimit() int {
+	if s.Access == nil {
 		return 0
 	}
-	return s.deps.Access.MintsPerClient()
+	return s.Access.MintsPerClient()
 }
 
 func trialLimits() map[string]int64 {
 	return map[string]int64{"requests_per_minute": access.TrialLimits.PerMinute, "requests_per_day": access.TrialLimits.PerDay}
 }
 
-func (s *Server) handleTrialStatus(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	if s.deps.Access == nil {
+func (s *surface) handleTrialStatus(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	if s.Access == nil {
 		return httpapi.Report(httpapi.ErrUnavailable, "Keys are not available on this server.")
 	}
-	st, err := s.deps.Access.TrialStatusOf(r.Context(), in.Str("key"))
+	st, err := s.Access.TrialStatusOf(r.Context(), in.Str("key"))
 	if errors.Is(err, access.ErrKeyUnknown) {
 		return httpapi.Report(httpapi.ErrNotFound, "No trial key matches the path.")
 	}

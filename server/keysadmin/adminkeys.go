@@ -1,4 +1,4 @@
-package server
+package keysadmin
 
 import (
 	"bytes"
@@ -16,7 +16,10 @@ import (
 // maxAdminBody caps the body of an admin key creation.
 const maxAdminBody = 16 << 10
 
-func (s *Server) apiKeyRoutes() []httpapi.Route {
+// APIKeyRoutes are the key management and usage routes of the operator;
+// the server puts them on its adminAPI surface.
+func APIKeyRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	authResp := []httpapi.Response{{Status: 401, Desc: "Missing or wrong admin token", Schema: "Problem"},
 		{Status: 403, Desc: "No admin token configured", Schema: "Problem"},
 		{Status: 503, Desc: "The key store is not available", Schema: "Problem"}}
@@ -29,7 +32,7 @@ func (s *Server) apiKeyRoutes() []httpapi.Route {
 			Summary: "Create an API key",
 			Desc: "The server generates the key; `plaintext_key` is shown in this response only (the server keeps its SHA-256 hash and prefix). " +
 				"Tiers: `trial` (expires 7 days after creation, soft limits 60/min, 5000/day, 35000/month), `pro`, `business`, `internal` " +
-				"(no expiry). `monthly_call_quota` null means unlimited; it is soft (shown in X-Svc-Quota-Limit). Unknown members answer 422. " + adminAuthDoc,
+				"(no expiry). `monthly_call_quota` null means unlimited; it is soft (shown in X-Svc-Quota-Limit). Unknown members answer 422. " + AuthDoc,
 			Body: &httpapi.RequestBody{Schema: "ApiKeyCreateRequest", Required: true, Desc: "The key's customer and contract"},
 			Responses: with(httpapi.Response{Status: 201, Desc: "The key, with its plaintext shown once", Schema: "ApiKeyCreatedResponse"},
 				httpapi.Resp400, httpapi.Resp422),
@@ -37,13 +40,13 @@ func (s *Server) apiKeyRoutes() []httpapi.Route {
 		{Method: "GET", Path: "/v1/admin/api-keys", OpID: "listApiKeys", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
 			Summary: "List all API keys, trial keys included",
 			Desc: "Oldest first. Never includes a plaintext key. A trial key minted with an e-mail shows it as `contact_email`; revoked and " +
-				"expired keys stay listed. " + adminAuthDoc,
+				"expired keys stay listed. " + AuthDoc,
 			Responses: with(httpapi.Response{Status: 200, Desc: "All keys", Schema: "ApiKeyListResponse"}),
 			Handle:    s.handleListKeys},
 		{Method: "DELETE", Path: "/v1/admin/api-keys/{api_key_id}", OpID: "revokeApiKey", Tag: "Admin", Stability: "beta", Since: "0.1.0", Exempt: true,
 			Summary: "Revoke an API key",
 			Desc: "The key is refused (401) from the moment this returns. Revoking a revoked key answers 200 with the first `revoked_at`. " +
-				"The record stays for the usage reports. " + adminAuthDoc,
+				"The record stays for the usage reports. " + AuthDoc,
 			Params:    []httpapi.Param{keyID},
 			Responses: with(httpapi.Response{Status: 200, Desc: "The revoked key", Schema: "ApiKeyRevokedResponse"}, httpapi.Resp404),
 			Handle:    s.handleRevokeKey},
@@ -51,7 +54,7 @@ func (s *Server) apiKeyRoutes() []httpapi.Route {
 			Summary: "Usage of one API key",
 			Desc: "Calls per calendar month (UTC) over the window, oldest first, with error counts (status >= 400), the share per BL and " +
 				"the 10 busiest route patterns. Counters are flushed first, so the report is current to the request. Only counted routes " +
-				"(those under the keyless limit) are counted for keys as well. " + adminAuthDoc,
+				"(those under the keyless limit) are counted for keys as well. " + AuthDoc,
 			Params:    []httpapi.Param{keyID, window},
 			Responses: with(httpapi.Response{Status: 200, Desc: "Usage report", Schema: "ApiKeyUsageReport"}, httpapi.Resp400, httpapi.Resp404, httpapi.Resp422),
 			Handle:    s.handleKeyUsage},
@@ -61,7 +64,7 @@ func (s *Server) apiKeyRoutes() []httpapi.Route {
 				"in the same transaction as the change itself (shared by all replicas on a PostgreSQL state store). `actor` is " +
 				"`admin-api request <X-Request-Id>`, `cli` (the `svc keys` command) or `client:<hex>` for a trial mint (an opaque number " +
 				"derived from the address, never the address). Page with `after` = the last `seq` seen; `next_after` is absent on the last page. " +
-				adminAuthDoc,
+				AuthDoc,
 			Params: []httpapi.Param{
 				{Name: "after", In: "query", Type: "integer", Default: 0, Min: httpapi.F64(0), Malformed: httpapi.ErrMalformed, Desc: "Return events with a larger seq"},
 				{Name: "limit", In: "query", Type: "integer", Default: 100, Min: httpapi.F64(1), Max: httpapi.F64(state.MaxAuditPage), Malformed: httpapi.ErrMalformed, Desc: "Events per page"}},
@@ -71,15 +74,15 @@ func (s *Server) apiKeyRoutes() []httpapi.Route {
 			Summary: "Usage of keyless traffic",
 			Desc: "Keyless calls per calendar month (UTC) over the window, oldest first; `current_month_calls` is the last period. " +
 				"`unique_ips` estimates the distinct client IPs in the window (IPv6 counted per /64) with HyperLogLog, about 1 % error. " +
-				"Requests refused with 429 are included as errors. " + adminAuthDoc,
+				"Requests refused with 429 are included as errors. " + AuthDoc,
 			Params:    []httpapi.Param{window},
 			Responses: with(httpapi.Response{Status: 200, Desc: "Usage report", Schema: "AnonymousUsageReport"}, httpapi.Resp400, httpapi.Resp422),
 			Handle:    s.handleAnonymousUsage},
 	}
 }
 
-func (s *Server) needAccess() error {
-	if s.deps.Access == nil {
+func (s *surface) needAccess() error {
+	if s.Access == nil {
 		return httpapi.Report(httpapi.ErrUnavailable, "Keys are not available on this server.")
 	}
 	return nil
@@ -95,12 +98,12 @@ type createBody struct {
 	PaymentCustomerID *string `json:"payment_customer_id"`
 }
 
-func (s *Server) parseCreateBody(r *http.Request) (access.CreateRequest, error) {
+func (s *surface) parseCreateBody(r *http.Request) (access.CreateRequest, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
 	if err != nil || len(body) > maxAdminBody {
 		return access.CreateRequest{}, httpapi.Report(httpapi.ErrMalformed, "The request body is unreadable or larger than %d bytes.", maxAdminBody)
 	}
-	if err := s.exactMembers(body, "ApiKeyCreateRequest"); err != nil {
+	if err := s.ExactMembers(body, "ApiKeyCreateRequest"); err != nil {
 		return access.CreateRequest{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -127,7 +130,7 @@ func (s *Server) parseCreateBody(r *http.Request) (access.CreateRequest, error) 
 		MonthlyCallQuota: b.MonthlyCallQuota, Notes: b.Notes, PaymentCustomerID: b.PaymentCustomerID}, nil
 }
 
-func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleCreateKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
@@ -135,7 +138,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, in *htt
 	if err != nil {
 		return err
 	}
-	c, err := s.deps.Access.CreateKey(r.Context(), req)
+	c, err := s.Access.CreateKey(r.Context(), req)
 	var fe *access.FieldError
 	if errors.As(err, &fe) {
 		return httpapi.Report(httpapi.ErrInvalid, "Body member %s %s.", fe.Field, fe.Reason)
@@ -159,11 +162,11 @@ func keyListItem(k state.Key) map[string]any {
 		"revoked_at": rfc3339p(k.RevokedAt), "payment_customer_id": k.PaymentCustomerID}
 }
 
-func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleListKeys(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
-	ks, err := s.deps.Access.ListKeys(r.Context())
+	ks, err := s.Access.ListKeys(r.Context())
 	if err != nil {
 		return err
 	}
@@ -174,12 +177,12 @@ func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, in *http
 	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", map[string]any{"api_keys": items, "count": len(items)})
 }
 
-func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleRevokeKey(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
 	id := in.Str("api_key_id")
-	k, err := s.deps.Access.RevokeKey(r.Context(), id)
+	k, err := s.Access.RevokeKey(r.Context(), id)
 	if errors.Is(err, access.ErrNotFound) {
 		return httpapi.Report(httpapi.ErrNotFound, "No API key has the id %q.", id)
 	}
@@ -210,20 +213,20 @@ func usageReport(rep access.Report) map[string]any {
 		"current_month_calls": rep.CurrentMonthCalls, "periods": periods, "bl_distribution": bls, "top_endpoints": eps}
 }
 
-func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
 	n := in.Integer("window_months")
 	id := in.Str("api_key_id")
-	k, err := s.deps.Access.Key(r.Context(), id)
+	k, err := s.Access.Key(r.Context(), id)
 	if errors.Is(err, access.ErrNotFound) {
 		return httpapi.Report(httpapi.ErrNotFound, "No API key has the id %q.", id)
 	}
 	if err != nil {
 		return err
 	}
-	rep, err := s.deps.Access.Usage(r.Context(), k.ID, n)
+	rep, err := s.Access.Usage(r.Context(), k.ID, n)
 	if err != nil {
 		return err
 	}
@@ -241,12 +244,12 @@ func (s *Server) handleKeyUsage(w http.ResponseWriter, r *http.Request, in *http
 	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", out)
 }
 
-func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
 	n := in.Integer("window_months")
-	rep, err := s.deps.Access.Usage(r.Context(), state.Anonymous, n)
+	rep, err := s.Access.Usage(r.Context(), state.Anonymous, n)
 	if err != nil {
 		return err
 	}
@@ -255,32 +258,12 @@ func (s *Server) handleAnonymousUsage(w http.ResponseWriter, r *http.Request, in
 	return httpapi.WriteJSON(w, r, http.StatusOK, "no-store", out)
 }
 
-// accessSchemas are the component schemas of the key and usage routes that
-// schemas.go does not define.
-func accessSchemas() obj {
-	usage := obj{"window_months": integer("calendar months in the report"), "total_calls": integer("calls in the window"),
-		"current_month_calls": integer("calls in the running month"), "periods": array(ref("UsagePeriod"), "oldest first"),
-		"bl_distribution": array(ref("ApiKeyBlDistribution"), "calls per BL that answered, descending"),
-		"top_endpoints":   array(ref("ApiKeyTopEndpoint"), "the 10 busiest route patterns, descending")}
-	props := obj{"api_key_id": str(""), "key_prefix": str(""), "customer_name": str(""), "tier": str(""),
-		"monthly_call_quota": nullable("integer", "monthly quota; 35000 for trial keys; null when unlimited")}
-	for k, v := range usage {
-		props[k] = v
-	}
-	return obj{
-		"TrialKeyRequest": obj{"type": "object", "description": "Optional mint body (SPEC 4.7); unknown members are ignored",
-			"properties": obj{"source": obj{"type": "string", "pattern": "^[a-z0-9_-]{1,64}$", "description": "campaign or channel label"},
-				"email": strf("email", "contact address; optional, unverified, never written to")}},
-		"ApiKeyUsageReport": object("Usage of one API key", nil, props),
-	}
-}
-
-func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleAudit(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	if err := s.needAccess(); err != nil {
 		return err
 	}
 	after, limit := int64(in.Integer("after")), in.Integer("limit")
-	ev, err := s.deps.Access.Audit(r.Context(), after, int(limit))
+	ev, err := s.Access.Audit(r.Context(), after, int(limit))
 	if err != nil {
 		return err
 	}
