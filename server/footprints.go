@@ -102,12 +102,12 @@ func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in 
 	h.Set("ETag", e.ETag)
 	h.Set("Cache-Control", "public, max-age=300")
 	h.Add("Vary", "Accept-Encoding")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, e.ETag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, e.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	body := e.Data
-	if meta.gz != nil && acceptsGzip(r) {
+	if meta.gz != nil && httpapi.AcceptsGzip(r) {
 		h.Set("Content-Encoding", "gzip")
 		body = meta.gz
 	}

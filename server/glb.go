@@ -127,7 +127,7 @@ func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *httpapi.I
 	srcs := export.SourcesIn(v, g.bbox)
 	etag := glbETag(g, srcs)
 	setGLBHeaders(w.Header(), g, etag)
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

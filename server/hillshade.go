@@ -126,7 +126,7 @@ func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in 
 	h.Set("Content-Type", "image/png")
 	h.Set("ETag", e.ETag)
 	h.Set("Cache-Control", "public, max-age=3600")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, e.ETag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, e.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/static"
 )
 
 func (s *Server) infraRoutes() []httpapi.Route {
@@ -47,20 +48,7 @@ func (s *Server) infraRoutes() []httpapi.Route {
 			Params:    []httpapi.Param{{Name: "type", In: "path", Type: "string", Required: true, Example: "keyless-daily-limit", Desc: "Problem type name, e.g. `keyless-daily-limit`"}},
 			Responses: []httpapi.Response{{Status: 200, Desc: "HTML description", ContentType: "text/html"}, httpapi.Resp404},
 			Handle:    s.handleProblemType},
-		{Method: "GET", Path: "/tiles/{path...}", OpID: "getTile", Tag: "Tiles", Stability: "stable", Since: "0.1.0", Exempt: true, Surface: staticSite,
-			Summary: "Static tile host: 3D Tiles, GLB/b3dm tiles and COGs of published packs",
-			Desc: "Serves `{tiles_url}/<product>/<bl>/<snapshot>/<file>` for the products terrain, terrain-mesh, osm-cover, veg and buildings. " +
-				"Supports byte ranges (COG reading), ETag/Last-Modified conditional requests, and gzip for JSON. No directory listings; " +
-				"only files of published snapshots are served. Not counted against the keyless limit.",
-			Params: []httpapi.Param{{Name: "path", In: "path", Type: "string", Required: true, Example: "buildings/he/2026-07-20/tileset.json", Desc: "`<product>/<bl>/<snapshot>/<file>`"}},
-			Responses: []httpapi.Response{
-				{Status: 200, Desc: "The file", ContentType: "application/octet-stream"},
-				{Status: 206, Desc: "A byte range of the file", ContentType: "application/octet-stream"},
-				{Status: 304, Desc: "Not modified"},
-				{Status: 416, Desc: "Range not satisfiable"},
-				httpapi.Resp404,
-			},
-			Handle: s.handleTiles},
+		s.tileRoute(),
 	}
 }
 
@@ -92,3 +80,16 @@ func sortStrings(s []string) { sort.Strings(s) }
 
 // healthzBody is the liveness answer, made once.
 var healthzBody = []byte(`{"service":"svc","status":"ok"}` + "\n")
+
+// staticEnv is what the static site needs of the server.
+func (s *Server) staticEnv() static.Env {
+	return static.Env{Catalog: s.deps.Catalog, PublicSourceURL: s.cfg.PublicSourceURL, Fail: s.fail, WriteProblem: s.writeProblem}
+}
+
+// tileRoute is the tile host's route, listed among the infrastructure
+// routes but on the static site's surface.
+func (s *Server) tileRoute() httpapi.Route {
+	rt := static.TileRoute(s.staticEnv())
+	rt.Surface = staticSite
+	return rt
+}

@@ -90,12 +90,12 @@ func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *htt
 	h.Set("ETag", res.ETag)
 	h.Set("Cache-Control", "public, max-age=3600")
 	h.Add("Vary", "Accept, Accept-Encoding")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, res.ETag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, res.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	body := res.Gzip
-	if acceptsGzip(r) {
+	if httpapi.AcceptsGzip(r) {
 		h.Set("Content-Encoding", "gzip")
 	} else {
 		zr, err := gzip.NewReader(bytes.NewReader(body))

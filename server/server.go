@@ -23,6 +23,7 @@ import (
 	"github.com/svc-geodata/svc/server/keysadmin"
 	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/opentopo"
+	"github.com/svc-geodata/svc/server/static"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -169,7 +170,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) routeTable() []httpapi.Route {
 	var rs []httpapi.Route
 	rs = append(rs, httpapi.On(infraSite, s.infraRoutes()...)...)
-	rs = append(rs, httpapi.On(staticSite, s.viewerRoutes()...)...)
+	rs = append(rs, httpapi.On(staticSite, static.ViewerRoutes(s.staticEnv())...)...)
 	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.discoveryRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.buildingRoutes()...)...)

@@ -1,4 +1,9 @@
-package server
+// Package static is the static site of the server: the tile host
+// (/tiles/..., the files of published packs with byte ranges, conditional
+// requests and gzip) and the built-in viewer's pages. What it needs of the
+// server comes as an Env; the policy its routes answer under (staticSite:
+// not counted, no time budget) is the server's.
+package static
 
 import (
 	"compress/gzip"
@@ -12,9 +17,44 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/server/httpapi"
 )
+
+// Env is what the site needs of the server that composes it.
+type Env struct {
+	Catalog *catalog.Catalog
+	// PublicSourceURL shows the packs' source_url in the manifest.json the
+	// tile host serves.
+	PublicSourceURL bool
+	// Fail renders err as the server does for a handler's error.
+	Fail func(w http.ResponseWriter, r *http.Request, err error)
+	// WriteProblem writes the problem of e (the tile host's 416 and 412).
+	WriteProblem func(w http.ResponseWriter, r *http.Request, e *httpapi.HTTPError)
+}
+
+type surface struct{ Env }
+
+// TileRoute is the tile host's route; the server lists it among its
+// infrastructure routes, on its staticSite surface.
+func TileRoute(env Env) httpapi.Route {
+	s := &surface{env}
+	return httpapi.Route{Method: "GET", Path: "/tiles/{path...}", OpID: "getTile", Tag: "Tiles", Stability: "stable", Since: "0.1.0", Exempt: true,
+		Summary: "Static tile host: 3D Tiles, GLB/b3dm tiles and COGs of published packs",
+		Desc: "Serves `{tiles_url}/<product>/<bl>/<snapshot>/<file>` for the products terrain, terrain-mesh, osm-cover, veg and buildings. " +
+			"Supports byte ranges (COG reading), ETag/Last-Modified conditional requests, and gzip for JSON. No directory listings; " +
+			"only files of published snapshots are served. Not counted against the keyless limit.",
+		Params: []httpapi.Param{{Name: "path", In: "path", Type: "string", Required: true, Example: "buildings/he/2026-07-20/tileset.json", Desc: "`<product>/<bl>/<snapshot>/<file>`"}},
+		Responses: []httpapi.Response{
+			{Status: 200, Desc: "The file", ContentType: "application/octet-stream"},
+			{Status: 206, Desc: "A byte range of the file", ContentType: "application/octet-stream"},
+			{Status: 304, Desc: "Not modified"},
+			{Status: 416, Desc: "Range not satisfiable"},
+			httpapi.Resp404,
+		},
+		Handle: s.handleTiles}
+}
 
 // tileTypes maps artefact extensions to their media types. b3dm, i3dm, pnts,
 // cmpt and implicit-tiling subtrees have no registered type; 3D Tiles
@@ -41,7 +81,7 @@ var gzipTypes = map[string]bool{".json": true, ".gltf": true}
 // /tiles/<product>/<bl>/<snapshot>/<file...>. It refuses anything outside a
 // published pack: unknown products, unpublished or superseded snapshots,
 // dot-files, encoded slashes, and symlinks leaving the pack directory.
-func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleTiles(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	rel := in.Str("path")
 	if strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") || strings.Contains(strings.ToLower(r.URL.RawPath), "%5c") {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
@@ -59,7 +99,7 @@ func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request, in *httpapi
 	if !prod.Valid() || !prod.Static() {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile at %s.", r.URL.Path)
 	}
-	view, release := s.deps.Catalog.Acquire()
+	view, release := s.Catalog.Acquire()
 	defer release()
 	pk, ok := view.Published(prod, parts[1], parts[2])
 	if !ok {
@@ -76,8 +116,8 @@ func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request, in *httpapi
 // source_url unless the operator chose to show it (Config.PublicSourceURL):
 // an import records where the files came from, which may be a path on the
 // operator's machine or an internal mirror.
-func (s *Server) serveManifest(w http.ResponseWriter, r *http.Request, m pack.Manifest) error {
-	if !s.cfg.PublicSourceURL {
+func (s *surface) serveManifest(w http.ResponseWriter, r *http.Request, m pack.Manifest) error {
+	if !s.PublicSourceURL {
 		m.SourceURL = ""
 	}
 	body, err := json.MarshalIndent(m, "", "  ")
@@ -96,7 +136,7 @@ func (s *Server) serveManifest(w http.ResponseWriter, r *http.Request, m pack.Ma
 
 // serveFile serves name inside dir through os.Root, which refuses paths and
 // symlinks that leave dir.
-func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name string) error {
+func (s *surface) serveFile(w http.ResponseWriter, r *http.Request, dir, name string) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("tiles: open pack: %w", err)
@@ -123,7 +163,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 	h.Set("Content-Type", ctype)
 	h.Set("Cache-Control", "public, max-age=86400")
 	etag := fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano())
-	if gzipTypes[ext] && r.Header.Get("Range") == "" && acceptsGzip(r) && st.Size() > 512 {
+	if gzipTypes[ext] && r.Header.Get("Range") == "" && httpapi.AcceptsGzip(r) && st.Size() > 512 {
 		h.Add("Vary", "Accept-Encoding")
 		return serveGzip(w, r, f, etag[:len(etag)-1]+`-gz"`, st.ModTime())
 	}
@@ -141,7 +181,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir, name str
 type contentWriter struct {
 	http.ResponseWriter
 	r      *http.Request
-	s      *Server
+	s      *surface
 	failed bool // a problem was written; ServeContent's own body is dropped
 }
 
@@ -157,7 +197,7 @@ func (c *contentWriter) WriteHeader(code int) {
 		return
 	}
 	c.failed = true
-	c.s.writeProblem(c.ResponseWriter, c.r, httpapi.ToHTTPError(f))
+	c.s.WriteProblem(c.ResponseWriter, c.r, httpapi.ToHTTPError(f))
 }
 
 func (c *contentWriter) Write(p []byte) (int, error) {
@@ -175,23 +215,13 @@ func (c *contentWriter) ReadFrom(src io.Reader) (int64, error) {
 	return io.Copy(struct{ io.Writer }{c}, src)
 }
 
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
-			return true
-		}
-	}
-	return false
-}
-
 // serveGzip streams f gzip-compressed, answering If-None-Match itself since
 // http.ServeContent knows nothing of the compressed variant.
 func serveGzip(w http.ResponseWriter, r *http.Request, f io.Reader, etag string, mod time.Time) error {
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Last-Modified", mod.UTC().Format(http.TimeFormat))
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
@@ -206,15 +236,4 @@ func serveGzip(w http.ResponseWriter, r *http.Request, f io.Reader, etag string,
 	}
 	_ = zw.Close()
 	return nil
-}
-
-// etagMatch implements the weak comparison of If-None-Match (RFC 9110 13.1.2).
-func etagMatch(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == strings.TrimPrefix(etag, "W/") {
-			return true
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package server
+package static
 
 import (
 	"net/http"
@@ -7,13 +7,14 @@ import (
 	"github.com/svc-geodata/svc/viewer"
 )
 
-// viewerRoutes serve the built-in map and globe (package viewer). The page
+// ViewerRoutes serve the built-in map and globe (package viewer). The page
 // lives at /viewer/ so that its files and the API resolve relative to it;
 // / and /viewer redirect there with a relative Location, which keeps working
 // behind a reverse proxy that adds a path prefix.
-func (s *Server) viewerRoutes() []httpapi.Route {
+func ViewerRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	files := viewer.Handler("/viewer/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.fail(w, r, httpapi.Report(httpapi.ErrNotFound, "The viewer has no file %q.", r.URL.Path))
+		s.Fail(w, r, httpapi.Report(httpapi.ErrNotFound, "The viewer has no file %q.", r.URL.Path))
 	}))
 	redirect := func(to string) httpapi.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
