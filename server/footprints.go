@@ -50,8 +50,8 @@ func (s *Server) footprintRoutes() []httpapi.Route {
 				" surfaces per tile (`svc.warnings` says when a tile has more). Like the tile host, not counted against the keyless limit: " +
 				"map clients and the built-in viewer draw from it while panning; the same geometry is in the uncounted 3D Tiles.",
 			Params: []httpapi.Param{
-				{Name: "z", In: "path", Type: "integer", Required: true, Example: footprintZoom, Min: httpapi.F64(footprintZoom), Max: httpapi.F64(footprintZoom), Pattern: tileIndexPattern, Desc: "zoom (" + strconv.Itoa(footprintZoom) + ")"},
-				{Name: "x", In: "path", Type: "integer", Required: true, Example: 17157, Min: httpapi.F64(0), Pattern: tileIndexPattern, Desc: "column from the west, below 2^z"},
+				{Name: "z", In: "path", Type: "integer", Required: true, Example: footprintZoom, Min: httpapi.F64(footprintZoom), Max: httpapi.F64(footprintZoom), Pattern: httpapi.TileIndexPattern, Desc: "zoom (" + strconv.Itoa(footprintZoom) + ")"},
+				{Name: "x", In: "path", Type: "integer", Required: true, Example: 17157, Min: httpapi.F64(0), Pattern: httpapi.TileIndexPattern, Desc: "column from the west, below 2^z"},
 				{Name: "tile", In: "path", Type: "string", Required: true, Example: "11087.geojson", Pattern: `^[0-9]{1,9}\.geojson$`, Desc: "`<y>.geojson`, y the row from the north",
 					Parse: parseFootprintTile},
 			},

@@ -28,20 +28,6 @@ func parseBBox(s string) (any, error) {
 	return b, err
 }
 
-// parseCoords reads the profile's polyline: malformed is 400, a value out
-// of range 422 (SPEC 4.5).
-func parseCoords(s string) (any, error) {
-	pts, err := geo.ParseCoords(s, maxProfilePoints)
-	var ce *geo.CoordsError
-	switch {
-	case errors.As(err, &ce) && ce.OutOfRange:
-		return nil, httpapi.RangeFault("%s.", ce.Reason)
-	case errors.As(err, &ce):
-		return nil, httpapi.SyntaxFault("%s; expected %s in WGS84 degrees, 2 to %d points.", ce.Reason, geo.CoordsForm, maxProfilePoints)
-	}
-	return pts, err
-}
-
 // maxCursorLen bounds the cursor parameter: "nrw:" plus 19 digits is 32
 // characters in base64.
 const maxCursorLen = 64

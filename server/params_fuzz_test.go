@@ -21,6 +21,7 @@ import (
 	"github.com/svc-geodata/svc/internal/schemacheck"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/terrainapi"
 )
 
 func FuzzDecodeCursor(f *testing.F) {
@@ -147,7 +148,7 @@ func FuzzBatchBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		pts, err := parseBatchBody(body, 50)
+		pts, err := terrainapi.ParseBatchBody(body, 50)
 		if err != nil {
 			if httpapi.ToHTTPError(err).Status >= 500 {
 				t.Fatalf("%q: %v", body, err)

@@ -24,6 +24,7 @@ import (
 	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/opentopo"
 	"github.com/svc-geodata/svc/server/static"
+	"github.com/svc-geodata/svc/server/terrainapi"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -176,21 +177,21 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, s.buildingRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, s.footprintRoutes()...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(s.tilesetRoutes(), s.glbRoute())...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.terrainRoutes()...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.batchRoute())...)
+	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
+		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade}
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.TerrainRoutes(te)...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.BatchRoute(te))...)
 	rs = append(rs, httpapi.On(openTopoDataAPI, opentopo.Routes(opentopo.Env{
-		Catalog: s.deps.Catalog, MaxPoints: s.batchMax(), Interpolation: interpolationParam(),
-		Charge: func(w http.ResponseWriter, r *http.Request, points int) error {
-			return s.charge(w, r, (points+pointsPerCountedCall-1)/pointsPerCountedCall)
-		},
+		Catalog: s.deps.Catalog, MaxPoints: s.batchMax(), Interpolation: terrainapi.InterpolationParam(),
+		Charge:     s.chargePoints,
 		NoteDamage: s.noteBatchDamage,
 	})...)...)
 	rs = append(rs, httpapi.On(ogcAPI, ogcapi.Routes(ogcapi.Env{
 		Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, OpenAPI: func() []byte { return s.ogcOpenAPI },
 		DamagedWarnings: s.damagedWarnings, SetBL: setBL,
 	})...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.quantizedMeshRoutes()...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.hillshadeRoutes()...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)
 	ka := keysadmin.Env{Catalog: s.deps.Catalog, Access: s.deps.Access, Now: s.deps.Now, Reload: s.deps.Reload,
 		DocsURL: s.cfg.DocsURL, TrialMintingOff: s.cfg.TrialMintingOff, ClientAddr: s.clientAddr,
 		ExactMembers: s.exactMembers, Damage: s.damage.list, ResetDamage: s.damage.reset,

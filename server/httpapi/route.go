@@ -121,3 +121,7 @@ const (
 	DefaultBudget = 10 * time.Second
 	LongBudget    = 2 * time.Minute // GLB exports, admin rescans
 )
+
+// TileIndexPattern admits the z and x of a tile address: non-negative
+// decimal integers of at most 9 digits.
+const TileIndexPattern = `^[0-9]{1,9}$`

@@ -1,4 +1,4 @@
-package server
+package terrainapi
 
 import (
 	"errors"
@@ -20,7 +20,9 @@ const routingDesc = "The WGS84 point is projected into each candidate BL's CRS (
 	"valid pixel wins, so `source_bl` is the dataset of the tile, not necessarily the administrative location. " +
 	"`tile_id` is `<bl>/<snapshot>/<tile name>`, the tile name being the stem of the source file (e.g. `he/2026-07-20/dgm1_32_477_5551`). "
 
-func (s *Server) terrainRoutes() []httpapi.Route {
+// TerrainRoutes are the elevation, profile and canopy routes.
+func TerrainRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	latP := httpapi.Param{Name: "lat", In: "query", Type: "number", Required: true, Example: 50.115, Min: httpapi.F64(-90), Max: httpapi.F64(90), Desc: "WGS84 latitude, degrees"}
 	lonP := httpapi.Param{Name: "lon", In: "query", Type: "number", Required: true, Example: 8.67, Min: httpapi.F64(-180), Max: httpapi.F64(180), Desc: "WGS84 longitude, degrees"}
 	srsP := httpapi.Param{Name: "srs", In: "query", Type: "string", Default: "EPSG:4326", Enum: []string{"EPSG:4326"}, Fold: true, Desc: "CRS of lat/lon; only EPSG:4326"}
@@ -35,7 +37,7 @@ func (s *Server) terrainRoutes() []httpapi.Route {
 			Desc: routingDesc + "`elevation_m` is rounded half away from zero to 3 decimals. NoData (water, tile edge) gives 404, never 0.0. " +
 				"Missing or non-numeric lat/lon are 422 like out-of-range values. The 503 of the specification (raster reading component " +
 				"not installed) cannot occur: the COG reader is compiled into the server.",
-			Params: []httpapi.Param{latP, lonP, srsP, interpolationParam()},
+			Params: []httpapi.Param{latP, lonP, srsP, InterpolationParam()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "Elevation", Schema: "ElevationResult"},
 				{Status: 404, Desc: "Outside all terrain coverage, or the pixel is NoData", Schema: "Problem"}, httpapi.Resp422, resp502},
 			Handle: s.handleElevation},
@@ -53,7 +55,7 @@ func (s *Server) terrainRoutes() []httpapi.Route {
 				{Name: "coords", In: "query", Type: "string", Required: true, Example: "8.668,50.115;8.672,50.116", Desc: "polyline " + geo.CoordsForm + " in WGS84 degrees, 2 to 1000 points",
 					Parse: parseCoords},
 				{Name: "samples", In: "query", Type: "integer", Default: 100, Min: httpapi.F64(2), Max: httpapi.F64(2000), Desc: "number of samples"},
-				interpolationParam(),
+				InterpolationParam(),
 			},
 			Responses: []httpapi.Response{{Status: 200, Desc: "Profile", Schema: "ProfileResult", ContentType: "application/geo+json"},
 				{Status: 400, Desc: "coords malformed or fewer than 2 points", Schema: "Problem"},
@@ -88,14 +90,28 @@ func rasterProblem(err error, what string, lon, lat float64) error {
 	return err
 }
 
-func (s *Server) handleElevation(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleElevation(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	p := geo.LonLat{Lon: in.Num("lon"), Lat: in.Num("lat")}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	e, err := query.ElevationAt(r.Context(), v, p, httpapi.ParsedAs[terrain.Interpolation](in, "interpolation"))
 	if err != nil {
 		return rasterProblem(err, "terrain", p.Lon, p.Lat)
 	}
-	setBL(r.Context(), e.SourceBL)
+	s.SetBL(r.Context(), e.SourceBL)
 	return httpapi.WriteJSON(w, r, http.StatusOK, "", e)
+}
+
+// parseCoords reads the profile's polyline: malformed is 400, a value out
+// of range 422 (SPEC 4.5).
+func parseCoords(s string) (any, error) {
+	pts, err := geo.ParseCoords(s, maxProfilePoints)
+	var ce *geo.CoordsError
+	switch {
+	case errors.As(err, &ce) && ce.OutOfRange:
+		return nil, httpapi.RangeFault("%s.", ce.Reason)
+	case errors.As(err, &ce):
+		return nil, httpapi.SyntaxFault("%s; expected %s in WGS84 degrees, 2 to %d points.", ce.Reason, geo.CoordsForm, maxProfilePoints)
+	}
+	return pts, err
 }

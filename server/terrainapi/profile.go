@@ -1,4 +1,4 @@
-package server
+package terrainapi
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
@@ -16,11 +17,11 @@ import (
 	"github.com/svc-geodata/svc/terrain"
 )
 
-func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleProfile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	pts := httpapi.ParsedAs[[]geo.LonLat](in, "coords")
 	n := in.Integer("samples")
 	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	p, err := terrain.ProfileAlong(r.Context(), query.Datasets(v, pack.Terrain), pts, n, m)
 	if errors.Is(err, terrain.ErrOutside) {
@@ -32,7 +33,7 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, in *httpa
 	body := profileBody(v, p, len(pts))
 	for _, sm := range p.Samples {
 		if sm.OK {
-			setBL(r.Context(), sm.Dataset.Manifest.BL)
+			s.SetBL(r.Context(), sm.Dataset.Manifest.BL)
 			break
 		}
 	}
@@ -77,7 +78,7 @@ func profileBody(v *catalog.View, p terrain.Profile, coords int) *bytes.Buffer {
 		}
 		b.WriteString(`","tile_id":`)
 		if sm.OK {
-			writeJSONString(&b, sm.TileID)
+			buildings.WriteJSONString(&b, sm.TileID)
 			if len(bls) == 0 || bls[len(bls)-1] != sm.Dataset {
 				bls = append(bls, sm.Dataset)
 			}
@@ -104,8 +105,8 @@ func rasterAttribution(ds []*terrain.Dataset) []map[string]any {
 		}
 		seen[d] = true
 		m := d.Manifest
-		l := licenseInfo(m.LicenseID)
-		out = append(out, map[string]any{"source": sourceName(m), "license": l.Label, "url": l.URL, "tiles_count": 1})
+		l := licenseOf(m.LicenseID)
+		out = append(out, map[string]any{"source": m.Source(), "license": l.Label, "url": l.URL, "tiles_count": 1})
 	}
 	return out
 }
@@ -116,14 +117,14 @@ func round(v float64, decimals int) float64 {
 	return math.Round(v*p) / p
 }
 
-func (s *Server) handleCanopy(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleCanopy(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	p := geo.LonLat{Lon: in.Num("lon"), Lat: in.Num("lat")}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	c, err := query.CanopyAt(r.Context(), v, p, in.Boolean("trunk"))
 	if err != nil {
 		return rasterProblem(err, "vegetation", p.Lon, p.Lat)
 	}
-	setBL(r.Context(), c.SourceBL)
+	s.SetBL(r.Context(), c.SourceBL)
 	return httpapi.WriteJSON(w, r, http.StatusOK, "", c)
 }

@@ -1,4 +1,4 @@
-package server
+package terrainapi
 
 import (
 	"context"
@@ -20,7 +20,9 @@ import (
 
 const hillshadeBase = "/v1/terrain/hillshade"
 
-func (s *Server) hillshadeRoutes() []httpapi.Route {
+// HillshadeRoutes are the hillshade tile routes.
+func HillshadeRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	styleP := httpapi.Param{Name: "style", In: "query", Type: "string", Default: "shade", Enum: []string{"shade", "hypsometric"},
 		Desc: "`shade`: grey multidirectional hillshade; `hypsometric`: the shading over an elevation colour ramp"}
 	return []httpapi.Route{
@@ -41,8 +43,8 @@ func (s *Server) hillshadeRoutes() []httpapi.Route {
 				"transparent PNG too (200), so map clients show no errors. Tiles are cached; the strong ETag changes with the data, If-None-Match " +
 				"answers 304. Like the tile host, not counted against the keyless limit.",
 			Params: []httpapi.Param{
-				{Name: "z", In: "path", Type: "integer", Required: true, Example: 15, Min: httpapi.F64(hillshade.MinZoom), Max: httpapi.F64(hillshade.MaxZoom), Pattern: tileIndexPattern, Desc: "zoom"},
-				{Name: "x", In: "path", Type: "integer", Required: true, Example: 17157, Min: httpapi.F64(0), Pattern: tileIndexPattern, Desc: "column from the west, below 2^z"},
+				{Name: "z", In: "path", Type: "integer", Required: true, Example: 15, Min: httpapi.F64(hillshade.MinZoom), Max: httpapi.F64(hillshade.MaxZoom), Pattern: httpapi.TileIndexPattern, Desc: "zoom"},
+				{Name: "x", In: "path", Type: "integer", Required: true, Example: 17157, Min: httpapi.F64(0), Pattern: httpapi.TileIndexPattern, Desc: "column from the west, below 2^z"},
 				{Name: "tile", In: "path", Type: "string", Required: true, Example: "11088.png", Pattern: `^[0-9]{1,9}(@2x)?\.png$`, Desc: "`<y>.png` or `<y>@2x.png`, y the row from the north",
 					Parse: parseHillshadeTile},
 				styleP,
@@ -74,8 +76,8 @@ func styleOf(in *httpapi.Input) hillshade.Style {
 	return hillshade.Shade
 }
 
-func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	v, release := s.deps.Catalog.Acquire()
+func (s *surface) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, release := s.Catalog.Acquire()
 	defer release()
 	bounds := []float64{180, 90, -180, -90}
 	var attr []string
@@ -83,7 +85,7 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in 
 		if b := p.Manifest.BBoxWGS84; len(b) == 4 {
 			bounds = []float64{math.Min(bounds[0], b[0]), math.Min(bounds[1], b[1]), math.Max(bounds[2], b[2]), math.Max(bounds[3], b[3])}
 		}
-		if a := attributionText(p.Manifest); !slices.Contains(attr, a) {
+		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
 			attr = append(attr, a)
 		}
 	}
@@ -96,22 +98,22 @@ func (s *Server) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in 
 	}
 	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
-		"tiles":   []string{s.cfg.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
+		"tiles":   []string{s.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
 		"minzoom": hillshade.MinZoom, "maxzoom": hillshade.MaxZoom, "bounds": bounds, "tileSize": 256,
 		"attribution": strings.Join(attr, "; ")})
 }
 
-func (s *Server) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	t := httpapi.ParsedAs[hillshadeTile](in, "tile")
 	z, x, y, size, style := in.Integer("z"), in.Integer("x"), t.y, t.sizePx, styleOf(in)
 	if z < hillshade.MinZoom || z > hillshade.MaxZoom || x >= 1<<z || y >= 1<<z {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
 	}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
-	e, err := s.hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
+	e, err := s.Hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
 		g, err := hillshade.Sample(ctx, levelHeights(datasets), z, x, y, size)
 		if err != nil {
 			return tilecache.Entry{}, err

@@ -1,4 +1,4 @@
-package server
+package terrainapi
 
 import (
 	"bytes"
@@ -22,7 +22,9 @@ import (
 
 const qmeshBase = "/v1/terrain/quantized-mesh"
 
-func (s *Server) quantizedMeshRoutes() []httpapi.Route {
+// QuantizedMeshRoutes are the quantized-mesh terrain routes.
+func QuantizedMeshRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	return []httpapi.Route{
 		{Method: "GET", Path: qmeshBase + "/layer.json", OpID: "getQuantizedMeshLayer", Tag: "Terrain", Stability: "beta", Since: "0.2.0", Exempt: true,
 			Summary: "Quantized-mesh terrain for CesiumJS: layer.json (beyond the spec)",
@@ -43,8 +45,8 @@ func (s *Server) quantizedMeshRoutes() []httpapi.Route {
 				"Sent gzip-compressed to clients that accept it. Tiles are cached; the strong ETag changes when the data or height model " +
 				"does, and If-None-Match answers 304.",
 			Params: []httpapi.Param{
-				{Name: "z", In: "path", Type: "integer", Required: true, Example: 15, Min: httpapi.F64(0), Max: httpapi.F64(qmesh.MaxZoom), Pattern: tileIndexPattern, Desc: "Level"},
-				{Name: "x", In: "path", Type: "integer", Required: true, Example: 34306, Min: httpapi.F64(0), Pattern: tileIndexPattern, Desc: "Column from -180°, below 2^(z+1)"},
+				{Name: "z", In: "path", Type: "integer", Required: true, Example: 15, Min: httpapi.F64(0), Max: httpapi.F64(qmesh.MaxZoom), Pattern: httpapi.TileIndexPattern, Desc: "Level"},
+				{Name: "x", In: "path", Type: "integer", Required: true, Example: 34306, Min: httpapi.F64(0), Pattern: httpapi.TileIndexPattern, Desc: "Column from -180°, below 2^(z+1)"},
 				{Name: "tile", In: "path", Type: "string", Required: true, Example: "25502.terrain", Pattern: `^[0-9]{1,9}\.terrain$`, Desc: "`<y>.terrain`, y the TMS row from -90°, below 2^z",
 					Parse: func(s string) (any, error) { return strconv.Atoi(strings.TrimSuffix(s, ".terrain")) }},
 				{Name: "extensions", In: "query", Type: "string", Enum: []string{"octvertexnormals"}, Refuse: httpapi.ErrMalformed, Desc: "Extensions to include (alternative to the Accept header)"},
@@ -56,32 +58,32 @@ func (s *Server) quantizedMeshRoutes() []httpapi.Route {
 	}
 }
 
-func (s *Server) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	v, release := s.deps.Catalog.Acquire()
+func (s *surface) handleQMeshLayer(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, release := s.Catalog.Acquire()
 	defer release()
 	var attr []string
 	for _, p := range v.Packs(pack.Terrain) {
-		if a := attributionText(p.Manifest); !slices.Contains(attr, a) {
+		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
 			attr = append(attr, a)
 		}
 	}
-	if c := geoid.Credit(s.qmesh.HeightModel()); c != "" && len(attr) > 0 {
+	if c := geoid.Credit(s.QMesh.HeightModel()); c != "" && len(attr) > 0 {
 		attr = append(attr, c) // the tiles' heights carry the model's undulation
 	}
-	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.qmesh.HeightModel()))
+	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", qmesh.LayerJSON(strings.Join(attr, "; "), s.QMesh.HeightModel()))
 }
 
-func (s *Server) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleQMeshTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	z, x, y := in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile")
 	t := qmesh.Tile{Z: z, X: x, Y: y}
 	if err := t.Check(); err != nil {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: levels 0 to %d, x below 2^(z+1), y below 2^z.", z, x, y, qmesh.MaxZoom)
 	}
 	normals := in.Has("extensions") || strings.Contains(r.Header.Get("Accept"), "octvertexnormals")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	datasets := query.Datasets(v, pack.Terrain)
-	res, err := s.qmesh.Tile(r.Context(), terrainGeneration(v), terrainSampler(datasets), t, normals)
+	res, err := s.QMesh.Tile(r.Context(), terrainGeneration(v), terrainSampler(datasets), t, normals)
 	if err != nil {
 		return err
 	}
@@ -136,7 +138,3 @@ func terrainSampler(datasets []*terrain.Dataset) qmesh.Sampler {
 		return 0, false, err
 	}
 }
-
-// tileIndexPattern admits the z and x of a tile address: non-negative
-// decimal integers of at most 9 digits.
-const tileIndexPattern = `^[0-9]{1,9}$`

@@ -1,13 +1,12 @@
-package server
+package terrainapi
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 
-	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
@@ -19,9 +18,7 @@ import (
 // Batch elevation limits. The body limit leaves room for 10,000 points
 // with 15 significant digits each; the point limit is Config.BatchMaxPoints.
 const (
-	maxBatchBody         = 1 << 20
-	defaultBatchPoints   = 10000
-	pointsPerCountedCall = 100
+	maxBatchBody = 1 << 20
 )
 
 const interpolationDesc = "How the value at the point is computed: `nearest` (default) is the stored value of the pixel " +
@@ -32,7 +29,9 @@ const interpolationDesc = "How the value at the point is computed: `nearest` (de
 	"bilinear weighs only the valid pixels of its 2x2, and cubic falls back to that bilinear where one of its 16 pixels " +
 	"is NoData or outside the dataset. Neighbours come from the answering BL's dataset only."
 
-func interpolationParam() httpapi.Param {
+// InterpolationParam is the interpolation parameter of the terrain routes
+// (and of opentopodata, which samples as /v1/terrain/elevation).
+func InterpolationParam() httpapi.Param {
 	return httpapi.Param{Name: "interpolation", In: "query", Type: "string", Default: "nearest", Enum: terrain.Interpolations, Desc: interpolationDesc,
 		Parse: func(s string) (any, error) {
 			m, _ := terrain.ParseInterpolation(s) // the enum admitted s
@@ -40,10 +39,12 @@ func interpolationParam() httpapi.Param {
 		}}
 }
 
-func (s *Server) batchRoute() httpapi.Route {
+// BatchRoute is the batch elevation route (POST /v1/terrain/elevation).
+func BatchRoute(env Env) httpapi.Route {
+	s := &surface{env}
 	return httpapi.Route{Method: "POST", Path: "/v1/terrain/elevation", OpID: "postElevationBatch", Tag: "Terrain", Stability: "beta", Since: "0.2.0",
 		Summary: "Terrain heights (DGM1) at many points",
-		Desc: "Samples up to " + strconv.Itoa(s.batchMax()) + " WGS84 points in one request, each as `GET /v1/terrain/elevation` " +
+		Desc: "Samples up to " + strconv.Itoa(s.MaxPoints) + " WGS84 points in one request, each as `GET /v1/terrain/elevation` " +
 			"does (" + "routing over all BL and both UTM zones, 3 decimals), and answers them in input order. The body is either " +
 			"`{\"locations\": [[lat, lon], ...]}` (latitude first, as opentopodata) or a GeoJSON `MultiPoint` or `LineString` " +
 			"geometry (`[lon, lat]` or `[lon, lat, z]` positions, z ignored); a GeoJSON `crs` member other than CRS84 / " +
@@ -54,7 +55,7 @@ func (s *Server) batchRoute() httpapi.Route {
 			"(1 to 100 points: 1, 101 to 200: 2, ...); a batch that would exceed the remaining budget is refused with 429 and " +
 			"still counted. Bodies over 1 MiB are 413, more points than the limit 413, malformed JSON or a wrong shape 400, " +
 			"coordinates out of range or no point 422, a body not sent as JSON 415.",
-		Params: []httpapi.Param{interpolationParam()},
+		Params: []httpapi.Param{InterpolationParam()},
 		Body:   &httpapi.RequestBody{Schema: "ElevationBatchRequest", Required: true, Desc: "The points"},
 		Responses: []httpapi.Response{{Status: 200, Desc: "One result per point, in input order", Schema: "ElevationBatchResult"},
 			{Status: 400, Desc: "Malformed JSON or not one of the accepted shapes", Schema: "Problem"},
@@ -64,15 +65,9 @@ func (s *Server) batchRoute() httpapi.Route {
 		Handle: s.handleElevationBatch}
 }
 
-func (s *Server) batchMax() int {
-	if s.cfg.BatchMaxPoints > 0 {
-		return s.cfg.BatchMaxPoints
-	}
-	return defaultBatchPoints
-}
-
-// parseBatchBody reads the points of ElevationBatchRequest.
-func parseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
+// ParseBatchBody reads the points of ElevationBatchRequest (exported for
+// the server's test that holds it to the published schema).
+func ParseBatchBody(body []byte, maxPoints int) ([]geo.LonLat, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		return nil, httpapi.Report(httpapi.ErrMalformed, "The body is not a JSON object: %v.", httpapi.JSONReason(err))
@@ -162,66 +157,29 @@ func checkGeoJSONCRS(raw json.RawMessage) error {
 	return httpapi.Report(httpapi.ErrInvalid, "The body's coordinates are in %q; only WGS84 longitude/latitude (CRS84) is accepted.", httpapi.Clip(c.Properties.Name))
 }
 
-// charge counts a request that costs units calls: the access layer counted
-// one when it admitted the request; the rest is counted here, and a budget
-// the batch exceeds is answered 429.
-func (s *Server) charge(w http.ResponseWriter, r *http.Request, units int) error {
-	acc := s.deps.Access
-	if acc == nil || units <= 1 {
-		return nil
-	}
-	ri := info(r.Context())
-	if ri.principal != nil {
-		// Key quotas are reported, not enforced (X-Svc-Quota-Exceeded), for
-		// a batch as for a single call.
-		if _, err := acc.CountKeyN(r.Context(), ri.principal, units-1); err != nil {
-			s.log.Warn("key counters unavailable", "request_id", requestID(r.Context()), "key_prefix", ri.principal.Prefix, "err", err)
-		}
-		return nil
-	}
-	d := acc.KeylessN(access.ClientOf(s.clientAddr(r)), units-1)
-	if !d.Unavailable {
-		w.Header().Set("X-Keyless-Remaining", strconv.Itoa(max(0, d.Remaining)))
-	}
-	if !d.Allowed && !d.Unavailable {
-		return s.keylessLimitProblem(d, fmt.Sprintf("This batch costs %d calls (one per started %d points), more than the %d keyless calls left today. ",
-			units, pointsPerCountedCall, d.Remaining))
-	}
-	return nil
-}
-
-func (s *Server) handleElevationBatch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleElevationBatch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	m := httpapi.ParsedAs[terrain.Interpolation](in, "interpolation")
 	body, err := httpapi.ReadJSONBody(r, maxBatchBody)
 	if err != nil {
 		return err
 	}
-	pts, err := parseBatchBody(body, s.batchMax())
+	pts, err := ParseBatchBody(body, s.MaxPoints)
 	if err != nil {
 		return err
 	}
-	if err := s.charge(w, r, (len(pts)+pointsPerCountedCall-1)/pointsPerCountedCall); err != nil {
+	if err := s.Charge(w, r, len(pts)); err != nil {
 		return err
 	}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	res, err := terrain.ElevationBatch(r.Context(), query.Datasets(v, pack.Terrain), pts, m)
 	if err != nil {
 		return err
 	}
-	s.noteBatchDamage(res)
+	s.NoteDamage(res)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(batchBody(v, pts, res, m).Bytes())
 	return nil
-}
-
-// noteBatchDamage lists the damaged tiles a batch met in the damage log.
-func (s *Server) noteBatchDamage(res []terrain.PointResult) {
-	for i := range res {
-		if res[i].Reason == terrain.ReasonDamaged {
-			s.damage.note(res[i].Err)
-		}
-	}
 }
 
 // batchBody writes ElevationBatchResult by hand, as profileBody does.
@@ -258,7 +216,7 @@ func batchBody(_ *catalog.View, pts []geo.LonLat, res []terrain.PointResult, m t
 		}
 		b.WriteString(`","tile_id":`)
 		if r.OK {
-			writeJSONString(&b, r.TileID)
+			buildings.WriteJSONString(&b, r.TileID)
 			if len(used) == 0 || used[len(used)-1] != r.Dataset {
 				used = append(used, r.Dataset)
 			}
