@@ -44,12 +44,6 @@ func requestID(ctx context.Context) string { return info(ctx).id }
 
 func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
 
-// exposedHeaders are readable by browser scripts on every cross-origin
-// response: the ones any response may carry (Content-Length is safelisted
-// by the Fetch standard). The GLB export adds its own (glbExposedHeaders),
-// so ordinary answers do not carry a 600-byte list.
-const exposedHeaders = "X-Request-Id, X-Keyless-Remaining, Retry-After, ETag, X-Svc-Quota-Used, X-Svc-Quota-Limit, X-Svc-Quota-Exceeded"
-
 // middleware wraps h with, from the outside in: request id, access log and
 // metrics, panic recovery, and CORS.
 func (s *Server) middleware(h http.Handler) http.Handler {
@@ -179,7 +173,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 var (
 	hdrAnyOrigin = []string{"*"}
-	hdrExposed   = []string{exposedHeaders}
+	hdrExposed   = []string{httpapi.ExposedHeaders}
 	hdrJSON      = []string{"application/json"}
 	hdrNoStore   = []string{"no-store"}
 )

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,42 +19,10 @@ import (
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/schemacheck"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/terrainapi"
 )
-
-func FuzzDecodeCursor(f *testing.F) {
-	for _, s := range []string{"he:1", "nrw:123456", "xx:1", "he:0", "he:-1", "12345", "he:1:2", "be:00012", ":", ""} {
-		f.Add(base64.RawURLEncoding.EncodeToString([]byte(s)))
-		f.Add(base64.StdEncoding.EncodeToString([]byte(s)))
-	}
-	f.Add("%%%")
-	f.Add(strings.Repeat("A", 100))
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := decodeCursor(s)
-		if err != nil {
-			return
-		}
-		// An accepted cursor names a real position and survives a round trip.
-		if p.SurfaceID <= 0 || p.BL == "" {
-			t.Fatalf("accepted %q as %+v", s, p)
-		}
-		back, err := decodeCursor(encodeCursor(p))
-		if err != nil || back != p {
-			t.Fatalf("round trip of %+v: %+v %v", p, back, err)
-		}
-	})
-}
-
-func TestCursorRoundTrip(t *testing.T) {
-	t.Parallel()
-	for _, p := range []lod2store.Position{{BL: "he", SurfaceID: 1}, {BL: "nrw", SurfaceID: 1<<62 + 5}, {BL: "sh", SurfaceID: 42}} {
-		got, err := decodeCursor(encodeCursor(p))
-		if err != nil || got != p {
-			t.Errorf("%+v -> %+v, %v", p, got, err)
-		}
-	}
-}
 
 // fuzzRoute declares one parameter of each kind the contract parser reads.
 var fuzzRoute = httpapi.Route{Method: "GET", Path: "/v1/fuzz", Surface: dataAPI, Params: []httpapi.Param{
@@ -64,8 +31,8 @@ var fuzzRoute = httpapi.Route{Method: "GET", Path: "/v1/fuzz", Surface: dataAPI,
 	{Name: "trunk", In: "query", Type: "boolean", Default: true},
 	{Name: "mode", In: "query", Type: "string", Default: "a", Enum: []string{"a", "b"}},
 	{Name: "tile", In: "query", Type: "string", Pattern: `^[0-9]+\.png$`},
-	bboxParam(false, "", "bbox"),
-	{Name: "cursor", In: "query", Type: "string", Parse: parseCursor},
+	dataapi.BBoxParam(false, "", "bbox"),
+	{Name: "cursor", In: "query", Type: "string", Parse: dataapi.ParseCursor},
 	{Name: "page", In: "query", Type: "integer", Default: 10, Min: httpapi.F64(1), Max: httpapi.F64(500), Clamp: true},
 }}
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/state"
 	"github.com/svc-geodata/svc/terrain"
 )
@@ -124,7 +125,7 @@ func components(cfg Config) obj {
 			"url": strf("uri", "licence URL"), "tiles_count": integer("always 1 on the building search")}),
 		"AttributionListEntry": object("Licence and attribution of one published product of one BL", nil, obj{
 			"bundesland_code": str(""), "product": enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",
-				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", heightModelProduct),
+				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", dataapi.HeightModelProduct),
 			"snapshot": strf("date", ""), "source": str("authority"), "license": str("licence label"), "license_id": str(""),
 			"url": strf("uri", "licence URL"), "attribution": str("display string"),
 			"must_display": boolean("true when the licence requires showing the source visibly (all but DL-DE/Zero 2.0)")}),
@@ -332,7 +333,7 @@ func components(cfg Config) obj {
 		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
 		"Content-Crs":         obj{"schema": obj{"type": "string"}, "description": "CRS of the coordinates, as <URI> (OGC API Features Part 2)"},
 	}
-	for k, v := range glbHeaderDocs() {
+	for k, v := range dataapi.GLBHeaderDocs() {
 		headers[k] = v
 	}
 	for k, v := range accessSchemas() {

@@ -1,9 +1,9 @@
-// Package server is the HTTP face of svc: the API surfaces' routes,
-// declared on the framework of package httpapi (parameters, input, surface
-// policy, problem table), composed with the middleware (CORS, request ids,
-// access, logging, metrics, recovery), the static tile host and the OpenAPI
-// document and /docs. Handlers are thin: they get their parameters checked,
-// call a package, and encode.
+// Package server is the HTTP face of svc: it composes the API surfaces
+// (packages dataapi, terrainapi, ogcapi, opentopo, keysadmin, static, each
+// declared on the framework of package httpapi) with the middleware (CORS,
+// request ids, access, logging, metrics, recovery), puts each on its
+// policy (surface.go), and serves the infrastructure routes (health,
+// metrics, the OpenAPI documents, /docs, the problem pages).
 package server
 
 import (
@@ -18,7 +18,9 @@ import (
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/keysadmin"
 	"github.com/svc-geodata/svc/server/ogcapi"
@@ -173,10 +175,13 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(infraSite, s.infraRoutes()...)...)
 	rs = append(rs, httpapi.On(staticSite, static.ViewerRoutes(s.staticEnv())...)...)
 	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.discoveryRoutes()...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.buildingRoutes()...)...)
-	rs = append(rs, httpapi.On(dataAPI, s.footprintRoutes()...)...)
-	rs = append(rs, httpapi.On(dataAPI, append(s.tilesetRoutes(), s.glbRoute())...)...)
+	de := dataapi.Env{Catalog: s.deps.Catalog, TilesURL: s.cfg.TilesURL, AdminTok: s.cfg.AdminToken,
+		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, NoteDamage: s.damage.note, SetBL: setBL,
+		Log: s.log, RequestID: requestID}
+	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.FootprintRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
 		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade}
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.TerrainRoutes(te)...)...)
@@ -188,7 +193,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	})...)...)
 	rs = append(rs, httpapi.On(ogcAPI, ogcapi.Routes(ogcapi.Env{
 		Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, OpenAPI: func() []byte { return s.ogcOpenAPI },
-		DamagedWarnings: s.damagedWarnings, SetBL: setBL,
+		DamagedWarnings: func(d []*lod2store.DamagedError) []string { return dataapi.DamagedWarnings(d, s.damage.note) }, SetBL: setBL,
 	})...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)

@@ -125,3 +125,9 @@ const (
 // TileIndexPattern admits the z and x of a tile address: non-negative
 // decimal integers of at most 9 digits.
 const TileIndexPattern = `^[0-9]{1,9}$`
+
+// ExposedHeaders are readable by browser scripts on every cross-origin
+// response: the ones any response may carry (Content-Length is safelisted
+// by the Fetch standard). The GLB export adds its own (glbExposedHeaders),
+// so ordinary answers do not carry a 600-byte list.
+const ExposedHeaders = "X-Request-Id, X-Keyless-Remaining, Retry-After, ETag, X-Svc-Quota-Used, X-Svc-Quota-Limit, X-Svc-Quota-Exceeded"

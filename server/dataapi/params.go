@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"encoding/base64"
@@ -12,8 +12,8 @@ import (
 	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-// bboxParam declares the WGS84 bbox of the /v1 routes.
-func bboxParam(required bool, example, desc string) httpapi.Param {
+// BBoxParam declares the WGS84 bbox of the /v1 routes.
+func BBoxParam(required bool, example, desc string) httpapi.Param {
 	return httpapi.Param{Name: "bbox", In: "query", Type: "string", Required: required, Example: example, Desc: desc, Parse: parseBBox}
 }
 
@@ -34,9 +34,9 @@ const maxCursorLen = 64
 
 var errPreFederation = errors.New("pre-federation cursor")
 
-// parseCursor reads the search cursor (SPEC 10 rule 7: the
+// ParseCursor reads the search cursor (SPEC 10 rule 7: the
 // pre-federation form is 400).
-func parseCursor(s string) (any, error) {
+func ParseCursor(s string) (any, error) {
 	p, err := decodeCursor(s)
 	switch {
 	case errors.Is(err, errPreFederation):

@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"encoding/json"
@@ -16,7 +16,9 @@ import (
 
 const discoveryCache = "public, max-age=300"
 
-func (s *Server) discoveryRoutes() []httpapi.Route {
+// DiscoveryRoutes are the dataset list and the attribution.
+func DiscoveryRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	list := func(op, path, summary, schema, stability string, h func(*catalog.View) any) httpapi.Route {
 		// The body depends only on the published view: it is made once per
 		// view (a reload publishes a new one) and then written as is.
@@ -26,7 +28,7 @@ func (s *Server) discoveryRoutes() []httpapi.Route {
 			Stability: stability, Since: "0.1.0",
 			Responses: []httpapi.Response{{Status: 200, Desc: "Published datasets", Schema: schema, Headers: []string{"Cache-Control"}}},
 			Handle: func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-				v := s.deps.Catalog.Current()
+				v := s.Catalog.Current()
 				vb := last.Load()
 				if vb == nil || vb.view != v {
 					body, err := json.Marshal(h(v))
@@ -117,8 +119,8 @@ func finished(m pack.Manifest) string {
 	return m.ImportFinishedAt.UTC().Format(time.RFC3339)
 }
 
-func (s *Server) tileURL(m pack.Manifest, rel string) string {
-	return fmt.Sprintf("%s/%s/%s/%s/%s", s.cfg.TilesURL, m.Product, m.BL, m.Snapshot, rel)
+func (s *surface) tileURL(m pack.Manifest, rel string) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%s", s.TilesURL, m.Product, m.BL, m.Snapshot, rel)
 }
 
 type lod2Dataset struct {
@@ -133,7 +135,7 @@ type lod2Dataset struct {
 	LastSync          string   `json:"last_sync"`
 }
 
-func (s *Server) lod2Datasets(v *catalog.View) any {
+func (s *surface) lod2Datasets(v *catalog.View) any {
 	out := []lod2Dataset{}
 	for _, p := range v.Packs(pack.LoD2) {
 		m := p.Manifest
@@ -164,7 +166,7 @@ type terrainDataset struct {
 	CoveragePct   *float64 `json:"coverage_pct"`
 }
 
-func (s *Server) terrainDatasets(v *catalog.View) any {
+func (s *surface) terrainDatasets(v *catalog.View) any {
 	out := []terrainDataset{}
 	for _, p := range v.Packs(pack.Terrain) {
 		m := p.Manifest
@@ -206,7 +208,7 @@ func heightModel(m pack.Manifest) *string {
 	return &m.HeightModel
 }
 
-func (s *Server) terrainMeshDatasets(v *catalog.View) any {
+func (s *surface) terrainMeshDatasets(v *catalog.View) any {
 	out := []terrainMeshDataset{}
 	for _, p := range v.Packs(pack.TerrainMesh) {
 		m, t := p.Manifest, p.Manifest.TerrainMesh
@@ -238,7 +240,7 @@ type osmCoverDataset struct {
 	HeightModel    *string      `json:"height_model"`
 }
 
-func (s *Server) osmCoverDatasets(v *catalog.View) any {
+func (s *surface) osmCoverDatasets(v *catalog.View) any {
 	out := []osmCoverDataset{}
 	for _, p := range v.Packs(pack.OSMCover) {
 		m, c := p.Manifest, p.Manifest.OSMCover
@@ -273,7 +275,7 @@ type vegetationDataset struct {
 	HeightModel    *string    `json:"height_model"`
 }
 
-func (s *Server) vegetationDatasets(v *catalog.View) any {
+func (s *surface) vegetationDatasets(v *catalog.View) any {
 	out := []vegetationDataset{}
 	for _, p := range v.Packs(pack.Vegetation) {
 		m, vi := p.Manifest, p.Manifest.Vegetation
@@ -302,7 +304,7 @@ type attributionEntry struct {
 	MustDisplay    bool   `json:"must_display"`
 }
 
-func (s *Server) attribution(v *catalog.View) any {
+func (s *surface) attribution(v *catalog.View) any {
 	out := []attributionEntry{}
 	models := map[string]bool{} // IDs of the height models of the published 3D content
 	for _, prod := range pack.Products() {
@@ -319,23 +321,23 @@ func (s *Server) attribution(v *catalog.View) any {
 				models[m.HeightModel] = true
 			}
 			if prod == pack.Terrain { // the quantized-mesh terrain, lifted with the server's model
-				models[s.qmesh.HeightModel()] = true
+				models[s.HeightModel()] = true
 			}
 		}
 	}
 	if models[geoid.IDGCG2016] {
 		l := licenseInfo("cc-by-4.0")
-		out = append(out, attributionEntry{Product: heightModelProduct, Snapshot: gcg2016Snapshot,
+		out = append(out, attributionEntry{Product: HeightModelProduct, Snapshot: gcg2016Snapshot,
 			Source:  "Bundesamt für Kartographie und Geodäsie (BKG): German Combined Quasigeoid GCG2016, as distributed by PROJ",
 			License: l.Label, LicenseID: l.ID, URL: l.URL, Attribution: geoid.GCG2016Credit, MustDisplay: l.Attribution})
 	}
 	return map[string]any{"attribution": out, "count": len(out)}
 }
 
-// heightModelProduct is the product of the /v1/attribution entry of the
+// HeightModelProduct is the product of the /v1/attribution entry of the
 // height model: the 3D content's heights carry its undulation. Its
 // bundesland_code is "" (the model covers all of Germany).
-const heightModelProduct = "height-model"
+const HeightModelProduct = "height-model"
 
 // gcg2016Snapshot is the date of the embedded GCG2016 grid file (the TIFF
 // date of PROJ-data's de_bkg_gcg2016.tif).

@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"crypto/sha256"
@@ -32,7 +32,9 @@ var glbHeaders = []string{"ETag", "Cache-Control", "X-Svc-Buildings", "X-Svc-Anc
 	"X-Svc-Target-Frame", "X-Svc-Z-Base", "X-Svc-Compression", "X-Svc-Compression-Requested", "X-Svc-Compression-Error",
 	"X-Svc-Raw-Size", "X-Svc-Max-Buildings", "X-Svc-Admin-Limits"}
 
-func (s *Server) glbRoute() httpapi.Route {
+// GLBRoute is the GLB export route.
+func GLBRoute(env Env) httpapi.Route {
+	s := &surface{env}
 	boolParam := func(name string, def bool, desc string) httpapi.Param {
 		return httpapi.Param{Name: name, In: "query", Type: "boolean", Default: def, Desc: desc}
 	}
@@ -51,7 +53,7 @@ func (s *Server) glbRoute() httpapi.Route {
 			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
 			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
 		Params: []httpapi.Param{
-			bboxParam(true, "8.672,50.106,8.68,50.112", "WGS84 minLon,minLat,maxLon,maxLat"),
+			BBoxParam(true, "8.672,50.106,8.68,50.112", "WGS84 minLon,minLat,maxLon,maxLat"),
 			{Name: "z_base", In: "query", Type: "string", Default: "per_building", Enum: []string{"per_building", "bbox_min", "absolute"},
 				Desc: "per_building: each building's lowest point at Z=0; bbox_min: the lowest point of all at Z=0; absolute: DHHN2016 heights"},
 			{Name: "compression", In: "query", Type: "string", Default: "none", Enum: []string{"none", "draco"}, Desc: "draco: KHR_draco_mesh_compression, 18-bit positions"},
@@ -100,16 +102,16 @@ func glbRequestOf(in *httpapi.Input) glbRequest {
 // adminToken reports whether r carries the server's admin token in
 // X-Svc-Admin-Token, compared in constant time. A mismatch is not an error
 // here: it means public limits.
-func (s *Server) adminToken(r *http.Request) bool {
+func (s *surface) adminToken(r *http.Request) bool {
 	tok := r.Header.Get("X-Svc-Admin-Token")
-	if s.cfg.AdminToken == "" || tok == "" {
+	if s.AdminTok == "" || tok == "" {
 		return false
 	}
-	want, got := sha256.Sum256([]byte(s.cfg.AdminToken)), sha256.Sum256([]byte(tok))
+	want, got := sha256.Sum256([]byte(s.AdminTok)), sha256.Sum256([]byte(tok))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleGLB(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	g := glbRequestOf(in)
 	g.admin = s.adminToken(r)
 	g.maxAreaKM2, g.maxBuildings = glbMaxAreaKM2, glbMaxBuildings
@@ -122,7 +124,7 @@ func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *httpapi.I
 	}
 	an := req.Anchor()
 	g.zone, g.anchor, g.originE, g.originN = an.Zone, an.LonLat, an.E, an.N
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	srcs := export.SourcesIn(v, g.bbox)
 	etag := glbETag(g, srcs)
@@ -140,7 +142,7 @@ func (s *Server) handleGLB(w http.ResponseWriter, r *http.Request, in *httpapi.I
 		return err
 	}
 	if n := len(res.BL); n > 0 {
-		setBL(r.Context(), res.BL[n-1])
+		s.SetBL(r.Context(), res.BL[n-1])
 	}
 	return s.writeGLB(w, r, g, res.Builder)
 }
@@ -173,7 +175,7 @@ func glbETag(g glbRequest, srcs []export.Source) string {
 
 // glbExposedHeaders are the GLB export's own headers a browser client reads
 // (anchor and frame to place the model, compression outcome, limits).
-const glbExposedHeaders = exposedHeaders + ", X-Svc-Buildings, X-Svc-Anchor-Srid, X-Svc-Anchor-LonLat, X-Svc-Origin-EN, " +
+const glbExposedHeaders = httpapi.ExposedHeaders + ", X-Svc-Buildings, X-Svc-Anchor-Srid, X-Svc-Anchor-LonLat, X-Svc-Origin-EN, " +
 	"X-Svc-Target-Frame, X-Svc-Z-Base, X-Svc-Compression, X-Svc-Compression-Requested, X-Svc-Compression-Error, " +
 	"X-Svc-Raw-Size, X-Svc-Max-Buildings, X-Svc-Admin-Limits"
 
@@ -196,10 +198,14 @@ func setGLBHeaders(h http.Header, g glbRequest, etag string) {
 	h.Set("X-Svc-Admin-Limits", admin)
 }
 
-// glbHeaderDocs documents the GLB response headers for components.headers.
-func glbHeaderDocs() map[string]any {
-	str := func(desc string) obj { return obj{"schema": obj{"type": "string"}, "description": desc} }
-	num := func(desc string) obj { return obj{"schema": obj{"type": "integer"}, "description": desc} }
+// GLBHeaderDocs documents the GLB response headers for components.headers.
+func GLBHeaderDocs() map[string]any {
+	str := func(desc string) map[string]any {
+		return map[string]any{"schema": map[string]any{"type": "string"}, "description": desc}
+	}
+	num := func(desc string) map[string]any {
+		return map[string]any{"schema": map[string]any{"type": "integer"}, "description": desc}
+	}
 	return map[string]any{
 		"ETag":                        str("strong validator of the GLB; send it in If-None-Match for a 304"),
 		"X-Svc-Buildings":             num("number of buildings in the GLB"),

@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"bytes"
@@ -16,7 +16,9 @@ import (
 	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-func (s *Server) buildingRoutes() []httpapi.Route {
+// BuildingRoutes are the building and roof routes and the search.
+func BuildingRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	gmlidParam := httpapi.Param{Name: "gmlid", In: "path", Type: "string", Required: true, Example: "DEHEDM00000001",
 		Desc: "BL-prefixed GML id (e.g. DENW49AL0000LI95, DEHE062000013OfY) or a pure UUID; also the id of a building part or the `properties.gmlid` of any search feature"}
 	return []httpapi.Route{
@@ -27,9 +29,9 @@ func (s *Server) buildingRoutes() []httpapi.Route {
 				"A surface intersects when its footprint meets the bbox outline projected into its BL's CRS. Intended for areas of about 1 km2 " +
 				"or less; use /v1/tilesets for larger areas. The cursor is opaque; a cursor for another snapshot of a BL is rejected with 400.",
 			Params: []httpapi.Param{
-				bboxParam(true, "8.67,50.104,8.684,50.113", "WGS84 minLon,minLat,maxLon,maxLat"),
+				BBoxParam(true, "8.67,50.104,8.684,50.113", "WGS84 minLon,minLat,maxLon,maxLat"),
 				{Name: "limit", In: "query", Type: "integer", Default: 100, Min: httpapi.F64(1), Max: httpapi.F64(1000), Desc: "page size"},
-				{Name: "cursor", In: "query", Type: "string", Desc: "opaque cursor from `svc.next` of the previous page", Parse: parseCursor},
+				{Name: "cursor", In: "query", Type: "string", Desc: "opaque cursor from `svc.next` of the previous page", Parse: ParseCursor},
 			},
 			Responses: []httpapi.Response{{Status: 200, Desc: "GeoJSON FeatureCollection of surfaces", Schema: "BuildingSearchResponse", ContentType: "application/geo+json"},
 				{Status: 400, Desc: "Malformed bbox (detail names minLon,minLat,maxLon,maxLat) or cursor", Schema: "Problem"}, httpapi.Resp422},
@@ -53,16 +55,16 @@ func (s *Server) buildingRoutes() []httpapi.Route {
 	}
 }
 
-func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleSearch(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	bbox, limit, after := httpapi.ParsedAs[geo.BBox](in, "bbox"), in.Integer("limit"), httpapi.ParsedAs[lod2store.Position](in, "cursor")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	page, err := buildings.Search(r.Context(), buildings.Sources(v), bbox, after, limit, lod2store.Filter{})
 	if err != nil {
 		return err
 	}
 	if len(page.Hits) > 0 {
-		setBL(r.Context(), page.Hits[0].BL) // usage by BL counts a page for the BL it starts in
+		s.SetBL(r.Context(), page.Hits[0].BL) // usage by BL counts a page for the BL it starts in
 	}
 	buf, err := searchBody(v, page, bbox, limit, s.damagedWarnings(page.Damaged))
 	if err != nil {
@@ -141,8 +143,8 @@ func notFound(gmlid string) error {
 // writeBuildingBody sends the GeoJSON answer of one BL's building: it
 // records the BL for usage and links the BL's licence (RFC 8288 rel=license),
 // since the detail body itself has no room for attribution.
-func (s *Server) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *catalog.View, code string, body []byte) {
-	setBL(r.Context(), code)
+func (s *surface) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *catalog.View, code string, body []byte) {
+	s.SetBL(r.Context(), code)
 	if p, ok := v.Pack(pack.LoD2, code); ok {
 		if l := licenseInfo(p.Manifest.LicenseID); l.URL != "" {
 			w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"license\"", l.URL))
@@ -152,9 +154,9 @@ func (s *Server) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *ca
 	_, _ = w.Write(body)
 }
 
-func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleBuilding(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	gmlid := in.Str("gmlid")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	src, b, err := buildings.Building(r.Context(), buildings.Sources(v), gmlid)
 	if errors.Is(err, lod2store.ErrNotFound) {
@@ -175,9 +177,9 @@ func (s *Server) handleBuilding(w http.ResponseWriter, r *http.Request, in *http
 	return nil
 }
 
-func (s *Server) handleRoof(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleRoof(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	gmlid := in.Str("gmlid")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	src, facets, err := buildings.Roof(r.Context(), buildings.Sources(v), gmlid)
 	if errors.Is(err, lod2store.ErrNotFound) {
@@ -218,10 +220,16 @@ func writeJSONString(buf *bytes.Buffer, s string) { buildings.WriteJSONString(bu
 
 // damagedWarnings notes the BL a federated search skipped in the damage log
 // (admin health, /readyz) and words them for svc.warnings.
-func (s *Server) damagedWarnings(damaged []*lod2store.DamagedError) []string {
+func (s *surface) damagedWarnings(damaged []*lod2store.DamagedError) []string {
+	return DamagedWarnings(damaged, s.NoteDamage)
+}
+
+// DamagedWarnings notes the BL a federated search skipped with note and
+// words them for svc.warnings (the OGC API's search words them the same).
+func DamagedWarnings(damaged []*lod2store.DamagedError, note func(error)) []string {
 	var out []string
 	for _, d := range damaged {
-		s.damage.note(d)
+		note(d)
 		out = append(out, fmt.Sprintf("BL %s was skipped: its LoD2 data is damaged (%s); the other states are complete, "+
 			"and the operator sees it in /v1/admin/health and /readyz.", d.BL, d.Pack))
 	}

@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // is small and built in memory; on an encoder error the plain GLB follows
 // with the fallback headers of SPEC 4.4), else streamed from the builder's
 // arrays so that a large admin export is never held in memory twice.
-func (s *Server) writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Builder) error {
+func (s *surface) writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, b *glb.Builder) error {
 	rawSize, err := b.GLBSize()
 	if err != nil {
 		return err
@@ -28,7 +28,7 @@ func (s *Server) writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest, 
 		case errors.Is(err, glb.ErrDraco):
 			// The client learns why in words of its own request; the
 			// encoder's message, which names internals, goes to the log.
-			s.log.Warn("draco compression failed", "request_id", requestID(r.Context()), "err", err)
+			s.Log.Warn("draco compression failed", "request_id", s.RequestID(r.Context()), "err", err)
 			h.Set("X-Svc-Compression-Error", compressionError(err))
 		default:
 			return err

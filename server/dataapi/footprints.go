@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"bytes"
@@ -37,7 +37,9 @@ const (
 	footprintPage = 5000
 )
 
-func (s *Server) footprintRoutes() []httpapi.Route {
+// FootprintRoutes are the footprint tile routes.
+func FootprintRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	return []httpapi.Route{
 		{Method: "GET", Path: footprintBase + "/{z}/{x}/{tile}", OpID: "getFootprintTile", Tag: "Buildings", Stability: "beta", Since: "0.2.0", Exempt: true,
 			Summary: "Building footprints (ground surfaces) of one Web Mercator tile (beyond the spec)",
@@ -73,15 +75,15 @@ func tileBBox(z, x, y int) geo.BBox {
 	return geo.BBox{MinLon: lon(x), MinLat: lat(y + 1), MaxLon: lon(x + 1), MaxLat: lat(y)}
 }
 
-func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleFootprintTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	z, x, y := in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile")
 	if x >= 1<<z || y >= 1<<z {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
 	}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	key := fmt.Sprintf("fp|%s|%d/%d/%d", lod2Generation(v), z, x, y)
-	e, err := s.footprints.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
+	e, err := s.Footprints.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
 		return s.footprintTile(ctx, v, tileBBox(z, x, y))
 	})
 	var d *damagedTile
@@ -95,7 +97,7 @@ func (s *Server) handleFootprintTile(w http.ResponseWriter, r *http.Request, in 
 	}
 	meta, _ := e.Meta.(footprintMeta)
 	if meta.bl != "" {
-		setBL(r.Context(), meta.bl)
+		s.SetBL(r.Context(), meta.bl)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/geo+json")
@@ -132,7 +134,7 @@ func (d *damagedTile) Error() string { return "server: footprint tile with damag
 
 // footprintTile gathers the ground surfaces of every published BL that meet
 // bbox, up to footprintCap, as a search body; Meta is a footprintMeta.
-func (s *Server) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BBox) (tilecache.Entry, error) {
+func (s *surface) footprintTile(ctx context.Context, v *catalog.View, bbox geo.BBox) (tilecache.Entry, error) {
 	var (
 		hits     []lod2store.FedHit
 		after    lod2store.Position

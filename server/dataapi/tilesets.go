@@ -1,4 +1,4 @@
-package server
+package dataapi
 
 import (
 	"io/fs"
@@ -14,7 +14,9 @@ import (
 	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-func (s *Server) tilesetRoutes() []httpapi.Route {
+// TilesetRoutes are the tileset routes.
+func TilesetRoutes(env Env) []httpapi.Route {
+	s := &surface{env}
 	// SPEC 4.3: a malformed id is 404 like an unknown one.
 	idParam := httpapi.Param{Name: "tileset_id", In: "path", Type: "string", Format: "uuid", Required: true, Example: "eadbf31b-90c2-4ee7-9b3e-2006599f6498",
 		Pattern: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, Refuse: httpapi.ErrNotFound,
@@ -26,7 +28,7 @@ func (s *Server) tilesetRoutes() []httpapi.Route {
 				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
 				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed. " +
 				"The bbox has no size limit: the answer holds at most one tileset per BL (16), so even all of Germany is cheap.",
-			Params:    []httpapi.Param{bboxParam(true, "5.5,47.2,15.5,55.1", "WGS84 minLon,minLat,maxLon,maxLat")},
+			Params:    []httpapi.Param{BBoxParam(true, "5.5,47.2,15.5,55.1", "WGS84 minLon,minLat,maxLon,maxLat")},
 			Responses: []httpapi.Response{{Status: 200, Desc: "Tilesets meeting the bbox", Schema: "TilesetList", Headers: []string{"Cache-Control"}}, httpapi.Resp400},
 			Handle:    s.handleTilesets},
 		{Method: "GET", Path: "/v1/tilesets/{tileset_id}", OpID: "getTileset", Tag: "Tilesets", Stability: "stable", Since: "0.1.0",
@@ -58,7 +60,7 @@ func (s *Server) tilesetRoutes() []httpapi.Route {
 	}
 }
 
-func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	rel := in.Str("path")
 	if !fs.ValidPath(rel) || strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") {
 		return httpapi.Report(httpapi.ErrNotFound, "No tileset file %s.", httpapi.Clip(rel))
@@ -68,9 +70,9 @@ func (s *Server) handleTilesetFile(w http.ResponseWriter, r *http.Request, in *h
 			return httpapi.Report(httpapi.ErrNotFound, "No tileset file %s.", httpapi.Clip(rel))
 		}
 	}
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
-	m, err := findTileset(r, in, v)
+	m, err := s.findTileset(r, in, v)
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ type tilesetRecord struct {
 	HeightModel    *string        `json:"height_model"`
 }
 
-func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
+func (s *surface) tilesetRecord(m pack.Manifest) tilesetRecord {
 	ti := m.Tileset
 	b := ti.BoundingVolume
 	ring := [][2]float64{}
@@ -116,9 +118,9 @@ func (s *Server) tilesetRecord(m pack.Manifest) tilesetRecord {
 		BoundingVolume: map[string]any{"type": "Polygon", "coordinates": [][][2]float64{ring}}, HeightModel: heightModel(m)}
 }
 
-func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+func (s *surface) handleTilesets(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	bbox := httpapi.ParsedAs[geo.BBox](in, "bbox")
-	v, release := s.deps.Catalog.Acquire()
+	v, release := s.Catalog.Acquire()
 	defer release()
 	list := []tilesetRecord{}
 	attr := []map[string]any{}
@@ -128,36 +130,36 @@ func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request, in *http
 		attr = append(attr, map[string]any{"source": sourceName(m), "license": l.Label, "url": l.URL, "tiles_count": m.Tileset.TileCount})
 	}
 	if len(list) > 0 {
-		setBL(r.Context(), list[0].BundeslandCode)
+		s.SetBL(r.Context(), list[0].BundeslandCode)
 	}
 	return httpapi.WriteJSON(w, r, http.StatusOK, discoveryCache, map[string]any{"tilesets": list, "count": len(list),
 		"bbox": []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat}, "svc": map[string]any{"attribution": attr}})
 }
 
 // findTileset resolves the tileset_id of the path.
-func findTileset(r *http.Request, in *httpapi.Input, v *catalog.View) (pack.Manifest, error) {
+func (s *surface) findTileset(r *http.Request, in *httpapi.Input, v *catalog.View) (pack.Manifest, error) {
 	m, err := v.Tileset(in.Str("tileset_id"))
 	if err != nil {
 		return m, httpapi.Report(catalog.ErrNoTileset, "No tileset with id %s; a new snapshot of a BL gets a new id, see /v1/tilesets.", in.Str("tileset_id"))
 	}
-	setBL(r.Context(), m.BL)
+	s.SetBL(r.Context(), m.BL)
 	return m, nil
 }
 
-func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	v, release := s.deps.Catalog.Acquire()
+func (s *surface) handleTileset(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, release := s.Catalog.Acquire()
 	defer release()
-	m, err := findTileset(r, in, v)
+	m, err := s.findTileset(r, in, v)
 	if err != nil {
 		return err
 	}
 	return httpapi.WriteJSON(w, r, http.StatusOK, discoveryCache, s.tilesetRecord(m))
 }
 
-func (s *Server) handleTilesetJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	v, release := s.deps.Catalog.Acquire()
+func (s *surface) handleTilesetJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, release := s.Catalog.Acquire()
 	defer release()
-	m, err := findTileset(r, in, v)
+	m, err := s.findTileset(r, in, v)
 	if err != nil {
 		return err
 	}
