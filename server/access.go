@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -17,7 +18,7 @@ import (
 func setBL(ctx context.Context, code string) { info(ctx).bl = code }
 
 // matched is the route r matches, nil for none, found once per request.
-func (s *Server) matched(r *http.Request) *route {
+func (s *Server) matched(r *http.Request) *httpapi.Route {
 	ri := info(r.Context())
 	if !ri.resolved {
 		if rt, ok := s.exact[methodPath{r.Method, r.URL.Path}]; ok && r.Host != "" {
@@ -44,15 +45,15 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var sf *surface
+		var sf *httpapi.Surface
 		counted, pattern := false, "unmatched"
 		if rt := s.matched(r); rt != nil {
-			sf, counted, pattern = rt.surface, rt.counted(), rt.pattern
+			sf, counted, pattern = rt.Surface, rt.Counted(), rt.Pattern
 		} else {
 			sf = pathSurface(r.URL.Path)
-			counted = sf.counted
+			counted = sf.Counted
 		}
-		if !sf.access {
+		if !sf.Access {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -60,7 +61,7 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		if !ok {
 			sw = &statusWriter{ResponseWriter: w}
 		}
-		if keys, ok := r.Header["X-Api-Key"]; ok && sf.keyed {
+		if keys, ok := r.Header["X-Api-Key"]; ok && sf.Keyed {
 			s.keyed(sw, r, next, strings.Join(keys, ","), pattern, counted)
 			return
 		}
@@ -74,8 +75,8 @@ func (s *Server) accessControl(next http.Handler) http.Handler {
 		if d.Unavailable {
 			// A shared state store (several replicas) is down: the budget can
 			// be neither checked nor counted, so nothing is served.
-			s.fail(sw, r, report(errUnavailable, "The usage counters are temporarily unavailable; retry shortly.").
-				with(map[string]any{"retry_after": int64(d.RetryAfter.Seconds())}).because(d.Err))
+			s.fail(sw, r, httpapi.Report(httpapi.ErrUnavailable, "The usage counters are temporarily unavailable; retry shortly.").
+				With(map[string]any{"retry_after": int64(d.RetryAfter.Seconds())}).Because(d.Err))
 			acc.Record(state.Anonymous, pattern, info(r.Context()).bl, sw.code())
 			return
 		}
@@ -137,17 +138,17 @@ func keyProblem(err error) error {
 	default:
 		return err
 	}
-	return report(errUnauthorized, "%s Send no key to use the keyless budget.", detail).
-		withHeader("Www-Authenticate", `ApiKey realm="svc", header="X-API-Key"`).because(err)
+	return httpapi.Report(httpapi.ErrUnauthorized, "%s Send no key to use the keyless budget.", detail).
+		WithHeader("Www-Authenticate", `ApiKey realm="svc", header="X-API-Key"`).Because(err)
 }
 
 // keylessLimitProblem is the 429 of SPEC 7.3; why, when not empty, tells
 // what made this request go over.
-func (s *Server) keylessLimitProblem(d access.Decision, why string) *fault {
+func (s *Server) keylessLimitProblem(d access.Decision, why string) *httpapi.Fault {
 	secs := int64(d.RetryAfter.Seconds())
-	return report(errKeylessLimit, "%sThe keyless limit of %d requests per IP address and UTC day is used up; it resets at 00:00 UTC. "+
+	return httpapi.Report(httpapi.ErrKeylessLimit, "%sThe keyless limit of %d requests per IP address and UTC day is used up; it resets at 00:00 UTC. "+
 		"Get a free trial key at %s and send it in the X-API-Key header.", why, d.Limit, s.cfg.KeyURL).
-		with(map[string]any{"limit": d.Limit, "retry_after": secs, "key_url": s.cfg.KeyURL, "docs_url": s.cfg.DocsURL})
+		With(map[string]any{"limit": d.Limit, "retry_after": secs, "key_url": s.cfg.KeyURL, "docs_url": s.cfg.DocsURL})
 }
 
 // clientAddr is the client's IP address: the socket peer, or, when the peer

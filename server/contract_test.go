@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -66,7 +68,7 @@ func TestTimeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := route{method: "GET", path: "/v1/slow", surface: dataAPI, budget: 50 * time.Millisecond, handle: func(w http.ResponseWriter, r *http.Request, _ *input) error {
+	rt := httpapi.Route{Method: "GET", Path: "/v1/slow", Surface: dataAPI, Budget: 50 * time.Millisecond, Handle: func(w http.ResponseWriter, r *http.Request, _ *httpapi.Input) error {
 		select {
 		case <-r.Context().Done():
 			return r.Context().Err()
@@ -81,7 +83,7 @@ func TestTimeBudget(t *testing.T) {
 		!strings.Contains(w.Body.String(), "time budget") {
 		t.Errorf("%d %v %s after %v", w.Code, w.Header(), w.Body, time.Since(start))
 	}
-	if b := budgetOf(&route{path: "/v1/buildings", surface: dataAPI}); b != defaultBudget {
+	if b := httpapi.BudgetOf(&httpapi.Route{Path: "/v1/buildings", Surface: dataAPI}); b != httpapi.DefaultBudget {
 		t.Errorf("default budget %v", b)
 	}
 }
@@ -89,8 +91,8 @@ func TestTimeBudget(t *testing.T) {
 // TestStorageFullIs503: a write refused for want of space (state.ErrFull,
 // however wrapped) is a 503 with Retry-After, not a 500.
 func TestStorageFullIs503(t *testing.T) {
-	he := toHTTPError(fmt.Errorf("access: mint trial key: %w", fmt.Errorf("state: create key: %w", state.ErrFull)))
-	if he.status != 503 || he.header.Get("Retry-After") == "" || strings.Contains(he.detail, "state:") {
+	he := httpapi.ToHTTPError(fmt.Errorf("access: mint trial key: %w", fmt.Errorf("state: create key: %w", state.ErrFull)))
+	if he.Status != 503 || he.Header.Get("Retry-After") == "" || strings.Contains(he.Detail, "state:") {
 		t.Fatalf("%+v", he)
 	}
 }
@@ -125,29 +127,29 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 	}
 	checked, clamps := 0, 0
 	for _, rt := range srv.routes {
-		if rt.hidden || rt.method != "GET" {
+		if rt.Hidden || rt.Method != "GET" {
 			continue
 		}
 		declared := map[int][]string{} // status -> problem types
 		for _, r := range srv.withCommonResponses(rt) {
-			declared[r.status] = problemsOf(r)
+			declared[r.Status] = httpapi.ProblemsOf(r)
 		}
 		base := url.Values{}
-		path := rt.path
-		for _, p := range rt.params {
-			ex := fmt.Sprint(p.example)
-			if p.example == nil {
-				ex = fmt.Sprint(p.def)
+		path := rt.Path
+		for _, p := range rt.Params {
+			ex := fmt.Sprint(p.Example)
+			if p.Example == nil {
+				ex = fmt.Sprint(p.Default)
 			}
 			switch {
-			case p.in == "path":
-				path = strings.NewReplacer("{"+p.name+"}", ex, "{"+p.name+"...}", ex).Replace(path)
-			case p.in == "query" && p.required:
-				base.Set(p.name, ex)
+			case p.In == "path":
+				path = strings.NewReplacer("{"+p.Name+"}", ex, "{"+p.Name+"...}", ex).Replace(path)
+			case p.In == "query" && p.Required:
+				base.Set(p.Name, ex)
 			}
 		}
-		for _, p := range rt.params {
-			if p.in != "query" {
+		for _, p := range rt.Params {
+			if p.In != "query" {
 				continue
 			}
 			for _, bad := range badValues(p) {
@@ -155,18 +157,18 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 				for k, v := range base {
 					q[k] = v
 				}
-				q.Set(p.name, bad)
+				q.Set(p.Name, bad)
 				u := path + "?" + q.Encode()
-				t.Run(rt.opID+"/"+p.name+"="+bad, func(t *testing.T) {
-					code, body := get(t, u, rt.admin)
+				t.Run(rt.OpID+"/"+p.Name+"="+bad, func(t *testing.T) {
+					code, body := get(t, u, rt.Admin)
 					typ := strings.TrimPrefix(fmt.Sprint(body["type"]), "http://api.test/problems/")
-					if code < 400 || code >= 500 || !slices.Contains(declared[code], typ) || !strings.Contains(fmt.Sprint(body["detail"]), p.name) {
-						t.Errorf("GET %s: %d %v; want a declared 4xx and problem type naming %s", u, code, body, p.name)
+					if code < 400 || code >= 500 || !slices.Contains(declared[code], typ) || !strings.Contains(fmt.Sprint(body["detail"]), p.Name) {
+						t.Errorf("GET %s: %d %v; want a declared 4xx and problem type naming %s", u, code, body, p.Name)
 					}
 				})
 				checked++
 			}
-			if !p.clamp {
+			if !p.Clamp {
 				continue
 			}
 			// A clamping parameter takes a value above its maximum as the
@@ -176,12 +178,12 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 			for k, v := range base {
 				q[k] = v
 			}
-			q.Set(p.name, strconv.FormatFloat(*p.max+1, 'f', -1, 64))
+			q.Set(p.Name, strconv.FormatFloat(*p.Max+1, 'f', -1, 64))
 			u := path + "?" + q.Encode()
-			t.Run(rt.opID+"/"+p.name+" clamped", func(t *testing.T) {
-				code, body := get(t, u, rt.admin)
-				if code >= 400 && strings.Contains(fmt.Sprint(body["detail"]), p.name) {
-					t.Errorf("GET %s: %d %v; a value above the maximum of %s is taken as the maximum", u, code, body, p.name)
+			t.Run(rt.OpID+"/"+p.Name+" clamped", func(t *testing.T) {
+				code, body := get(t, u, rt.Admin)
+				if code >= 400 && strings.Contains(fmt.Sprint(body["detail"]), p.Name) {
+					t.Errorf("GET %s: %d %v; a value above the maximum of %s is taken as the maximum", u, code, body, p.Name)
 				}
 			})
 			clamps++
@@ -201,33 +203,33 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 }
 
 // badValues are values p's declaration refuses.
-func badValues(p param) []string {
+func badValues(p httpapi.Param) []string {
 	var out []string
-	switch p.typ {
+	switch p.Type {
 	case "integer":
 		out = append(out, "1.5", "0x10")
-		if p.min != nil {
-			out = append(out, strconv.Itoa(int(*p.min)-1))
+		if p.Min != nil {
+			out = append(out, strconv.Itoa(int(*p.Min)-1))
 		}
-		if p.max != nil && !p.clamp { // a clamping parameter takes it as max
-			out = append(out, strconv.Itoa(int(*p.max)+1))
+		if p.Max != nil && !p.Clamp { // a clamping parameter takes it as max
+			out = append(out, strconv.Itoa(int(*p.Max)+1))
 		}
 	case "number":
 		out = append(out, "abc", "1_0", "Inf")
-		if p.min != nil {
-			out = append(out, strconv.FormatFloat(*p.min-1, 'f', -1, 64))
+		if p.Min != nil {
+			out = append(out, strconv.FormatFloat(*p.Min-1, 'f', -1, 64))
 		}
-		if p.max != nil && !p.clamp {
-			out = append(out, strconv.FormatFloat(*p.max+1, 'f', -1, 64))
+		if p.Max != nil && !p.Clamp {
+			out = append(out, strconv.FormatFloat(*p.Max+1, 'f', -1, 64))
 		}
 	case "boolean":
 		out = append(out, "maybe", "T")
 	}
-	if p.enum != nil {
-		out = append(out, "no-such-"+p.name)
+	if p.Enum != nil {
+		out = append(out, "no-such-"+p.Name)
 	}
-	if p.pattern != "" && p.typ == "string" {
-		re := regexp.MustCompile(p.pattern)
+	if p.Pattern != "" && p.Type == "string" {
+		re := regexp.MustCompile(p.Pattern)
 		for _, v := range []string{"!!", "a b", ""} {
 			if !re.MatchString(v) {
 				out = append(out, v)
@@ -235,29 +237,41 @@ func badValues(p param) []string {
 			}
 		}
 	}
-	if p.parse != nil && p.typ == "string" && p.enum == nil {
+	if p.Parse != nil && p.Type == "string" && p.Enum == nil {
 		out = append(out, "~~~")
 	}
 	return out
 }
 
-// TestOneProblemTable: problems come from the table alone. No file of the
-// package but problem.go makes an httpError, no handler writes an error
-// status itself, and every slug of the table has its description page
+// TestOneProblemTable: problems come from the table alone. No file of
+// server/ or its packages but httpapi/problem.go makes an HTTPError, no
+// handler writes an error status itself, and every slug of the table has its description page
 // under /problems.
 func TestOneProblemTable(t *testing.T) {
-	for _, row := range problemTable {
-		if _, ok := problemTypes[row.slug]; !ok {
-			t.Errorf("problem type %q has no description", row.slug)
+	for _, row := range httpapi.ProblemTable {
+		if _, ok := httpapi.ProblemTypes[row.Slug]; !ok {
+			t.Errorf("problem type %q has no description", row.Slug)
 		}
 	}
 	fset := token.NewFileSet()
-	files, err := filepath.Glob("*.go")
+	var files []string
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") || name == "problem.go" {
+		if strings.HasSuffix(name, "_test.go") || filepath.ToSlash(name) == "httpapi/problem.go" {
 			continue
 		}
 		file, err := parser.ParseFile(fset, name, nil, 0)
@@ -267,7 +281,7 @@ func TestOneProblemTable(t *testing.T) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "httpError" {
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "HTTPError" || isSel(n.Type, "HTTPError") {
 					t.Errorf("%s: an httpError made outside the problem table", fset.Position(n.Pos()))
 				}
 			case *ast.CallExpr:
@@ -285,6 +299,12 @@ func TestOneProblemTable(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// isSel tells whether e is a selector of name (pkg.name).
+func isSel(e ast.Expr, name string) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == name
 }
 
 // statusByName maps net/http's Status constants to their codes.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // docsPage renders the route table as one self-contained HTML page: no
@@ -57,7 +59,7 @@ type docOp struct {
 	RespStatus                                    int
 	Counted                                       bool
 	Params                                        []docParam
-	Responses                                     []response
+	Responses                                     []httpapi.Response
 }
 
 type docParam struct {
@@ -66,10 +68,7 @@ type docParam struct {
 	Required             bool
 }
 
-func (r response) Status() int  { return r.status }
-func (r response) Desc() string { return r.desc }
-
-func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	type docTag struct {
 		ID, Name string
 		DescHTML template.HTML
@@ -83,17 +82,17 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *input) e
 		byName[dt.Name] = dt
 	}
 	for _, rt := range s.routes {
-		if rt.hidden {
+		if rt.Hidden {
 			continue
 		}
-		op := docOp{Method: rt.method, Path: openapiPath(rt.path), OpID: rt.opID, Summary: rt.summary, DescHTML: markdown(rt.desc),
-			Stability: rt.stability, Since: rt.since, Counted: rt.counted(),
+		op := docOp{Method: rt.Method, Path: openapiPath(rt.Path), OpID: rt.OpID, Summary: rt.Summary, DescHTML: markdown(rt.Desc),
+			Stability: rt.Stability, Since: rt.Since, Counted: rt.Counted(),
 			Responses: s.withCommonResponses(rt), Example: s.exampleRequest(rt)}
 		op.RespStatus, op.RespExample = s.exampleResponse(rt)
-		for _, p := range rt.params {
-			op.Params = append(op.Params, docParam{Name: p.name, In: p.in, Type: p.typ, Rule: paramRule(p), DescHTML: markdown(p.desc), Required: p.required})
+		for _, p := range rt.Params {
+			op.Params = append(op.Params, docParam{Name: p.Name, In: p.In, Type: p.Type, Rule: paramRule(p), DescHTML: markdown(p.Desc), Required: p.Required})
 		}
-		if t := byName[rt.tag]; t != nil {
+		if t := byName[rt.Tag]; t != nil {
 			t.Ops = append(t.Ops, op)
 		}
 	}
@@ -107,8 +106,8 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *input) e
 	type docProblem struct{ Slug, URI, Title, Doc string }
 	var probs []docProblem
 	for _, slug := range problemSlugs() {
-		pt := problemTypes[slug]
-		probs = append(probs, docProblem{slug, s.cfg.ErrorsBase + "/" + slug, pt.title, pt.doc})
+		pt := httpapi.ProblemTypes[slug]
+		probs = append(probs, docProblem{slug, s.cfg.ErrorsBase + "/" + slug, pt.Title, pt.Doc})
 	}
 	var buf bytes.Buffer
 	if err := docsPage.Execute(&buf, map[string]any{"Version": APIVersion, "Tags": shown,
@@ -121,19 +120,19 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *input) e
 	return nil
 }
 
-func paramRule(p param) string {
+func paramRule(p httpapi.Param) string {
 	var parts []string
-	if p.def != nil {
-		parts = append(parts, fmt.Sprintf("default %v", p.def))
+	if p.Default != nil {
+		parts = append(parts, fmt.Sprintf("default %v", p.Default))
 	}
-	if r := rangeText(&p, "%g"); r != "" {
+	if r := httpapi.RangeText(&p, "%g"); r != "" {
 		parts = append(parts, strings.TrimSpace(r)) // the parser's own words
 	}
-	if p.enum != nil {
-		parts = append(parts, "one of "+strings.Join(p.enum, ", "))
+	if p.Enum != nil {
+		parts = append(parts, "one of "+strings.Join(p.Enum, ", "))
 	}
-	if p.pattern != "" {
-		parts = append(parts, "matching "+p.pattern)
+	if p.Pattern != "" {
+		parts = append(parts, "matching "+p.Pattern)
 	}
 	return strings.Join(parts, "; ")
 }

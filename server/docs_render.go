@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // The descriptions in the route table and the OpenAPI document use a small
@@ -72,24 +74,24 @@ func inline(s string) string {
 // exampleRequest is a curl command for rt built from its declaration: path
 // parameters and required query parameters with their example or default
 // values.
-func (s *Server) exampleRequest(rt route) string {
-	path := openapiPath(rt.path)
+func (s *Server) exampleRequest(rt httpapi.Route) string {
+	path := openapiPath(rt.Path)
 	q := url.Values{}
-	for _, p := range rt.params {
-		v := p.example
+	for _, p := range rt.Params {
+		v := p.Example
 		if v == nil {
-			v = p.def
+			v = p.Default
 		}
-		switch p.in {
+		switch p.In {
 		case "path":
 			val := fmt.Sprint(v)
 			if v == nil {
-				val = "<" + p.name + ">"
+				val = "<" + p.Name + ">"
 			}
-			path = strings.Replace(path, "{"+p.name+"}", val, 1)
+			path = strings.Replace(path, "{"+p.Name+"}", val, 1)
 		case "query":
-			if v != nil && (p.required || p.example != nil) {
-				q.Set(p.name, fmt.Sprint(v))
+			if v != nil && (p.Required || p.Example != nil) {
+				q.Set(p.Name, fmt.Sprint(v))
 			}
 		}
 	}
@@ -98,14 +100,14 @@ func (s *Server) exampleRequest(rt route) string {
 		u += "?" + strings.ReplaceAll(q.Encode(), "%2C", ",")
 	}
 	cmd := "curl -s"
-	if rt.method != "GET" {
-		cmd += " -X " + rt.method
+	if rt.Method != "GET" {
+		cmd += " -X " + rt.Method
 	}
-	if rt.admin {
+	if rt.Admin {
 		cmd += " -H 'X-Svc-Admin-Token: <token>'"
 	}
-	if rt.body != nil {
-		body, _ := json.Marshal(exampleOf(s.schemas[rt.body.schema], s.schemas, 0))
+	if rt.Body != nil {
+		body, _ := json.Marshal(exampleOf(s.schemas[rt.Body.Schema], s.schemas, 0))
 		cmd += " -H 'Content-Type: application/json' -d '" + string(body) + "'"
 	}
 	return cmd + " '" + u + "'"
@@ -113,11 +115,11 @@ func (s *Server) exampleRequest(rt route) string {
 
 // exampleResponse renders an example body for the first success response
 // of rt from its schema; "" when the answer is not JSON.
-func (s *Server) exampleResponse(rt route) (status int, body string) {
-	for _, r := range rt.responses {
-		if r.status >= 200 && r.status < 300 && r.schema != "" {
-			b, _ := json.MarshalIndent(exampleOf(s.schemas[r.schema], s.schemas, 0), "", "  ")
-			return r.status, string(b)
+func (s *Server) exampleResponse(rt httpapi.Route) (status int, body string) {
+	for _, r := range rt.Responses {
+		if r.Status >= 200 && r.Status < 300 && r.Schema != "" {
+			b, _ := json.MarshalIndent(exampleOf(s.schemas[r.Schema], s.schemas, 0), "", "  ")
+			return r.Status, string(b)
 		}
 	}
 	return 0, ""

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-geodata/svc/glb"
-	"github.com/svc-geodata/svc/glb/draco"
 	synth "github.com/svc-geodata/svc/internal/fixture"
 
 	"github.com/qmuntal/gltf"
@@ -21,6 +19,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/tiles3d"
 )
 
@@ -170,7 +169,7 @@ func TestGLBErrors(t *testing.T) {
 	t.Run("admin token lifts the area limit", func(t *testing.T) {
 		resp, body := f.do(t, "GET", "/v1/buildings/3d.glb?bbox="+big, map[string]string{"X-Svc-Admin-Token": "s3cret"})
 		if resp.StatusCode != 200 || resp.Header.Get("X-Svc-Admin-Limits") != "1" || resp.Header.Get("X-Svc-Max-Buildings") != "1000000" {
-			t.Errorf("status %d, admin %q, max %q: %s", resp.StatusCode, resp.Header.Get("X-Svc-Admin-Limits"), resp.Header.Get("X-Svc-Max-Buildings"), clip(string(body)))
+			t.Errorf("status %d, admin %q, max %q: %s", resp.StatusCode, resp.Header.Get("X-Svc-Admin-Limits"), resp.Header.Get("X-Svc-Max-Buildings"), httpapi.Clip(string(body)))
 		}
 		if resp.Header.Get("X-Svc-Buildings") != "400" {
 			t.Errorf("X-Svc-Buildings %q, want 400", resp.Header.Get("X-Svc-Buildings"))
@@ -240,23 +239,4 @@ func TestTilesetEndpoints(t *testing.T) {
 	}
 	resp, body = f.do(t, "GET", "/v1/tilesets?bbox=1,2", nil)
 	checkProblem(t, resp, body, 400, "bad-request")
-}
-
-// TestCompressionErrorText: X-Svc-Compression-Error words the failure for
-// the client; the encoder's own message (package prefixes) stays in the log.
-func TestCompressionErrorText(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{fmt.Errorf("%w: %w", glb.ErrDraco, fmt.Errorf("draco: encode: %w: 3000000 points", draco.ErrTooLarge)), "too large"},
-		{fmt.Errorf("%w: %w", glb.ErrDraco, draco.ErrNonFinite), "non-finite"},
-		{fmt.Errorf("%w: %w", glb.ErrDraco, draco.ErrIndexRange), "cannot be Draco-encoded"},
-		{fmt.Errorf("%w: feature ids are not compressed", glb.ErrDraco), "encoder failed"},
-	} {
-		got := compressionError(tc.err)
-		if !strings.Contains(got, tc.want) || strings.Contains(got, "draco:") || strings.Contains(got, "glb:") {
-			t.Errorf("%v: %q", tc.err, got)
-		}
-	}
 }

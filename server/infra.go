@@ -5,15 +5,18 @@ import (
 	"html"
 	"net/http"
 	"sort"
+
+	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/static"
 )
 
-func (s *Server) infraRoutes() []route {
-	return []route{
-		{method: "GET", path: "/healthz", opID: "getHealthz", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
-			summary:   "Liveness probe",
-			desc:      "Answers 200 with status `ok` while the process runs. Not counted against any limit.",
-			responses: []response{{status: 200, desc: "The process is alive", schema: "Healthz"}},
-			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) infraRoutes() []httpapi.Route {
+	return []httpapi.Route{
+		{Method: "GET", Path: "/healthz", OpID: "getHealthz", Tag: "Service", Stability: "stable", Since: "0.1.0", Exempt: true,
+			Summary:   "Liveness probe",
+			Desc:      "Answers 200 with status `ok` while the process runs. Not counted against any limit.",
+			Responses: []httpapi.Response{{Status: 200, Desc: "The process is alive", Schema: "Healthz"}},
+			Handle: func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 				h := w.Header()
 				h["Content-Type"], h["Cache-Control"] = hdrJSON, hdrNoStore
 				w.WriteHeader(http.StatusOK)
@@ -22,64 +25,51 @@ func (s *Server) infraRoutes() []route {
 				}
 				return nil
 			}},
-		{method: "GET", path: "/openapi.json", opID: "getOpenAPI", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
-			summary:   "This OpenAPI 3.1 description",
-			responses: []response{{status: 200, desc: "The OpenAPI document", schema: "OpenAPIDocument"}},
-			handle: func(w http.ResponseWriter, r *http.Request, in *input) error {
+		{Method: "GET", Path: "/openapi.json", OpID: "getOpenAPI", Tag: "Service", Stability: "stable", Since: "0.1.0", Exempt: true,
+			Summary:   "This OpenAPI 3.1 description",
+			Responses: []httpapi.Response{{Status: 200, Desc: "The OpenAPI document", Schema: "OpenAPIDocument"}},
+			Handle: func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Cache-Control", "public, max-age=300")
 				_, _ = w.Write(s.openapi)
 				return nil
 			}},
-		{method: "GET", path: "/docs", opID: "getDocs", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
-			summary:   "Human-readable API documentation (HTML, rendered from the OpenAPI document; works offline)",
-			responses: []response{{status: 200, desc: "HTML page", contentType: "text/html"}},
-			handle:    s.handleDocs},
-		{method: "GET", path: "/metrics", opID: "getMetrics", tag: "Service", stability: "beta", since: "0.1.0", exempt: true,
-			summary:   "Prometheus metrics (text exposition format 0.0.4)",
-			responses: []response{{status: 200, desc: "Metrics", contentType: "text/plain"}},
-			handle:    s.handleMetrics},
-		{method: "GET", path: "/problems/{type}", opID: "getProblemType", tag: "Service", stability: "stable", since: "0.1.0", exempt: true,
-			summary:   "Description of a problem type URI",
-			desc:      "Every problem response's `type` is `{errors_base}/<name>`; with the default errors base these URIs resolve here to a short HTML description.",
-			params:    []param{{name: "type", in: "path", typ: "string", required: true, example: "keyless-daily-limit", desc: "Problem type name, e.g. `keyless-daily-limit`"}},
-			responses: []response{{status: 200, desc: "HTML description", contentType: "text/html"}, resp404},
-			handle:    s.handleProblemType},
-		{method: "GET", path: "/tiles/{path...}", opID: "getTile", tag: "Tiles", stability: "stable", since: "0.1.0", exempt: true, surface: staticSite,
-			summary: "Static tile host: 3D Tiles, GLB/b3dm tiles and COGs of published packs",
-			desc: "Serves `{tiles_url}/<product>/<bl>/<snapshot>/<file>` for the products terrain, terrain-mesh, osm-cover, veg and buildings. " +
-				"Supports byte ranges (COG reading), ETag/Last-Modified conditional requests, and gzip for JSON. No directory listings; " +
-				"only files of published snapshots are served. Not counted against the keyless limit.",
-			params: []param{{name: "path", in: "path", typ: "string", required: true, example: "buildings/he/2026-07-20/tileset.json", desc: "`<product>/<bl>/<snapshot>/<file>`"}},
-			responses: []response{
-				{status: 200, desc: "The file", contentType: "application/octet-stream"},
-				{status: 206, desc: "A byte range of the file", contentType: "application/octet-stream"},
-				{status: 304, desc: "Not modified"},
-				{status: 416, desc: "Range not satisfiable"},
-				resp404,
-			},
-			handle: s.handleTiles},
+		{Method: "GET", Path: "/docs", OpID: "getDocs", Tag: "Service", Stability: "stable", Since: "0.1.0", Exempt: true,
+			Summary:   "Human-readable API documentation (HTML, rendered from the OpenAPI document; works offline)",
+			Responses: []httpapi.Response{{Status: 200, Desc: "HTML page", ContentType: "text/html"}},
+			Handle:    s.handleDocs},
+		{Method: "GET", Path: "/metrics", OpID: "getMetrics", Tag: "Service", Stability: "beta", Since: "0.1.0", Exempt: true,
+			Summary:   "Prometheus metrics (text exposition format 0.0.4)",
+			Responses: []httpapi.Response{{Status: 200, Desc: "Metrics", ContentType: "text/plain"}},
+			Handle:    s.handleMetrics},
+		{Method: "GET", Path: "/problems/{type}", OpID: "getProblemType", Tag: "Service", Stability: "stable", Since: "0.1.0", Exempt: true,
+			Summary:   "Description of a problem type URI",
+			Desc:      "Every problem response's `type` is `{errors_base}/<name>`; with the default errors base these URIs resolve here to a short HTML description.",
+			Params:    []httpapi.Param{{Name: "type", In: "path", Type: "string", Required: true, Example: "keyless-daily-limit", Desc: "Problem type name, e.g. `keyless-daily-limit`"}},
+			Responses: []httpapi.Response{{Status: 200, Desc: "HTML description", ContentType: "text/html"}, httpapi.Resp404},
+			Handle:    s.handleProblemType},
+		s.tileRoute(),
 	}
 }
 
-func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request, in *input) error {
-	name := in.str("type")
-	pt, ok := problemTypes[name]
+func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	name := in.Str("type")
+	pt, ok := httpapi.ProblemTypes[name]
 	if !ok {
-		return report(errNotFound, "Unknown problem type %q.", name)
+		return httpapi.Report(httpapi.ErrNotFound, "Unknown problem type %q.", name)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	fmt.Fprintf(w, "<!doctype html><html lang=en><head><meta charset=utf-8><title>%s</title></head><body><h1>%s</h1><p><code>%s</code></p><p>%s</p><p><a href=\"%s\">API documentation</a></p></body></html>\n",
-		html.EscapeString(pt.title), html.EscapeString(pt.title), html.EscapeString(s.cfg.ErrorsBase+"/"+name),
-		html.EscapeString(pt.doc), html.EscapeString(s.cfg.DocsURL))
+		html.EscapeString(pt.Title), html.EscapeString(pt.Title), html.EscapeString(s.cfg.ErrorsBase+"/"+name),
+		html.EscapeString(pt.Doc), html.EscapeString(s.cfg.DocsURL))
 	return nil
 }
 
 // problemSlugs lists the problem type names, sorted, for the documentation.
 func problemSlugs() []string {
-	out := make([]string, 0, len(problemTypes))
-	for k := range problemTypes {
+	out := make([]string, 0, len(httpapi.ProblemTypes))
+	for k := range httpapi.ProblemTypes {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -90,3 +80,16 @@ func sortStrings(s []string) { sort.Strings(s) }
 
 // healthzBody is the liveness answer, made once.
 var healthzBody = []byte(`{"service":"svc","status":"ok"}` + "\n")
+
+// staticEnv is what the static site needs of the server.
+func (s *Server) staticEnv() static.Env {
+	return static.Env{Catalog: s.deps.Catalog, PublicSourceURL: s.cfg.PublicSourceURL, Fail: s.fail, WriteProblem: s.writeProblem}
+}
+
+// tileRoute is the tile host's route, listed among the infrastructure
+// routes but on the static site's surface.
+func (s *Server) tileRoute() httpapi.Route {
+	rt := static.TileRoute(s.staticEnv())
+	rt.Surface = staticSite
+	return rt
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // latencyBuckets are the upper bounds (seconds) of the request latency
@@ -142,7 +143,7 @@ func (m *metrics) write(w io.Writer, publishedBL map[pack.Product]int, totalBL i
 	}
 }
 
-func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v := s.deps.Catalog.Current()
 	per := map[pack.Product]int{}
 	for _, p := range pack.Products() {

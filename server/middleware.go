@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/access"
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // reqInfo travels in the request context so the outer middleware can log
 // what inner layers learned (the matched route, the key prefix).
 type reqInfo struct {
 	id        string
-	route     *route // the matched route, nil for none
+	route     *httpapi.Route // the matched route, nil for none
 	keyPrefix string
 	principal *access.Principal // the authenticated key, nil for keyless requests
 	bl        string            // federal state that answered, for usage counters
@@ -43,12 +44,6 @@ func requestID(ctx context.Context) string { return info(ctx).id }
 
 func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
 
-// exposedHeaders are readable by browser scripts on every cross-origin
-// response: the ones any response may carry (Content-Length is safelisted
-// by the Fetch standard). The GLB export adds its own (glbExposedHeaders),
-// so ordinary answers do not carry a 600-byte list.
-const exposedHeaders = "X-Request-Id, X-Keyless-Remaining, Retry-After, ETag, X-Svc-Quota-Used, X-Svc-Quota-Limit, X-Svc-Quota-Exceeded"
-
 // middleware wraps h with, from the outside in: request id, access log and
 // metrics, panic recovery, and CORS.
 func (s *Server) middleware(h http.Handler) http.Handler {
@@ -65,7 +60,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 				}
 				s.log.Error("panic", "request_id", ri.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if !sw.wrote {
-					s.writeProblem(sw, r, toHTTPError(fmt.Errorf("panic: %v", v)))
+					s.writeProblem(sw, r, httpapi.ToHTTPError(fmt.Errorf("panic: %v", v)))
 				}
 			}
 			d := time.Since(start)
@@ -74,7 +69,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 			case ri.preflight:
 				pattern = "OPTIONS (preflight)"
 			case ri.route != nil:
-				pattern = ri.route.pattern
+				pattern = ri.route.Pattern
 			}
 			s.metrics.observe(pattern, sw.code(), d)
 			level := slog.LevelInfo
@@ -178,7 +173,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 var (
 	hdrAnyOrigin = []string{"*"}
-	hdrExposed   = []string{exposedHeaders}
+	hdrExposed   = []string{httpapi.ExposedHeaders}
 	hdrJSON      = []string{"application/json"}
 	hdrNoStore   = []string{"no-store"}
 )

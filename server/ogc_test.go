@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/server/ogcapi"
 )
 
 type ogcTestPage struct {
@@ -151,13 +153,13 @@ func TestOGCItemsParameters(t *testing.T) {
 // still refuses it.
 func TestOGCLimitClamped(t *testing.T) {
 	_, _, ref := ogcGet(t, ogcItems+"?limit=1")
-	if ref.NumberMatched == nil || *ref.NumberMatched <= ogcMaxLimit {
-		t.Fatalf("the demo needs more than %d surfaces: numberMatched %v", ogcMaxLimit, ref.NumberMatched)
+	if ref.NumberMatched == nil || *ref.NumberMatched <= ogcapi.MaxLimit {
+		t.Fatalf("the demo needs more than %d surfaces: numberMatched %v", ogcapi.MaxLimit, ref.NumberMatched)
 	}
 	for _, limit := range []string{"10001", "50000", "99999999999999999999999"} {
 		t.Run(limit, func(t *testing.T) {
 			code, body, p := ogcGet(t, ogcItems+"?limit="+limit)
-			if code != 200 || p.NumberReturned != ogcMaxLimit || len(p.Features) != ogcMaxLimit {
+			if code != 200 || p.NumberReturned != ogcapi.MaxLimit || len(p.Features) != ogcapi.MaxLimit {
 				t.Fatalf("%d, %d features: %.300s", code, p.NumberReturned, body)
 			}
 			next := nextOf(p)
@@ -201,7 +203,7 @@ func TestOGCParameterComponents(t *testing.T) {
 	}
 	limit := ogc.Components.Parameters["limit"]
 	schema, _ := limit["schema"].(map[string]any)
-	if limit["name"] != "limit" || schema["maximum"] != float64(ogcMaxLimit) || schema["default"] != float64(ogcDefaultLimit) ||
+	if limit["name"] != "limit" || schema["maximum"] != float64(ogcapi.MaxLimit) || schema["default"] != float64(ogcapi.DefaultLimit) ||
 		!strings.Contains(fmt.Sprint(limit["description"]), "not refused") {
 		t.Fatalf("components.parameters.limit of /ogc/api: %v", limit)
 	}
@@ -259,7 +261,7 @@ func TestOGCRoofsNumberMatched(t *testing.T) {
 	if *first.NumberMatched != n || n != byClass.NumberReturned || n == 0 {
 		t.Fatalf("numberMatched %d, paged %d roofs, %d surfaces of class 712", *first.NumberMatched, n, byClass.NumberReturned)
 	}
-	// With a bbox it is not counted (see ogcDesc).
+	// With a bbox it is not counted (see ogcapi.Desc).
 	if _, _, p := ogcGet(t, "/ogc/collections/roofs/items?limit=1&bbox=8.672,50.111,8.676,50.113"); p.NumberMatched != nil {
 		t.Errorf("roofs in a bbox: numberMatched %d", *p.NumberMatched)
 	}

@@ -7,6 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/keysadmin"
+	"github.com/svc-geodata/svc/server/ogcapi"
 )
 
 // APIVersion is the version of the interface this build implements
@@ -18,47 +22,47 @@ type obj = map[string]any
 // buildOpenAPI renders the OpenAPI 3.1 document from the route table and the
 // component schemas, so the document lists exactly the routes that exist.
 func (s *Server) buildOpenAPI() ([]byte, error) {
-	return s.openAPIOf(func(rt *route) bool { return true }, "svc geodata API",
+	return s.openAPIOf(func(rt *httpapi.Route) bool { return true }, "svc geodata API",
 		"German open geodata per federal state: LoD2 buildings, DGM1 terrain, canopy height, 3D Tiles.", apiDescription)
 }
 
 // buildOGCOpenAPI is the document of the OGC API layer alone (/ogc/api).
 func (s *Server) buildOGCOpenAPI() ([]byte, error) {
-	return s.openAPIOf(func(rt *route) bool { return rt.surface == ogcAPI },
-		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcDesc)
+	return s.openAPIOf(func(rt *httpapi.Route) bool { return rt.Surface == ogcAPI },
+		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcapi.Desc)
 }
 
 // openAPIOf renders the routes keep admits.
-func (s *Server) openAPIOf(keep func(*route) bool, title, summary, desc string) ([]byte, error) {
+func (s *Server) openAPIOf(keep func(*httpapi.Route) bool, title, summary, desc string) ([]byte, error) {
 	paths := obj{}
 	used := map[string]bool{}
 	params := obj{} // components.parameters
 	for i := range s.routes {
 		rt := s.routes[i]
-		if rt.hidden || !keep(&rt) {
+		if rt.Hidden || !keep(&rt) {
 			continue
 		}
-		used[rt.tag] = true
-		for _, p := range rt.params {
-			if p.component == "" {
+		used[rt.Tag] = true
+		for _, p := range rt.Params {
+			if p.Component == "" {
 				continue
 			}
 			d := paramDoc(p)
-			if prev, ok := params[p.component]; ok {
+			if prev, ok := params[p.Component]; ok {
 				a, _ := json.Marshal(prev)
 				b, _ := json.Marshal(d)
 				if string(a) != string(b) {
-					return nil, fmt.Errorf("server: parameter component %s is declared in two ways (%s: %s, before %s)", p.component, rt.opID, b, a)
+					return nil, fmt.Errorf("server: parameter component %s is declared in two ways (%s: %s, before %s)", p.Component, rt.OpID, b, a)
 				}
 			}
-			params[p.component] = d
+			params[p.Component] = d
 		}
-		item, _ := paths[openapiPath(rt.path)].(obj)
+		item, _ := paths[openapiPath(rt.Path)].(obj)
 		if item == nil {
 			item = obj{}
-			paths[openapiPath(rt.path)] = item
+			paths[openapiPath(rt.Path)] = item
 		}
-		item[strings.ToLower(rt.method)] = s.operation(rt)
+		item[strings.ToLower(rt.Method)] = s.operation(rt)
 	}
 	version := s.cfg.Version
 	if version == "" {
@@ -123,31 +127,31 @@ func usedComponents(paths obj, comps obj) obj {
 	return out
 }
 
-func (s *Server) operation(rt route) obj {
-	op := obj{"operationId": rt.opID, "summary": rt.summary, "tags": []string{rt.tag}, "description": rt.summary + "."}
-	if rt.desc != "" {
-		op["description"] = rt.desc
+func (s *Server) operation(rt httpapi.Route) obj {
+	op := obj{"operationId": rt.OpID, "summary": rt.Summary, "tags": []string{rt.Tag}, "description": rt.Summary + "."}
+	if rt.Desc != "" {
+		op["description"] = rt.Desc
 	}
 	switch {
-	case rt.admin:
+	case rt.Admin:
 		op["security"] = []obj{{"adminToken": []string{}}}
-	case rt.opID == "getBuildingsGlb": // the admin token lifts the size limits
+	case rt.OpID == "getBuildingsGlb": // the admin token lifts the size limits
 		op["security"] = []obj{{}, {"apiKey": []string{}}, {"adminToken": []string{}}}
 	}
-	if rt.stability != "" {
-		op["x-stability"] = rt.stability
+	if rt.Stability != "" {
+		op["x-stability"] = rt.Stability
 	}
-	if rt.since != "" {
-		op["x-since"] = rt.since
+	if rt.Since != "" {
+		op["x-since"] = rt.Since
 	}
-	op["x-keyless-limit"] = rt.counted()
-	if b := budgetOf(&rt); b > 0 {
+	op["x-keyless-limit"] = rt.Counted()
+	if b := httpapi.BudgetOf(&rt); b > 0 {
 		op["x-time-budget-ms"] = b.Milliseconds()
 	}
 	var params []obj
-	for _, p := range rt.params {
-		if p.component != "" {
-			params = append(params, obj{"$ref": "#/components/parameters/" + p.component})
+	for _, p := range rt.Params {
+		if p.Component != "" {
+			params = append(params, obj{"$ref": "#/components/parameters/" + p.Component})
 			continue
 		}
 		params = append(params, paramDoc(p))
@@ -155,22 +159,22 @@ func (s *Server) operation(rt route) obj {
 	if params != nil {
 		op["parameters"] = params
 	}
-	if rt.body != nil {
-		op["requestBody"] = obj{"required": rt.body.required, "description": rt.body.desc,
-			"content": obj{"application/json": obj{"schema": ref(rt.body.schema),
-				"example": exampleOf(s.schemas[rt.body.schema], s.schemas, 0)}}}
+	if rt.Body != nil {
+		op["requestBody"] = obj{"required": rt.Body.Required, "description": rt.Body.Desc,
+			"content": obj{"application/json": obj{"schema": ref(rt.Body.Schema),
+				"example": exampleOf(s.schemas[rt.Body.Schema], s.schemas, 0)}}}
 	}
 	resps := obj{}
 	for _, r := range s.withCommonResponses(rt) {
 		d := responseDoc(r)
-		if r.status >= 400 {
+		if r.Status >= 400 {
 			var uris []string
-			for _, slug := range problemsOf(r) {
+			for _, slug := range httpapi.ProblemsOf(r) {
 				uris = append(uris, s.cfg.ErrorsBase+"/"+slug)
 			}
 			d["x-problem-types"] = uris
 		}
-		resps[strconv.Itoa(r.status)] = d
+		resps[strconv.Itoa(r.Status)] = d
 	}
 	op["responses"] = resps
 	return op
@@ -180,75 +184,75 @@ func (s *Server) operation(rt route) obj {
 // handler does: 401 where the access layer checks X-API-Key, 429 where the
 // keyless limit applies, 503 where a time budget or the usage counters
 // can stop a request, and 500 for unexpected failures.
-func (s *Server) withCommonResponses(rt route) []response {
-	rs := append([]response(nil), rt.responses...)
+func (s *Server) withCommonResponses(rt httpapi.Route) []httpapi.Response {
+	rs := append([]httpapi.Response(nil), rt.Responses...)
 	has := map[int]bool{}
 	for _, r := range rs {
-		has[r.status] = true
+		has[r.Status] = true
 	}
-	keyed, counted := rt.keyed(), rt.counted()
+	keyed, counted := rt.Keyed(), rt.Counted()
 	if keyed && !has[401] {
-		rs = append(rs, response{status: 401, desc: "X-API-Key malformed, unknown, expired or revoked (send no key to use the keyless budget)",
-			schema: "Problem", problems: []string{"unauthorized"}})
+		rs = append(rs, httpapi.Response{Status: 401, Desc: "X-API-Key malformed, unknown, expired or revoked (send no key to use the keyless budget)",
+			Schema: "Problem", Problems: []string{"unauthorized"}})
 	}
-	if (budgetOf(&rt) > 0 || counted) && !has[503] {
-		rs = append(rs, response{status: 503, desc: "The request outlasted the operation's time budget, the shared usage counters are unavailable, " +
-			"or a data file it needs is damaged; retry after Retry-After seconds", schema: "Problem", headers: []string{"Retry-After"}})
+	if (httpapi.BudgetOf(&rt) > 0 || counted) && !has[503] {
+		rs = append(rs, httpapi.Response{Status: 503, Desc: "The request outlasted the operation's time budget, the shared usage counters are unavailable, " +
+			"or a data file it needs is damaged; retry after Retry-After seconds", Schema: "Problem", Headers: []string{"Retry-After"}})
 	}
 	if counted && !has[429] {
-		rs = append(rs, response{status: 429, desc: "Keyless daily limit exhausted (type ends in /keyless-daily-limit)", problems: []string{"keyless-daily-limit"},
-			schema: "Problem", headers: []string{"Retry-After", "X-Keyless-Remaining"}})
+		rs = append(rs, httpapi.Response{Status: 429, Desc: "Keyless daily limit exhausted (type ends in /keyless-daily-limit)", Problems: []string{"keyless-daily-limit"},
+			Schema: "Problem", Headers: []string{"Retry-After", "X-Keyless-Remaining"}})
 	}
 	if !has[500] {
-		rs = append(rs, response{status: 500, desc: "Unexpected server error; the body carries no internal detail, quote X-Request-Id", schema: "Problem"})
+		rs = append(rs, httpapi.Response{Status: 500, Desc: "Unexpected server error; the body carries no internal detail, quote X-Request-Id", Schema: "Problem"})
 	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].status < rs[j].status })
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Status < rs[j].Status })
 	return rs
 }
 
-func paramDoc(p param) obj {
-	schema := obj{"type": p.typ}
-	if p.format != "" {
-		schema["format"] = p.format
+func paramDoc(p httpapi.Param) obj {
+	schema := obj{"type": p.Type}
+	if p.Format != "" {
+		schema["format"] = p.Format
 	}
-	if p.def != nil {
-		schema["default"] = p.def
+	if p.Default != nil {
+		schema["default"] = p.Default
 	}
-	if p.min != nil {
-		schema["minimum"] = *p.min
+	if p.Min != nil {
+		schema["minimum"] = *p.Min
 	}
-	if p.max != nil {
-		schema["maximum"] = *p.max
+	if p.Max != nil {
+		schema["maximum"] = *p.Max
 	}
-	if p.enum != nil {
-		schema["enum"] = p.enum
+	if p.Enum != nil {
+		schema["enum"] = p.Enum
 	}
-	if p.pattern != "" {
-		schema["pattern"] = p.pattern
+	if p.Pattern != "" {
+		schema["pattern"] = p.Pattern
 	}
-	d := obj{"name": p.name, "in": p.in, "required": p.required || p.in == "path", "schema": schema}
-	if p.example != nil {
-		d["example"] = p.example
+	d := obj{"name": p.Name, "in": p.In, "required": p.Required || p.In == "path", "schema": schema}
+	if p.Example != nil {
+		d["example"] = p.Example
 	}
-	if p.desc != "" {
-		d["description"] = p.desc
+	if p.Desc != "" {
+		d["description"] = p.Desc
 	}
 	return d
 }
 
-func responseDoc(r response) obj {
-	d := obj{"description": r.desc}
-	ct := r.contentType
-	if ct == "" && r.schema != "" {
+func responseDoc(r httpapi.Response) obj {
+	d := obj{"description": r.Desc}
+	ct := r.ContentType
+	if ct == "" && r.Schema != "" {
 		ct = "application/json"
-		if r.status >= 400 {
+		if r.Status >= 400 {
 			ct = "application/problem+json"
 		}
 	}
 	if ct != "" {
 		media := obj{}
-		if r.schema != "" {
-			media["schema"] = ref(r.schema)
+		if r.Schema != "" {
+			media["schema"] = ref(r.Schema)
 		} else if strings.HasPrefix(ct, "text/") {
 			media["schema"] = obj{"type": "string"}
 		} else {
@@ -256,9 +260,9 @@ func responseDoc(r response) obj {
 		}
 		d["content"] = obj{ct: media}
 	}
-	if len(r.headers) > 0 {
+	if len(r.Headers) > 0 {
 		hs := obj{}
-		for _, h := range r.headers {
+		for _, h := range r.Headers {
 			hs[h] = obj{"$ref": "#/components/headers/" + h}
 		}
 		d["headers"] = hs
@@ -288,8 +292,8 @@ func tags() []obj {
 		{"name": "Tilesets", "description": "3D Tiles of buildings."},
 		{"name": "Keys", "description": "Self-service trial keys."},
 		{"name": "Compatibility", "description": "The same data in the API shape of other services, so their clients work unchanged."},
-		{"name": ogcTag, "description": "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
-		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + adminAuthDoc},
+		{"name": ogcapi.Tag, "description": "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
+		{"name": "Admin", "description": "Key management, usage reports, health, dataset reloads. " + keysadmin.AuthDoc},
 		{"name": "Tiles", "description": "The static tile host."},
 		{"name": "Service", "description": "Health, metrics and this description."},
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,51 +19,21 @@ import (
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/schemacheck"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/server/dataapi"
+	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/terrainapi"
 )
 
-func FuzzDecodeCursor(f *testing.F) {
-	for _, s := range []string{"he:1", "nrw:123456", "xx:1", "he:0", "he:-1", "12345", "he:1:2", "be:00012", ":", ""} {
-		f.Add(base64.RawURLEncoding.EncodeToString([]byte(s)))
-		f.Add(base64.StdEncoding.EncodeToString([]byte(s)))
-	}
-	f.Add("%%%")
-	f.Add(strings.Repeat("A", 100))
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := decodeCursor(s)
-		if err != nil {
-			return
-		}
-		// An accepted cursor names a real position and survives a round trip.
-		if p.SurfaceID <= 0 || p.BL == "" {
-			t.Fatalf("accepted %q as %+v", s, p)
-		}
-		back, err := decodeCursor(encodeCursor(p))
-		if err != nil || back != p {
-			t.Fatalf("round trip of %+v: %+v %v", p, back, err)
-		}
-	})
-}
-
-func TestCursorRoundTrip(t *testing.T) {
-	t.Parallel()
-	for _, p := range []lod2store.Position{{BL: "he", SurfaceID: 1}, {BL: "nrw", SurfaceID: 1<<62 + 5}, {BL: "sh", SurfaceID: 42}} {
-		got, err := decodeCursor(encodeCursor(p))
-		if err != nil || got != p {
-			t.Errorf("%+v -> %+v, %v", p, got, err)
-		}
-	}
-}
-
 // fuzzRoute declares one parameter of each kind the contract parser reads.
-var fuzzRoute = route{method: "GET", path: "/v1/fuzz", surface: dataAPI, params: []param{
-	{name: "limit", in: "query", typ: "integer", def: 100, min: f64(1), max: f64(1000)},
-	{name: "lat", in: "query", typ: "number", min: f64(-90), max: f64(90)},
-	{name: "trunk", in: "query", typ: "boolean", def: true},
-	{name: "mode", in: "query", typ: "string", def: "a", enum: []string{"a", "b"}},
-	{name: "tile", in: "query", typ: "string", pattern: `^[0-9]+\.png$`},
-	bboxParam(false, "", "bbox"),
-	{name: "cursor", in: "query", typ: "string", parse: parseCursor},
-	{name: "page", in: "query", typ: "integer", def: 10, min: f64(1), max: f64(500), clamp: true},
+var fuzzRoute = httpapi.Route{Method: "GET", Path: "/v1/fuzz", Surface: dataAPI, Params: []httpapi.Param{
+	{Name: "limit", In: "query", Type: "integer", Default: 100, Min: httpapi.F64(1), Max: httpapi.F64(1000)},
+	{Name: "lat", In: "query", Type: "number", Min: httpapi.F64(-90), Max: httpapi.F64(90)},
+	{Name: "trunk", In: "query", Type: "boolean", Default: true},
+	{Name: "mode", In: "query", Type: "string", Default: "a", Enum: []string{"a", "b"}},
+	{Name: "tile", In: "query", Type: "string", Pattern: `^[0-9]+\.png$`},
+	dataapi.BBoxParam(false, "", "bbox"),
+	{Name: "cursor", In: "query", Type: "string", Parse: dataapi.ParseCursor},
+	{Name: "page", In: "query", Type: "integer", Default: 10, Min: httpapi.F64(1), Max: httpapi.F64(500), Clamp: true},
 }}
 
 // FuzzQuery: any query string is either refused with a 400 or 422 problem
@@ -76,34 +45,34 @@ func FuzzQuery(f *testing.F) {
 		"page=501", "page=0", "page=99999999999999999999999", "page=000000000000000000007", "page=-99999999999999999999"} {
 		f.Add(s)
 	}
-	c := compileRoute(&fuzzRoute)
+	c := httpapi.CompileRoute(&fuzzRoute)
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := httptest.NewRequest("GET", "/v1/fuzz", nil)
 		r.URL.RawQuery = raw
-		in, err := readInput(&fuzzRoute, &c, r)
+		in, err := httpapi.ReadInput(&fuzzRoute, &c, r)
 		if err != nil {
-			if st := toHTTPError(err).status; st != 400 && st != 422 {
+			if st := httpapi.ToHTTPError(err).Status; st != 400 && st != 422 {
 				t.Fatalf("%q: status %d (%v)", raw, st, err)
 			}
 			return
 		}
-		if n := in.integer("limit"); n < 1 || n > 1000 {
+		if n := in.Integer("limit"); n < 1 || n > 1000 {
 			t.Fatalf("%q: limit %d accepted", raw, n)
 		}
-		if v := in.num("lat"); !(v >= -90 && v <= 90) {
+		if v := in.Num("lat"); !(v >= -90 && v <= 90) {
 			t.Fatalf("%q: lat %g accepted", raw, v)
 		}
-		if n := in.integer("page"); n < 1 || n > 500 {
+		if n := in.Integer("page"); n < 1 || n > 500 {
 			t.Fatalf("%q: page %d accepted", raw, n)
 		}
-		if m := in.str("mode"); m != "a" && m != "b" {
+		if m := in.Str("mode"); m != "a" && m != "b" {
 			t.Fatalf("%q: mode %q accepted", raw, m)
 		}
-		if in.has("tile") && !strings.HasSuffix(in.str("tile"), ".png") {
-			t.Fatalf("%q: tile %q accepted", raw, in.str("tile"))
+		if in.Has("tile") && !strings.HasSuffix(in.Str("tile"), ".png") {
+			t.Fatalf("%q: tile %q accepted", raw, in.Str("tile"))
 		}
-		if in.has("bbox") {
-			b := parsedAs[geo.BBox](in, "bbox")
+		if in.Has("bbox") {
+			b := httpapi.ParsedAs[geo.BBox](in, "bbox")
 			if b.MinLon > b.MaxLon || b.MinLat > b.MaxLat {
 				t.Fatalf("%q: bbox %+v accepted", raw, b)
 			}
@@ -146,9 +115,9 @@ func FuzzBatchBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		pts, err := parseBatchBody(body, 50)
+		pts, err := terrainapi.ParseBatchBody(body, 50)
 		if err != nil {
-			if toHTTPError(err).status >= 500 {
+			if httpapi.ToHTTPError(err).Status >= 500 {
 				t.Fatalf("%q: %v", body, err)
 			}
 			return
@@ -162,30 +131,6 @@ func FuzzBatchBody(f *testing.F) {
 		for _, p := range pts {
 			if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) {
 				t.Fatalf("%q: point %+v out of range", body, p)
-			}
-		}
-	})
-}
-
-// FuzzLocations: opentopodata's locations parameter.
-func FuzzLocations(f *testing.F) {
-	for _, s := range []string{"50.1,8.6", "50.1,8.6|51,9", "gfo}EtohhU", "91,8", ",", "|", "50.1, 8.6 | 51 ,9"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		pts, err := parseLocations(s, 20)
-		if err != nil {
-			if toHTTPError(err).status >= 500 {
-				t.Fatalf("%q: %v", s, err)
-			}
-			return
-		}
-		if len(pts) == 0 || len(pts) > 20 {
-			t.Fatalf("%q: %d points", s, len(pts))
-		}
-		for _, p := range pts {
-			if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) {
-				t.Fatalf("%q: point %+v out of range", s, p)
 			}
 		}
 	})

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+
+	"github.com/svc-geodata/svc/server/httpapi"
 )
 
 // Requests net/http cannot parse never reach a handler: it answers them
@@ -92,10 +94,10 @@ func (s *Server) protocolProblem(status int, text string) []byte {
 	case http.StatusNotImplemented:
 		slug, detail = "not-implemented", "The request uses a transfer encoding this server does not implement; the connection is closed."
 	}
-	if t, ok := problemTypes[slug]; ok {
-		text = t.title
+	if t, ok := httpapi.ProblemTypes[slug]; ok {
+		text = t.Title
 	}
-	body, _ := json.Marshal(Problem{Type: s.cfg.ErrorsBase + "/" + slug, Title: text, Status: status, Detail: detail})
+	body, _ := json.Marshal(httpapi.Problem{Type: s.cfg.ErrorsBase + "/" + slug, Title: text, Status: status, Detail: detail})
 	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\n"+
 		"Connection: close\r\nContent-Length: %d\r\n\r\n%s\n", status, http.StatusText(status), len(body)+1, body)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -89,19 +90,19 @@ func (d *damageLog) reset() {
 	d.mu.Unlock()
 }
 
-func (s *Server) readyRoutes() []route {
-	return []route{{method: "GET", path: "/readyz", opID: "getReadyz", tag: "Service", since: "0.2.0", stability: "beta", exempt: true,
-		summary: "Readiness: whether this server can answer, and what is degraded",
-		desc: "`/healthz` says the process lives; this says whether it can serve. 200 with `status: ready` when every published pack " +
+func (s *Server) readyRoutes() []httpapi.Route {
+	return []httpapi.Route{{Method: "GET", Path: "/readyz", OpID: "getReadyz", Tag: "Service", Since: "0.2.0", Stability: "beta", Exempt: true,
+		Summary: "Readiness: whether this server can answer, and what is degraded",
+		Desc: "`/healthz` says the process lives; this says whether it can serve. 200 with `status: ready` when every published pack " +
 			"opened and no damaged file was met; 200 with `status: degraded` and the reasons when some packs were skipped at the last " +
 			"scan or requests met a damaged file (the rest keeps serving, so a load balancer should keep the replica); 503 with " +
 			"`status: not-ready` when nothing is published or the key store does not answer. The problems name packs and files, not the reasons " +
 			"(which may name paths on the server): the admin health gives those.",
-		responses: []response{{status: 200, desc: "Ready or degraded", schema: "Readiness"}, {status: 503, desc: "Not ready", schema: "Readiness"}},
-		handle:    s.handleReadyz}}
+		Responses: []httpapi.Response{{Status: 200, Desc: "Ready or degraded", Schema: "Readiness"}, {Status: 503, Desc: "Not ready", Schema: "Readiness"}},
+		Handle:    s.handleReadyz}}
 }
 
-func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *input) error {
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.deps.Catalog.Acquire()
 	defer release()
 	// /readyz is public: it names what is degraded, not why (the reasons
@@ -134,5 +135,5 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request, in *input)
 	if problems == nil {
 		problems = []string{}
 	}
-	return writeJSON(w, r, code, "no-store", map[string]any{"status": status, "published_packs": published, "problems": problems})
+	return httpapi.WriteJSON(w, r, code, "no-store", map[string]any{"status": status, "published_packs": published, "problems": problems})
 }

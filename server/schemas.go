@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/state"
 	"github.com/svc-geodata/svc/terrain"
 )
@@ -124,7 +125,7 @@ func components(cfg Config) obj {
 			"url": strf("uri", "licence URL"), "tiles_count": integer("always 1 on the building search")}),
 		"AttributionListEntry": object("Licence and attribution of one published product of one BL", nil, obj{
 			"bundesland_code": str(""), "product": enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",
-				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", heightModelProduct),
+				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", dataapi.HeightModelProduct),
 			"snapshot": strf("date", ""), "source": str("authority"), "license": str("licence label"), "license_id": str(""),
 			"url": strf("uri", "licence URL"), "attribution": str("display string"),
 			"must_display": boolean("true when the licence requires showing the source visibly (all but DL-DE/Zero 2.0)")}),
@@ -332,7 +333,7 @@ func components(cfg Config) obj {
 		"X-Keyless-Remaining": obj{"schema": obj{"type": "integer"}, "description": "remaining keyless requests today for this IP"},
 		"Content-Crs":         obj{"schema": obj{"type": "string"}, "description": "CRS of the coordinates, as <URI> (OGC API Features Part 2)"},
 	}
-	for k, v := range glbHeaderDocs() {
+	for k, v := range dataapi.GLBHeaderDocs() {
 		headers[k] = v
 	}
 	for k, v := range accessSchemas() {
@@ -342,4 +343,24 @@ func components(cfg Config) obj {
 		"apiKey":     obj{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Optional on data endpoints; lifts the keyless limit."},
 		"adminToken": obj{"type": "apiKey", "in": "header", "name": "X-Svc-Admin-Token", "description": "The server's admin token (or Authorization: Bearer)."},
 	}}
+}
+
+// accessSchemas are the component schemas of the key and usage routes that
+// schemas.go does not define.
+func accessSchemas() obj {
+	usage := obj{"window_months": integer("calendar months in the report"), "total_calls": integer("calls in the window"),
+		"current_month_calls": integer("calls in the running month"), "periods": array(ref("UsagePeriod"), "oldest first"),
+		"bl_distribution": array(ref("ApiKeyBlDistribution"), "calls per BL that answered, descending"),
+		"top_endpoints":   array(ref("ApiKeyTopEndpoint"), "the 10 busiest route patterns, descending")}
+	props := obj{"api_key_id": str(""), "key_prefix": str(""), "customer_name": str(""), "tier": str(""),
+		"monthly_call_quota": nullable("integer", "monthly quota; 35000 for trial keys; null when unlimited")}
+	for k, v := range usage {
+		props[k] = v
+	}
+	return obj{
+		"TrialKeyRequest": obj{"type": "object", "description": "Optional mint body (SPEC 4.7); unknown members are ignored",
+			"properties": obj{"source": obj{"type": "string", "pattern": "^[a-z0-9_-]{1,64}$", "description": "campaign or channel label"},
+				"email": strf("email", "contact address; optional, unverified, never written to")}},
+		"ApiKeyUsageReport": object("Usage of one API key", nil, props),
+	}
 }

@@ -1,7 +1,9 @@
-// Package server is the HTTP face of svc: routes, parameter parsing,
-// middleware (CORS, request ids, logging, metrics, recovery), problem
-// responses, the static tile host and the OpenAPI document. Handlers are
-// thin: they parse and validate, call a package, and encode.
+// Package server is the HTTP face of svc: it composes the API surfaces
+// (packages dataapi, terrainapi, ogcapi, opentopo, keysadmin, static, each
+// declared on the framework of package httpapi) with the middleware (CORS,
+// request ids, access, logging, metrics, recovery), puts each on its
+// policy (surface.go), and serves the infrastructure routes (health,
+// metrics, the OpenAPI documents, /docs, the problem pages).
 package server
 
 import (
@@ -16,7 +18,15 @@ import (
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/server/dataapi"
+	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/server/keysadmin"
+	"github.com/svc-geodata/svc/server/ogcapi"
+	"github.com/svc-geodata/svc/server/opentopo"
+	"github.com/svc-geodata/svc/server/static"
+	"github.com/svc-geodata/svc/server/terrainapi"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -66,17 +76,17 @@ type Server struct {
 	deps    Deps
 	log     *slog.Logger
 	mux     *http.ServeMux
-	routes  []route
+	routes  []httpapi.Route
 	metrics *metrics
 	openapi []byte
 	// ogcOpenAPI describes the /ogc operations alone (GET /ogc/api).
 	ogcOpenAPI []byte
 	handler    http.Handler
 	// byPattern maps each ServeMux pattern to its route (its policy).
-	byPattern map[string]*route
+	byPattern map[string]*httpapi.Route
 	// exact maps method and path of the routes without wildcards to their
 	// route: the cheap routes skip a second ServeMux match.
-	exact     map[methodPath]*route
+	exact     map[methodPath]*httpapi.Route
 	qmesh     *qmesh.Tiler
 	hillshade *tilecache.Cache // rendered hillshade PNGs
 	// footprints caches footprint tiles: uncounted, so a crowd panning
@@ -116,32 +126,32 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.schemas, _ = components(cfg)["schemas"].(obj)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
-		if !rt.hidden && (rt.stability != "stable" && rt.stability != "beta" || rt.since == "") {
-			return nil, fmt.Errorf("server: route %s %s declares no stability or since", rt.method, rt.path)
+		if !rt.Hidden && (rt.Stability != "stable" && rt.Stability != "beta" || rt.Since == "") {
+			return nil, fmt.Errorf("server: route %s %s declares no stability or since", rt.Method, rt.Path)
 		}
 		if err := checkSurface(&rt); err != nil {
 			return nil, err
 		}
-		for _, p := range rt.params {
-			if p.clamp && (p.max == nil || p.typ != "integer" && p.typ != "number") {
-				return nil, fmt.Errorf("server: route %s %s: parameter %s clamps without a numeric maximum", rt.method, rt.path, p.name)
+		for _, p := range rt.Params {
+			if p.Clamp && (p.Max == nil || p.Type != "integer" && p.Type != "number") {
+				return nil, fmt.Errorf("server: route %s %s: parameter %s clamps without a numeric maximum", rt.Method, rt.Path, p.Name)
 			}
 		}
 	}
-	s.byPattern = make(map[string]*route, len(s.routes))
-	s.exact = map[methodPath]*route{}
+	s.byPattern = make(map[string]*httpapi.Route, len(s.routes))
+	s.exact = map[methodPath]*httpapi.Route{}
 	for i, rt := range s.routes {
-		s.routes[i].pattern = rt.method + " " + rt.path
-		s.byPattern[s.routes[i].pattern] = &s.routes[i]
-		if !strings.Contains(rt.path, "{") && !strings.HasSuffix(rt.path, "/") {
-			s.exact[methodPath{rt.method, rt.path}] = &s.routes[i]
-			if rt.method == "GET" {
-				s.exact[methodPath{"HEAD", rt.path}] = &s.routes[i]
+		s.routes[i].Pattern = rt.Method + " " + rt.Path
+		s.byPattern[s.routes[i].Pattern] = &s.routes[i]
+		if !strings.Contains(rt.Path, "{") && !strings.HasSuffix(rt.Path, "/") {
+			s.exact[methodPath{rt.Method, rt.Path}] = &s.routes[i]
+			if rt.Method == "GET" {
+				s.exact[methodPath{"HEAD", rt.Path}] = &s.routes[i]
 			}
 		}
 	}
 	for _, rt := range s.routes {
-		s.mux.Handle(rt.method+" "+rt.path, s.adapt(rt))
+		s.mux.Handle(rt.Method+" "+rt.Path, s.adapt(rt))
 	}
 	doc, err := s.buildOpenAPI()
 	if err != nil {
@@ -160,49 +170,65 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 
 // routeTable lists every route the server answers, each group on the API
 // surface whose policy it inherits (surface.go).
-func (s *Server) routeTable() []route {
-	var rs []route
-	rs = append(rs, on(infraSite, s.infraRoutes()...)...)
-	rs = append(rs, on(staticSite, s.viewerRoutes()...)...)
-	rs = append(rs, on(infraSite, s.readyRoutes()...)...)
-	rs = append(rs, on(dataAPI, s.discoveryRoutes()...)...)
-	rs = append(rs, on(dataAPI, s.buildingRoutes()...)...)
-	rs = append(rs, on(dataAPI, s.footprintRoutes()...)...)
-	rs = append(rs, on(dataAPI, append(s.tilesetRoutes(), s.glbRoute())...)...)
-	rs = append(rs, on(dataAPI, s.terrainRoutes()...)...)
-	rs = append(rs, on(dataAPI, s.batchRoute())...)
-	rs = append(rs, on(openTopoDataAPI, s.openTopoDataRoutes()...)...)
-	rs = append(rs, on(ogcAPI, s.ogcRoutes()...)...)
-	rs = append(rs, on(dataAPI, s.quantizedMeshRoutes()...)...)
-	rs = append(rs, on(dataAPI, s.hillshadeRoutes()...)...)
-	rs = append(rs, on(adminAPI, s.adminRoutes()...)...)
-	rs = append(rs, on(keysAPI, s.keyRoutes()...)...)
-	rs = append(rs, on(adminAPI, s.apiKeyRoutes()...)...)
+func (s *Server) routeTable() []httpapi.Route {
+	var rs []httpapi.Route
+	rs = append(rs, httpapi.On(infraSite, s.infraRoutes()...)...)
+	rs = append(rs, httpapi.On(staticSite, static.ViewerRoutes(s.staticEnv())...)...)
+	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
+	de := dataapi.Env{Catalog: s.deps.Catalog, TilesURL: s.cfg.TilesURL, AdminTok: s.cfg.AdminToken,
+		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, NoteDamage: s.damage.note, SetBL: setBL,
+		Log: s.log, RequestID: requestID}
+	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.FootprintRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
+	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
+		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade}
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.TerrainRoutes(te)...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.BatchRoute(te))...)
+	rs = append(rs, httpapi.On(openTopoDataAPI, opentopo.Routes(opentopo.Env{
+		Catalog: s.deps.Catalog, MaxPoints: s.batchMax(), Interpolation: terrainapi.InterpolationParam(),
+		Charge:     s.chargePoints,
+		NoteDamage: s.noteBatchDamage,
+	})...)...)
+	rs = append(rs, httpapi.On(ogcAPI, ogcapi.Routes(ogcapi.Env{
+		Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, OpenAPI: func() []byte { return s.ogcOpenAPI },
+		DamagedWarnings: func(d []*lod2store.DamagedError) []string { return dataapi.DamagedWarnings(d, s.damage.note) }, SetBL: setBL,
+	})...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)
+	ka := keysadmin.Env{Catalog: s.deps.Catalog, Access: s.deps.Access, Now: s.deps.Now, Reload: s.deps.Reload,
+		DocsURL: s.cfg.DocsURL, TrialMintingOff: s.cfg.TrialMintingOff, ClientAddr: s.clientAddr,
+		ExactMembers: s.exactMembers, Damage: s.damage.list, ResetDamage: s.damage.reset,
+		VerifyInBackground: s.VerifyInBackground}
+	rs = append(rs, httpapi.On(adminAPI, keysadmin.AdminRoutes(ka)...)...)
+	rs = append(rs, httpapi.On(keysAPI, keysadmin.KeyRoutes(ka)...)...)
+	rs = append(rs, httpapi.On(adminAPI, keysadmin.APIKeyRoutes(ka)...)...)
 	return rs
 }
 
 // adapt turns a handlerFunc into an http.Handler that renders its error.
-func (s *Server) adapt(rt route) http.Handler {
-	c := compileRoute(&rt)
+func (s *Server) adapt(rt httpapi.Route) http.Handler {
+	c := httpapi.CompileRoute(&rt)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.admin {
+		if rt.Admin {
 			var err error
 			if r, err = s.authorizeAdmin(w, r); err != nil {
 				s.fail(w, r, err)
 				return
 			}
 		}
-		in, err := readInput(&rt, &c, r)
+		in, err := httpapi.ReadInput(&rt, &c, r)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		if b := budgetOf(&rt); b > 0 {
+		if b := httpapi.BudgetOf(&rt); b > 0 {
 			ctx, cancel := context.WithTimeout(r.Context(), b)
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
-		if err := rt.handle(w, r, in); err != nil {
+		if err := rt.Handle(w, r, in); err != nil {
 			s.fail(w, r, err)
 		}
 	})
@@ -215,11 +241,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Debug("client gone", "request_id", requestID(r.Context()), "err", err)
 		return
 	}
-	he := toHTTPError(err)
-	if he.slug == "data-damaged" {
+	he := httpapi.ToHTTPError(err)
+	if he.Slug == "data-damaged" {
 		s.damage.note(err)
 	}
-	if he.status >= 500 {
+	if he.Status >= 500 {
 		s.log.Error("request failed", "request_id", requestID(r.Context()), "path", logPath(r), "err", err)
 	}
 	s.writeProblem(w, r, he)
@@ -238,13 +264,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(rec, r)
 	switch {
 	case rec.status == http.StatusMethodNotAllowed:
-		s.writeProblem(w, r, toHTTPError(report(errMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")).
-			withHeader("Allow", rec.header.Get("Allow"))))
+		s.writeProblem(w, r, httpapi.ToHTTPError(httpapi.Report(httpapi.ErrMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")).
+			WithHeader("Allow", rec.header.Get("Allow"))))
 	case rec.status >= 300 && rec.status < 400:
 		w.Header().Set("Location", rec.header.Get("Location"))
 		w.WriteHeader(rec.status)
 	default:
-		s.writeProblem(w, r, toHTTPError(report(errNotFound, "No route matches %s %s; the API is described at %s.", r.Method, r.URL.Path, s.cfg.BaseURL+"/openapi.json")))
+		s.writeProblem(w, r, httpapi.ToHTTPError(httpapi.Report(httpapi.ErrNotFound, "No route matches %s %s; the API is described at %s.", r.Method, r.URL.Path, s.cfg.BaseURL+"/openapi.json")))
 	}
 }
 

@@ -505,25 +505,25 @@ func TestOpenAPI(t *testing.T) {
 	ids := map[string]bool{}
 	listed := 0
 	for _, rt := range srv.routes {
-		if rt.hidden { // the viewer's files and the redirect at /
-			if doc.Paths[openapiPath(rt.path)] != nil {
-				t.Errorf("hidden route %s %s is in the document", rt.method, rt.path)
+		if rt.Hidden { // the viewer's files and the redirect at /
+			if doc.Paths[openapiPath(rt.Path)] != nil {
+				t.Errorf("hidden route %s %s is in the document", rt.Method, rt.Path)
 			}
 			continue
 		}
 		listed++
-		op := doc.Paths[openapiPath(rt.path)][strings.ToLower(rt.method)]
+		op := doc.Paths[openapiPath(rt.Path)][strings.ToLower(rt.Method)]
 		if op == nil {
-			t.Errorf("%s %s missing from the document", rt.method, rt.path)
+			t.Errorf("%s %s missing from the document", rt.Method, rt.Path)
 			continue
 		}
 		id, _ := op["operationId"].(string)
 		if id == "" || ids[id] {
-			t.Errorf("%s %s: operationId %q missing or duplicate", rt.method, rt.path, id)
+			t.Errorf("%s %s: operationId %q missing or duplicate", rt.Method, rt.Path, id)
 		}
 		ids[id] = true
-		if strings.HasPrefix(rt.path, "/v1/") && (op["x-stability"] == nil || op["x-since"] == nil) {
-			t.Errorf("%s %s lacks x-stability/x-since", rt.method, rt.path)
+		if strings.HasPrefix(rt.Path, "/v1/") && (op["x-stability"] == nil || op["x-since"] == nil) {
+			t.Errorf("%s %s lacks x-stability/x-since", rt.Method, rt.Path)
 		}
 	}
 	n := 0

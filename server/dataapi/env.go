@@ -1,0 +1,45 @@
+// Package dataapi holds the building routes of the data API (/v1): the
+// federated building search, buildings and roofs by gml:id, footprint
+// tiles, the GLB export, the tilesets and the dataset list and
+// attribution. What they need of the server comes as an Env; the policy
+// they answer under is the server's dataAPI surface. The terrain routes of
+// the data API are package terrainapi.
+package dataapi
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/tilecache"
+)
+
+// Env is what the routes need of the server that composes them.
+type Env struct {
+	Catalog *catalog.Catalog
+	// TilesURL is {tiles_url}, where the tile host serves the packs.
+	TilesURL string
+	// AdminTok is the server's admin token, which raises the GLB export's
+	// limits; "" none.
+	AdminTok string
+	// HeightModel is the id of the height model the quantized-mesh terrain
+	// is lifted with.
+	HeightModel func() string
+	// Footprints caches footprint tiles.
+	Footprints *tilecache.Cache
+	// NoteDamage records a damaged file a request met (admin health,
+	// /readyz).
+	NoteDamage func(error)
+	// SetBL records which federal state answered the request, for the
+	// per-BL usage counters.
+	SetBL func(ctx context.Context, code string)
+	// Log and RequestID report what a client is not told (a failed Draco
+	// compression).
+	Log       *slog.Logger
+	RequestID func(context.Context) string
+}
+
+type surface struct{ Env }
+
+// hdrJSON is the Content-Type of the JSON answers, as a header value.
+var hdrJSON = []string{"application/json"}
