@@ -47,3 +47,15 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+func TestLicenseOf(t *testing.T) {
+	for _, c := range []struct{ id, label string }{
+		{"dl-de-by-2.0", "DL-DE BY 2.0"},
+		{"cc-by-4.0", "CC BY 4.0"},
+		{"some-future-licence", "some-future-licence"},
+	} {
+		if l := LicenseOf(c.id); l.ID != c.id || l.Label != c.label {
+			t.Errorf("LicenseOf(%q) = %+v, want label %q", c.id, l, c.label)
+		}
+	}
+}

@@ -27,5 +27,15 @@ func LookupLicense(id string) (License, bool) {
 	return License{}, false
 }
 
+// LicenseOf is the licence with the given id, or, for an id no licence has
+// (a pack written by a newer svc), one that shows the id as its label, so
+// an answer still names what the pack declares.
+func LicenseOf(id string) License {
+	if l, ok := LookupLicense(id); ok {
+		return l
+	}
+	return License{ID: id, Label: id}
+}
+
 // Licenses returns the known licences.
 func Licenses() []License { return append([]License(nil), licenses...) }

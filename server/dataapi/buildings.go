@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
@@ -129,7 +130,7 @@ func attributionFor(v *catalog.View, bls []string) []map[string]any {
 		if !ok {
 			continue
 		}
-		l := licenseInfo(p.Manifest.LicenseID)
+		l := bl.LicenseOf(p.Manifest.LicenseID)
 		out = append(out, map[string]any{"source": sourceName(p.Manifest), "license": l.Label, "url": l.URL, "tiles_count": 1})
 	}
 	return out
@@ -146,7 +147,7 @@ func notFound(gmlid string) error {
 func (s *surface) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *catalog.View, code string, body []byte) {
 	s.SetBL(r.Context(), code)
 	if p, ok := v.Pack(pack.LoD2, code); ok {
-		if l := licenseInfo(p.Manifest.LicenseID); l.URL != "" {
+		if l := bl.LicenseOf(p.Manifest.LicenseID); l.URL != "" {
 			w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"license\"", l.URL))
 		}
 	}

@@ -99,14 +99,6 @@ func DiscoveryRoutes(env Env) []httpapi.Route {
 	}
 }
 
-// licenseInfo returns the display label and URL of a licence id.
-func licenseInfo(id string) bl.License {
-	if l, ok := bl.LookupLicense(id); ok {
-		return l
-	}
-	return bl.License{ID: id, Label: id}
-}
-
 // attributionText is the display string of a pack (pack.Manifest.AttributionText).
 func attributionText(m pack.Manifest) string { return m.AttributionText() }
 
@@ -313,7 +305,7 @@ func (s *surface) attribution(v *catalog.View) any {
 		}
 		for _, p := range v.Packs(prod) {
 			m := p.Manifest
-			l := licenseInfo(m.LicenseID)
+			l := bl.LicenseOf(m.LicenseID)
 			out = append(out, attributionEntry{BundeslandCode: m.BL, Product: string(prod), Snapshot: m.Snapshot,
 				Source: sourceName(m), License: l.Label, LicenseID: m.LicenseID, URL: l.URL,
 				Attribution: attributionText(m), MustDisplay: l.Attribution})
@@ -326,7 +318,7 @@ func (s *surface) attribution(v *catalog.View) any {
 		}
 	}
 	if models[geoid.IDGCG2016] {
-		l := licenseInfo("cc-by-4.0")
+		l := bl.LicenseOf("cc-by-4.0")
 		out = append(out, attributionEntry{Product: HeightModelProduct, Snapshot: gcg2016Snapshot,
 			Source:  "Bundesamt für Kartographie und Geodäsie (BKG): German Combined Quasigeoid GCG2016, as distributed by PROJ",
 			License: l.Label, LicenseID: l.ID, URL: l.URL, Attribution: geoid.GCG2016Credit, MustDisplay: l.Attribution})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
@@ -126,7 +127,7 @@ func (s *surface) handleTilesets(w http.ResponseWriter, r *http.Request, in *htt
 	attr := []map[string]any{}
 	for _, m := range v.Tilesets(bbox) {
 		list = append(list, s.tilesetRecord(m))
-		l := licenseInfo(m.LicenseID)
+		l := bl.LicenseOf(m.LicenseID)
 		attr = append(attr, map[string]any{"source": sourceName(m), "license": l.Label, "url": l.URL, "tiles_count": m.Tileset.TileCount})
 	}
 	if len(list) > 0 {

@@ -99,14 +99,6 @@ const maxCursorLen = 64
 // round6 rounds v to 6 decimals, half away from zero.
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
-// licenseOf is the display label and URL of a licence id.
-func licenseOf(id string) bl.License {
-	if l, ok := bl.LookupLicense(id); ok {
-		return l
-	}
-	return bl.License{ID: id, Label: id}
-}
-
 // Routes are the surface's routes; the server puts them on its ogcAPI
 // surface.
 func Routes(env Env) []httpapi.Route {
@@ -324,7 +316,7 @@ func (s *surface) collectionDoc(c ogcCollection, v *catalog.View, html bool, sel
 		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"})
 	for _, src := range c.sources {
 		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
-			if l := licenseOf(pk.Manifest.LicenseID); l.URL != "" {
+			if l := bl.LicenseOf(pk.Manifest.LicenseID); l.URL != "" {
 				links = append(links, ogcLink{Href: l.URL, Rel: "license", Title: src.BL + ": " + l.Label})
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/terrain"
@@ -39,11 +38,3 @@ type Env struct {
 }
 
 type surface struct{ Env }
-
-// licenseOf is the display label and URL of a licence id.
-func licenseOf(id string) bl.License {
-	if l, ok := bl.LookupLicense(id); ok {
-		return l
-	}
-	return bl.License{ID: id, Label: id}
-}

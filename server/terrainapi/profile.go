@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
@@ -105,7 +106,7 @@ func rasterAttribution(ds []*terrain.Dataset) []map[string]any {
 		}
 		seen[d] = true
 		m := d.Manifest
-		l := licenseOf(m.LicenseID)
+		l := bl.LicenseOf(m.LicenseID)
 		out = append(out, map[string]any{"source": m.Source(), "license": l.Label, "url": l.URL, "tiles_count": 1})
 	}
 	return out
