@@ -336,8 +336,8 @@ Decisions where the interface specification is silent:
 - Admin endpoints need the server's admin token (X-Svc-Admin-Token or Authorization: Bearer); 401 without it,
   403 when the server has none configured; the token is checked before any parameter.
 - A BL pack appears only once its import finished; a newer snapshot replaces the older atomically.
-- Keyless limit: counted per client IP (IPv6 per /64) and UTC day before routing, so 404, 405 and 422 count; every /v1
-  response to a request without X-API-Key carries X-Keyless-Remaining (exempt routes show it without counting). The
+- Keyless limit: counted per client IP (IPv6 per /64) and UTC day before routing, so 404, 405 and 422 count; every /v1,
+  /ogc and /opentopodata response to a request without X-API-Key carries X-Keyless-Remaining (exempt routes show it without counting). The
   client IP is the socket peer, or the rightmost X-Forwarded-For entry when the peer is a trusted proxy. Admin routes
   (admin token) and everything under /v1/keys/ are not counted. Tile routes are not counted either (hillshade,
   quantized-mesh and footprint tiles, 3D Tiles): their grid is fixed and their answers cacheable, and a map client asks
