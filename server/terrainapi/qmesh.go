@@ -33,6 +33,8 @@ func QuantizedMeshRoutes(env Env) []httpapi.Route {
 				"`viewer.terrainProvider = await Cesium.CesiumTerrainProvider.fromUrl('<base>/v1/terrain/quantized-mesh/', {requestVertexNormals: true})`. " +
 				"Heights are ellipsoidal (DHHN2016 plus the server's height model, see `height_model` in the tileset listings), so buildings " +
 				"and the other 3D Tiles sit on it. Every tile of every level is available: outside the data a tile is the geoid surface. " +
+				"The two tiles of level 0 span a hemisphere each, too much for a horizon occlusion point; their header carries NaN there " +
+				"(the format has no 'none'), which CesiumJS treats like a tile without a point: never culled by the horizon. " +
 				"Like the tile host, not counted against the keyless limit.",
 			Responses: []httpapi.Response{{Status: 200, Desc: "TileJSON 2.1 layer description", Schema: "QuantizedMeshLayer"}},
 			Handle:    s.handleQMeshLayer},
