@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/svc-geodata/svc/geoid"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,7 +66,7 @@ German quasigeoid GCG2016 of BKG), so the buildings sit right on any 3D globe.`,
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.IntVar(&o.MaxPerTile, "max-per-tile", 1000, "split quadtree cells holding more buildings")
 	geoidFlag(f, &geoidPath)
-	f.IntVar(&o.Workers, "workers", 2, "tiles built concurrently")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "tiles built concurrently")
 	addEnvHelp(c)
 	return c
 }
@@ -133,7 +134,7 @@ Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json int
 	f.Float64Var(&o.ToleranceM, "tolerance", 0.5, "maximum vertical error of the mesh in metres")
 	f.IntVar(&o.GridSize, "grid", 0, "samples per tile edge, 2^k+1 (default: spacing at most the DGM pixel size)")
 	geoidFlag(f, &geoidPath)
-	f.IntVar(&o.Workers, "workers", 2, "tiles meshed concurrently")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "tiles meshed concurrently")
 	addEnvHelp(c)
 	return c
 }

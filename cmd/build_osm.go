@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ the class, OSM id and name of its features (EXT_mesh_features, EXT_structural_me
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.Float64Var(&o.StepM, "step", 10, "grid in metres the areas are cut into to follow the terrain")
 	geoidFlag(f, &geoidPath)
-	f.IntVar(&o.Workers, "workers", 2, "DGM tiles built concurrently")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "DGM tiles built concurrently")
 	addEnvHelp(c)
 	return c
 }

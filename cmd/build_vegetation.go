@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ itself; run this after importing the DGM later or to change the tolerance.`,
 	f.StringVar(&o.DataDir, "data", "./data", "data directory")
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.Float64Var(&o.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
-	f.IntVar(&o.Workers, "workers", 2, "tiles built concurrently")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "tiles built concurrently")
 	geoidFlag(f, &geoidPath)
 	addEnvHelp(c)
 	return c

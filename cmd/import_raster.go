@@ -2,6 +2,10 @@ package cmd
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,9 +15,10 @@ import (
 
 func newImportDGM() *cobra.Command {
 	var o importer.Common
-	var crs, mode string
+	var crs, mode, report string
+	var run importer.RunOptions
 	c := &cobra.Command{
-		Use:   "dgm --bl BL --snapshot YYYY-MM-DD --license ID [--crs EPSG:25832] [--mode convert|mirror|pass-through] PATH...",
+		Use:   "dgm --bl BL --snapshot YYYY-MM-DD --license ID [--crs EPSG:25832] [--mode convert|mirror|pass-through] [--workers N] [--resume] [--strict] [--report FILE] PATH...",
 		Short: "Import DGM1 terrain tiles (GeoTIFF, XYZ, zip) into a BL terrain pack",
 		Long: `dgm imports DGM1 terrain tiles into one terrain pack per BL and snapshot.
 Each PATH is a GeoTIFF (.tif, any layout), an XYZ ASCII file (.xyz, .txt, also .gz; separators
@@ -28,25 +33,29 @@ range requests. --crs defaults to the BL's CRS (EPSG:25833 for be bb mv sn, else
 The import refuses tiles lying mostly (over half) outside the BL's boundary (with a 3 km margin,
 so border tiles pass) and rasters that look like a canopy height model (low, a fifth or more
 NoData or 0, many edges between empty land and vegetation), naming what they look like;
---force imports them anyway. URLs (pass-through) are judged by their extent only.`,
+--force imports them anyway. URLs (pass-through) are judged by their extent only.
+` + rasterRunHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
 			start := time.Now()
-			m, err := importer.DGM(c.Context(), o, importer.DGMOptions{CRS: crs, Mode: importer.Mode(mode)}, args)
+			var sum importer.RasterSummary
+			run.Summary = &sum
+			m, err := importer.DGM(c.Context(), o, importer.DGMOptions{CRS: crs, Mode: importer.Mode(mode), Run: run}, args)
 			stop()
 			if err != nil {
-				return err
+				return rasterFailed(err)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d tiles (%s), %s, in %s\n",
 				m.Key(), m.Terrain.TileCount, m.Terrain.Source, m.CRS, time.Since(start).Round(time.Millisecond))
-			return nil
+			return printRasterSummary(c.OutOrStdout(), sum, report)
 		},
 	}
 	commonFlags(c, &o)
 	c.Flags().StringVar(&crs, "crs", "", "CRS of the tiles: EPSG:25832 or EPSG:25833 (default: the BL's)")
 	c.Flags().StringVar(&mode, "mode", "convert", "convert, mirror or pass-through")
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the tiles lie outside the BL or look like a canopy model")
+	rasterRunFlags(c, &run, &report)
 	addEnvHelp(c)
 	return c
 }
@@ -54,7 +63,7 @@ NoData or 0, many edges between empty land and vegetation), naming what they loo
 func newImportVegetation() *cobra.Command {
 	var o importer.Common
 	var vo importer.VegetationOptions
-	var mode, geoidPath string
+	var mode, geoidPath, report string
 	c := &cobra.Command{
 		Use:   "vegetation --bl BL --snapshot YYYY-MM-DD --license ID --cdsm PATH... [--tdsm PATH...] [--bridge-mask FILE]",
 		Short: "Import canopy height (CDSM) and crown base (TDSM) rasters into a BL vegetation pack",
@@ -73,7 +82,8 @@ CDSM and TDSM pixels within 1.0 m of a deck become NoData (SPEC 4.6; needs --mod
 
 The import refuses rasters lying mostly (over half) outside the BL's boundary (3 km margin) and
 --cdsm/--tdsm rasters that look like a terrain model (median above 60 m, heights below -1 m, or
-smooth and gapless), naming what they look like; --force imports them anyway.`,
+smooth and gapless), naming what they look like; --force imports them anyway.
+` + rasterRunHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -83,10 +93,12 @@ smooth and gapless), naming what they look like; --force imports them anyway.`,
 			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
 			start := time.Now()
 			vo.Mode = importer.Mode(mode)
+			var sum importer.RasterSummary
+			vo.Run.Summary = &sum
 			m, err := importer.Vegetation(c.Context(), o, vo)
 			stop()
 			if err != nil {
-				return err
+				return rasterFailed(err)
 			}
 			n := 0
 			for _, t := range m.Vegetation.Themes {
@@ -94,7 +106,7 @@ smooth and gapless), naming what they look like; --force imports them anyway.`,
 			}
 			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d raster tiles in %d themes, %s, in %s\n",
 				m.Key(), n, len(m.Vegetation.Themes), m.CRS, time.Since(start).Round(time.Millisecond))
-			return nil
+			return printRasterSummary(c.OutOrStdout(), sum, report)
 		},
 	}
 	commonFlags(c, &o)
@@ -106,6 +118,62 @@ smooth and gapless), naming what they look like; --force imports them anyway.`,
 	c.Flags().StringVar(&vo.BridgeMask, "bridge-mask", "", "GeoJSON of bridge-deck polygons whose pixels (1.0 m buffer) become NoData")
 	c.Flags().Float64Var(&vo.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
 	geoidFlag(c.Flags(), &geoidPath)
+	rasterRunFlags(c, &vo.Run, &report)
 	addEnvHelp(c)
 	return c
+}
+
+// rasterRunHelp explains the flags rasterRunFlags adds.
+const rasterRunHelp = `
+Tiles are converted --workers at a time (default: the number of CPUs); the pack is the same
+byte for byte whatever the number. Each finished tile is journaled in a work directory beside
+the snapshots (<data>/<product>/<bl>/.resume-<snapshot>/); nothing is published until every tile
+is done and checked against the journal. After a kill, a full disk or an error, run the same
+command with --resume: finished tiles are not converted again. Tiles whose source bytes are
+unchanged since the BL's previous snapshot (SHA-256 of the source, same mode, CRS and mask) are
+linked from it instead of converted. A bad source (unreadable, wrong CRS, no georeferencing) is
+skipped and named with its reason in the summary and in --report, unless --strict.`
+
+// rasterRunFlags adds --workers, --resume, --strict and --report.
+func rasterRunFlags(c *cobra.Command, run *importer.RunOptions, report *string) {
+	f := c.Flags()
+	f.IntVar(&run.Workers, "workers", runtime.NumCPU(), "tiles converted at once")
+	f.BoolVar(&run.Resume, "resume", false, "continue an interrupted import of this snapshot without redoing its finished tiles")
+	f.BoolVar(&run.Strict, "strict", false, "stop at the first bad source instead of skipping it")
+	f.StringVar(report, "report", "", "write the skipped sources with why to this file (TSV)")
+}
+
+// printRasterSummary says what the import reused and skipped and writes
+// the --report.
+func printRasterSummary(w io.Writer, s importer.RasterSummary, report string) error {
+	fmt.Fprintf(w, "%d tiles converted, %d reused from the previous snapshot (unchanged source), %d resumed\n",
+		s.Converted, s.Reused, s.Resumed)
+	for i, k := range s.Skipped {
+		if i == 10 {
+			fmt.Fprintf(w, "... and %d more skipped (see --report)\n", len(s.Skipped)-i)
+			break
+		}
+		fmt.Fprintf(w, "skipped %s: %s\n", k.Name, k.Reason)
+	}
+	if report == "" {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("# source\tstatus\treason\n")
+	for _, k := range s.Skipped {
+		fmt.Fprintf(&b, "%s\tskipped\t%s\n", k.Name, strings.ReplaceAll(k.Reason, "\t", " "))
+	}
+	if err := os.WriteFile(report, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	fmt.Fprintf(w, "skipped sources written to %s\n", report)
+	return nil
+}
+
+// rasterFailed adds the --resume hint to a failed raster import's error.
+func rasterFailed(err error) error {
+	if !importer.Resumable(err) {
+		return err
+	}
+	return fmt.Errorf("%w\nfinished tiles are kept: run the same command with --resume to continue", err)
 }

@@ -229,7 +229,7 @@ func importRasters(ctx context.Context, o Options, s Site) error {
 	}
 	o.Log("dgm  %-3s %d tiles (%s, %s)", s.BL, m.Terrain.TileCount, m.Terrain.Source, m.CRS)
 	c.SourceURL = fileURL(cdsm)
-	vo := importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}, Workers: 1}
+	vo := importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}, Run: importer.RunOptions{Workers: 1}}
 	if s.BL == BridgeBL {
 		if vo.BridgeMask, err = writeBridgeMask(dir, s); err != nil {
 			return err

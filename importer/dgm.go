@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/svc-geodata/svc/bl"
@@ -46,6 +46,7 @@ type DGMOptions struct {
 	CRS    string // EPSG:25832 or EPSG:25833; "" means the BL's usual CRS
 	Mode   Mode   // "" means ModeConvert
 	Client *http.Client
+	Run    RunOptions
 }
 
 // DGM imports DGM1 terrain tiles (paths: GeoTIFF files, XYZ files, .gz,
@@ -54,19 +55,27 @@ type DGMOptions struct {
 // becomes one tile named after its file stem; tile names must be unique.
 // Errors name the file (and line for XYZ); on error nothing is published
 // and the previous snapshot stays.
-func DGM(ctx context.Context, c Common, o DGMOptions, paths []string) (pack.Manifest, error) {
+func DGM(ctx context.Context, c Common, o DGMOptions, paths []string) (_ pack.Manifest, err error) {
 	lc, err := newRasterImport(c, o.CRS, o.Mode, true)
 	if err != nil {
 		return pack.Manifest{}, err
 	}
-	lc.client = o.Client
-	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.Terrain, BL: c.BL, Snapshot: c.Snapshot})
+	lc.client, lc.run = o.Client, o.Run
+	key := pack.Key{Product: pack.Terrain, BL: c.BL, Snapshot: c.Snapshot}
+	if err := lc.start(key); err != nil {
+		return pack.Manifest{}, err
+	}
+	defer func() { lc.close(err) }()
+	tiles, recs, err := lc.layer(ctx, "tiles", paths)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	w, err := pack.Create(c.DataDir, key)
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer w.Abort()
-	tiles, err := lc.layer(ctx, w.Dir(), "tiles", paths)
-	if err != nil {
+	if err := lc.assemble(w.Dir(), recs); err != nil {
 		return pack.Manifest{}, err
 	}
 	ix := terrain.Index{EPSG: lc.epsg, Layers: map[string][]terrain.Tile{terrain.LayerDGM: tiles}}
@@ -81,22 +90,28 @@ func DGM(ctx context.Context, c Common, o DGMOptions, paths []string) (pack.Mani
 	if m, err = w.Commit(ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
+	lc.finish()
 	return m, nil
 }
 
 // rasterImport holds what every raster layer import shares.
 type rasterImport struct {
-	c      Common
-	st     bl.State
-	epsg   int
-	zone   geo.Zone
-	mode   Mode
-	client *http.Client
-	mask   *bridgeMask // vegetation: bridge decks to blank out, or nil
-	place  *placeCheck // where the tiles lie
-	role   *roleStats  // pixel samples of the layer being imported
-	prog   Progress
-	last   time.Time
+	c       Common
+	st      bl.State
+	epsg    int
+	zone    geo.Zone
+	mode    Mode
+	client  *http.Client
+	mask    *bridgeMask // vegetation: bridge decks to blank out, or nil
+	maskSHA string      // SHA-256 of the bridge mask file
+	place   *placeCheck // where the tiles lie
+	role    *roleStats  // pixel samples of the layer being imported
+	run     RunOptions
+	work    *rasterWork // nil in pass-through mode
+	recipe  string      // how a source becomes a tile, for reuse
+	mu      sync.Mutex  // guards prog, last and the summary
+	prog    Progress
+	last    time.Time
 }
 
 func newRasterImport(c Common, crs string, mode Mode, passThroughOK bool) (*rasterImport, error) {
@@ -126,53 +141,6 @@ func newRasterImport(c Common, crs string, mode Mode, passThroughOK bool) (*rast
 	return &rasterImport{c: c, st: st, epsg: epsg, zone: z, mode: mode}, nil
 }
 
-// layer imports the sources of one layer into dir/sub and returns its tiles.
-func (ri *rasterImport) layer(ctx context.Context, dir, sub string, paths []string) ([]terrain.Tile, error) {
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: no input for %s", ErrOptions, sub)
-	}
-	ins, zips, err := rasterInputs(paths)
-	if err != nil {
-		return nil, err
-	}
-	defer zips.Close()
-	if err := ri.checkInputs(ins); err != nil {
-		return nil, err
-	}
-	if ri.mode != ModePassThrough {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, fmt.Errorf("importer: %w", err)
-		}
-	}
-	ri.place, ri.role = newPlaceCheck(ri.st), &roleStats{}
-	ri.prog = Progress{FilesTotal: len(ins)}
-	for _, in := range ins {
-		ri.prog.BytesTotal += in.size
-	}
-	tiles := make([]terrain.Tile, 0, len(ins))
-	for i, in := range ins {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ri.prog.File, ri.prog.Files = in.name, i
-		ri.report(false)
-		t, err := ri.tile(ctx, dir, sub, in)
-		if err != nil {
-			return nil, fmt.Errorf("importer: %s: %w", in.name, err)
-		}
-		tiles = append(tiles, t)
-		ri.place.addBBox(in.name, ri.zone, t.BBox)
-		ri.prog.Bytes += in.size
-		ri.prog.Tiles++
-	}
-	ri.prog.Files = len(ins)
-	ri.report(true)
-	if err := ri.checkLayer(sub); err != nil {
-		return nil, err
-	}
-	return tiles, nil
-}
-
 // checkLayer refuses, unless Common.Force, a layer whose tiles lie mostly
 // outside the BL or whose values look like another role.
 func (ri *rasterImport) checkLayer(sub string) error {
@@ -194,6 +162,8 @@ func (ri *rasterImport) checkInputs(ins []rasterInput) error {
 		}
 		seen[in.stem] = in.name
 		switch {
+		case ri.mask != nil && (in.kind == kindURL || (in.kind == kindTIFF && ri.mode == ModeMirror)):
+			return fmt.Errorf("%w: a bridge mask needs --mode convert (mirrored and remote COGs stay unchanged)", ErrOptions)
 		case (ri.mode == ModePassThrough) != (in.kind == kindURL):
 			return fmt.Errorf("%w: %s: pass-through takes http(s) COG URLs only, and only pass-through takes URLs", ErrOptions, in.name)
 		case ri.mode == ModeMirror && in.kind != kindTIFF:
@@ -203,6 +173,8 @@ func (ri *rasterImport) checkInputs(ins []rasterInput) error {
 	return nil
 }
 
+// report passes the progress on, at most every 100 ms unless force; the
+// caller holds ri.mu.
 func (ri *rasterImport) report(force bool) {
 	if ri.c.Progress == nil || (!force && time.Since(ri.last) < 100*time.Millisecond) {
 		return

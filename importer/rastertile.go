@@ -8,20 +8,16 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/terrain"
 )
 
-// tile imports one source into the pack directory dir (under sub) and
-// returns its index entry.
-func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInput) (terrain.Tile, error) {
-	rel := path.Join(sub, in.stem+".tif")
+// tile imports one source into the file dst (rel is its path in the pack)
+// and returns its index entry; role receives pixel samples. Errors writing
+// dst are ioErrors (the import stops); any other error is the source's.
+func (ri *rasterImport) tile(ctx context.Context, dst, rel string, in rasterInput, role *roleStats) (terrain.Tile, error) {
 	t := terrain.Tile{Name: in.stem, Path: rel}
-	if ri.mask != nil && (in.kind == kindURL || (in.kind == kindTIFF && ri.mode == ModeMirror)) {
-		return t, fmt.Errorf("%w: a bridge mask needs --mode convert (mirrored and remote COGs stay unchanged)", ErrOptions)
-	}
 	switch in.kind {
 	case kindURL:
 		src := raster.NewHTTPSource(ri.client, in.url)
@@ -45,11 +41,11 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 		if err := ri.describe(&t, raster.Info{Width: g.Width, Height: g.Height, GeoTransform: g.GeoTransform}); err != nil {
 			return t, err
 		}
-		ri.role.addGrid(g)
+		role.addGrid(g)
 		if ri.mask != nil {
 			ri.mask.apply(&g)
 		}
-		return t, writeCOGFile(filepath.Join(dir, filepath.FromSlash(rel)), g)
+		return t, ioErr(writeCOGFile(dst, g))
 	}
 	src, closer, err := in.openTIFF()
 	if err != nil {
@@ -68,12 +64,11 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 	if err := ri.describe(&t, info); err != nil {
 		return t, err
 	}
-	dst := filepath.Join(dir, filepath.FromSlash(rel))
 	if ri.mode == ModeMirror {
 		if !info.Tiled {
 			return t, fmt.Errorf("%w: not a COG (stripped layout); import it with --mode convert", ErrOptions)
 		}
-		if err := ri.role.addCOG(ctx, c); err != nil {
+		if err := role.addCOG(ctx, c); err != nil {
 			return t, err
 		}
 		return t, copySource(ctx, dst, src)
@@ -84,11 +79,11 @@ func (ri *rasterImport) tile(ctx context.Context, dir, sub string, in rasterInpu
 	}
 	g.EPSG = ri.epsg
 	g.ReplaceNodata(terrain.Nodata)
-	ri.role.addGrid(g)
+	role.addGrid(g)
 	if ri.mask != nil {
 		ri.mask.apply(&g)
 	}
-	return t, writeCOGFile(dst, g)
+	return t, ioErr(writeCOGFile(dst, g))
 }
 
 // describe fills the tile's extent from the raster's georeferencing and
@@ -118,17 +113,21 @@ func writeCOGFile(path string, g raster.Grid) error {
 	if err == nil {
 		err = bw.Flush()
 	}
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// copySource copies the bytes of src to a new file at path.
+// copySource copies the bytes of src to a new file at path (fsynced).
+// Read errors are the source's; write errors are ioErrors.
 func copySource(ctx context.Context, path string, src raster.Source) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return ioError{err}
 	}
 	buf := make([]byte, 1<<20)
 	var off int64
@@ -136,7 +135,7 @@ func copySource(ctx context.Context, path string, src raster.Source) error {
 		n, rerr := src.ReadAt(ctx, buf, off)
 		if _, err := f.Write(buf[:n]); err != nil {
 			f.Close()
-			return err
+			return ioError{err}
 		}
 		off += int64(n)
 		if errors.Is(rerr, io.EOF) {
@@ -147,5 +146,25 @@ func copySource(ctx context.Context, path string, src raster.Source) error {
 			return rerr
 		}
 	}
-	return f.Close()
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return ioError{err}
+	}
+	return ioErr(f.Close())
+}
+
+// ioError is a failure writing the pack (disk full, permissions): it
+// stops the import whatever --strict says, where a bad source only skips
+// its tile.
+type ioError struct{ err error }
+
+func (e ioError) Error() string { return e.err.Error() }
+func (e ioError) Unwrap() error { return e.err }
+
+// ioErr wraps a non-nil err as an ioError.
+func ioErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return ioError{err}
 }

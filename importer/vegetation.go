@@ -30,8 +30,9 @@ type VegetationOptions struct {
 	HeightModel *geoid.Model
 	// ToleranceM is the plantcover RTIN tolerance (default 0.5 m).
 	ToleranceM float64
-	// Workers builds that many 3D Tiles tiles concurrently (default 2).
-	Workers int
+	// Run says how the rasters are imported; its Workers also builds that
+	// many 3D Tiles tiles at once (default runtime.NumCPU()).
+	Run RunOptions
 }
 
 // Vegetation imports canopy height (CDSM, metres above ground) and
@@ -43,7 +44,7 @@ type VegetationOptions struct {
 // one is published, else height 0; import the DGM first, or rebuild with
 // tiles3d.BuildVegetation later). Errors name the file; on error the
 // previous snapshot stays published.
-func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manifest, error) {
+func Vegetation(ctx context.Context, c Common, o VegetationOptions) (_ pack.Manifest, err error) {
 	ri, err := newRasterImport(c, o.CRS, o.Mode, false)
 	if err != nil {
 		return pack.Manifest{}, err
@@ -55,14 +56,19 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 		if ri.mask, err = readBridgeMask(o.BridgeMask, ri.zone); err != nil {
 			return pack.Manifest{}, err
 		}
+		if ri.maskSHA, err = fileSHA256(o.BridgeMask); err != nil {
+			return pack.Manifest{}, fmt.Errorf("importer: bridge mask: %w", err)
+		}
 	}
-	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.Vegetation, BL: c.BL, Snapshot: c.Snapshot})
-	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	ri.run = o.Run
+	key := pack.Key{Product: pack.Vegetation, BL: c.BL, Snapshot: c.Snapshot}
+	if err := ri.start(key); err != nil {
+		return pack.Manifest{}, err
 	}
-	defer w.Abort()
+	defer func() { ri.close(err) }()
 	ix := terrain.Index{EPSG: ri.epsg, Layers: map[string][]terrain.Tile{}}
 	info := &pack.VegetationInfo{Index: terrain.IndexName, BridgeMask: ri.mask != nil}
+	var recs []tileRecord
 	for _, l := range []struct {
 		name  string
 		paths []string
@@ -70,12 +76,21 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 		if len(l.paths) == 0 {
 			continue
 		}
-		tiles, err := ri.layer(ctx, w.Dir(), l.name, l.paths)
+		tiles, lrecs, err := ri.layer(ctx, l.name, l.paths)
 		if err != nil {
 			return pack.Manifest{}, err
 		}
+		recs = append(recs, lrecs...)
 		ix.Layers[l.name] = tiles
 		info.Themes = append(info.Themes, pack.Theme{Name: l.name, Kind: "raster_cog", Path: l.name + "/", TileCount: int64(len(tiles))})
+	}
+	w, err := pack.Create(c.DataDir, key)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	defer w.Abort()
+	if err := ri.assemble(w.Dir(), recs); err != nil {
+		return pack.Manifest{}, err
 	}
 	cdsm := ix.Layers[terrain.LayerCDSM]
 	info.TileSizeM = cdsm[0].BBox[2] - cdsm[0].BBox[0]
@@ -84,7 +99,7 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 	}
 	m := c.manifest(ri.st)
 	res, err := tiles3d.WriteVegetation(ctx, w.Dir(), tiles3d.VegetationOptions{DataDir: c.DataDir, BL: c.BL,
-		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: o.Workers,
+		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: ri.run.Workers,
 		HeightModel: o.HeightModel, Attribution: m.AttributionText(), BBoxWGS84: terrain.EnvelopeWGS84(ri.zone, cdsm)})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
@@ -97,5 +112,6 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (pack.Manife
 	if m, err = w.Commit(ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
+	ri.finish()
 	return m, nil
 }

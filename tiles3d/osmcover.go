@@ -38,7 +38,7 @@ type OSMCoverOptions struct {
 	// StepM is the grid the areas are cut into so that their vertices
 	// follow the terrain (default 10 m).
 	StepM   float64
-	Workers int // DGM tiles built concurrently (default 2)
+	Workers int // DGM tiles built concurrently (default runtime.NumCPU())
 	Cache   *raster.Cache
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
 	// embedded GCG2016, geoid.Default), as the terrain mesh does.
@@ -82,9 +82,7 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	if o.StepM <= 0 {
 		o.StepM = 10
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
+	o.Workers = workers(o.Workers)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -33,7 +33,7 @@ type TerrainMeshOptions struct {
 	// least one lattice point, where the mesh is within the tolerance of
 	// that pixel's value.
 	GridSize int
-	Workers  int // tiles meshed concurrently (default 2)
+	Workers  int // tiles meshed concurrently (default runtime.NumCPU())
 	Cache    *raster.Cache
 	Progress func(done, total int64)
 	Now      func() time.Time
@@ -63,9 +63,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if n := o.GridSize; n != 0 && (n < 3 || (n-1)&(n-2) != 0 || n > rtin.MaxSize) {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: grid size %d is not 2^k+1 (3..%d)", n, rtin.MaxSize)
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
+	o.Workers = workers(o.Workers)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -79,7 +79,7 @@ type Options struct {
 	// MaxPerTile splits a quadtree cell holding more buildings (default
 	// 1000).
 	MaxPerTile int
-	// Workers is the number of tiles built concurrently (default 2).
+	// Workers is the number of tiles built concurrently (default runtime.NumCPU()).
 	Workers int
 	// Progress, when set, is called with buildings done and the total
 	// (from the worker goroutines, serialised).
@@ -99,9 +99,7 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 	if o.MaxPerTile <= 0 {
 		o.MaxPerTile = 1000
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
+	o.Workers = workers(o.Workers)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -1,5 +1,7 @@
 package tiles3d
 
+import "runtime"
+
 // tileJSON is one tile of tileset.json (3D Tiles 1.1).
 type tileJSON struct {
 	Transform      []float64      `json:"transform,omitempty"`
@@ -44,4 +46,15 @@ func tileOf(c *cell, rootInv frame) *tileJSON {
 		t.Children = append(t.Children, tileOf(ch, rootInv))
 	}
 	return t
+}
+
+// workers is the number of tiles a build works on at once: n, or the
+// number of CPUs when n is 0 or negative. Every build writes the same
+// bytes whatever the number (results are placed by tile, never in the
+// order they finish).
+func workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
 }

@@ -19,7 +19,7 @@ type BuildVegetationOptions struct {
 	DataDir    string
 	BL         string
 	ToleranceM float64 // plantcover RTIN tolerance (default 0.5 m)
-	Workers    int     // tiles built concurrently (default 2)
+	Workers    int     // tiles built concurrently (default runtime.NumCPU())
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
 	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model

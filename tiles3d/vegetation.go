@@ -51,7 +51,7 @@ type VegetationOptions struct {
 	// 0.5 m) against the sampled lattice.
 	ToleranceM float64
 	Trees      TreeOptions
-	Workers    int // tiles built concurrently (default 2)
+	Workers    int // tiles built concurrently (default runtime.NumCPU())
 	Cache      *raster.Cache
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
 	// embedded GCG2016, geoid.Default).
@@ -86,9 +86,7 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 	if o.ToleranceM <= 0 || math.IsNaN(o.ToleranceM) {
 		o.ToleranceM = 0.5
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
+	o.Workers = workers(o.Workers)
 	o.HeightModel = heightModel(o.HeightModel)
 	o.Attribution = withCredit(o.Attribution, o.HeightModel)
 	if err := checkCovers(o.HeightModel, o.BBoxWGS84); err != nil {

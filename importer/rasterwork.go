@@ -1,0 +1,337 @@
+package importer
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// A raster import converts its tiles into a work directory beside the
+// snapshots of its BL, <data>/<product>/<bl>/.resume-<snapshot>/, and
+// appends a line to its journal for each tile once the tile's file is on
+// disk (written, fsynced, renamed). Only when every tile is done does it
+// create the pack, hard-link the tiles into it, check each against the
+// journal's SHA-256 and commit: a killed import publishes nothing, and
+// --resume takes up its journal and converts only the tiles it lacks.
+// Readers and pack.Sweep ignore the work directory (its name is no
+// snapshot and not .tmp-*); a successful import removes it.
+const (
+	workPrefix  = ".resume-"
+	workLock    = ".lock"
+	journalName = "journal.jsonl"
+	// SourcesFile lists, in a raster pack, the source of each tile by
+	// content (SHA-256) and the conversion that made it, so that the next
+	// snapshot's import reuses tiles whose source is unchanged.
+	SourcesFile = "sources.json"
+	// cogRecipe names the conversion of ModeConvert; change it when
+	// writeCOGFile's output changes, so old tiles are not reused.
+	cogRecipe = "cog-deflate-pred3-512-v1"
+)
+
+// tileRecord is one finished tile: in the journal of a running import and
+// in the SourcesFile of a pack.
+type tileRecord struct {
+	Layer string `json:"layer"`
+	// Source is the SHA-256 of the source bytes (uncompressed zip entry).
+	Source string `json:"source_sha256"`
+	// Recipe is what turned the source into the tile (mode, CRS, recipe,
+	// bridge mask); a tile is reused only under the same recipe.
+	Recipe string       `json:"recipe"`
+	Tile   terrain.Tile `json:"tile"`
+	SHA256 string       `json:"sha256"` // of the tile's file
+}
+
+// sourcesDoc is the SourcesFile.
+type sourcesDoc struct {
+	Tiles []tileRecord `json:"tiles"`
+}
+
+// rasterWork is the work directory of one raster import.
+type rasterWork struct {
+	dir  string
+	lock *os.File
+	mu   sync.Mutex
+	jf   *os.File
+	done map[string]tileRecord // layer/name -> journaled tile
+	prev map[string]prevTile   // source sha256 + recipe -> tile of the previous pack
+	// Resumed counts tiles found in the journal at the start.
+	resumed int
+}
+
+// prevTile is a tile of the previous snapshot's pack.
+type prevTile struct {
+	path string // absolute
+	rec  tileRecord
+}
+
+// openWork opens (resume) or starts afresh the work directory of key,
+// locks it and indexes the newest published pack of the product and BL
+// for reuse.
+func openWork(dataDir string, key pack.Key, resume bool) (*rasterWork, error) {
+	root := filepath.Join(dataDir, string(key.Product), key.BL)
+	dir := filepath.Join(root, workPrefix+key.Snapshot)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("importer: %w", err)
+	}
+	lock, err := lockWork(dir)
+	if err != nil {
+		return nil, err
+	}
+	wk := &rasterWork{dir: dir, lock: lock, done: map[string]tileRecord{}}
+	if !resume {
+		if err := wk.clear(); err != nil {
+			wk.close()
+			return nil, err
+		}
+	} else if err := wk.readJournal(); err != nil {
+		wk.close()
+		return nil, err
+	}
+	if wk.jf, err = os.OpenFile(filepath.Join(dir, journalName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		wk.close()
+		return nil, fmt.Errorf("importer: %w", err)
+	}
+	wk.prev = previousTiles(root)
+	return wk, nil
+}
+
+// clear removes everything but the lock from the work directory.
+func (wk *rasterWork) clear() error {
+	ents, err := os.ReadDir(wk.dir)
+	if err != nil {
+		return fmt.Errorf("importer: %w", err)
+	}
+	for _, e := range ents {
+		if e.Name() != workLock {
+			if err := os.RemoveAll(filepath.Join(wk.dir, e.Name())); err != nil {
+				return fmt.Errorf("importer: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// readJournal loads the finished tiles of an interrupted import. A torn
+// last line (a kill while appending) is ignored: its tile is redone.
+func (wk *rasterWork) readJournal() error {
+	f, err := os.Open(filepath.Join(wk.dir, journalName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("importer: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var r tileRecord
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Tile.Path == "" {
+			continue
+		}
+		wk.done[r.Layer+"/"+r.Tile.Name] = r
+	}
+	wk.resumed = len(wk.done)
+	return sc.Err()
+}
+
+// previousTiles indexes the tiles of the newest published pack under root
+// (any snapshot) by source and recipe; empty without one or without a
+// SourcesFile.
+func previousTiles(root string) map[string]prevTile {
+	out := map[string]prevTile{}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return out
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() > ents[j].Name() })
+	for _, e := range ents {
+		if !e.IsDir() || !pack.ValidSnapshot(e.Name()) {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if _, err := pack.ReadManifest(dir); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, SourcesFile))
+		if err != nil {
+			return out
+		}
+		var doc sourcesDoc
+		if json.Unmarshal(b, &doc) != nil {
+			return out
+		}
+		for _, r := range doc.Tiles {
+			if r.Source != "" && r.Tile.Path != "" {
+				out[r.Source+"|"+r.Recipe] = prevTile{path: filepath.Join(dir, filepath.FromSlash(r.Tile.Path)), rec: r}
+			}
+		}
+		return out
+	}
+	return out
+}
+
+// finished returns the journaled tile of layer and name when its source
+// and recipe are unchanged and its file is still there.
+func (wk *rasterWork) finished(layer, name, source, recipe string) (tileRecord, bool) {
+	wk.mu.Lock()
+	r, ok := wk.done[layer+"/"+name]
+	wk.mu.Unlock()
+	if !ok || r.Source != source || r.Recipe != recipe {
+		return r, false
+	}
+	if _, err := os.Stat(filepath.Join(wk.dir, filepath.FromSlash(r.Tile.Path))); err != nil {
+		return r, false
+	}
+	return r, true
+}
+
+// reuse hard-links (or copies) the previous pack's tile of the same source
+// and recipe into the work directory under rel; ok is false when there is
+// none.
+func (wk *rasterWork) reuse(source, recipe, rel string) (tileRecord, bool, error) {
+	p, ok := wk.prev[source+"|"+recipe]
+	if !ok {
+		return tileRecord{}, false, nil
+	}
+	dst := filepath.Join(wk.dir, filepath.FromSlash(rel))
+	_ = os.Remove(dst)
+	if err := linkOrCopy(p.path, dst); err != nil {
+		return tileRecord{}, false, nil // the old pack went away: convert
+	}
+	return p.rec, true, nil
+}
+
+// record appends a finished tile to the journal (fsynced, so the tile
+// counts as done after a crash only when its line is complete).
+func (wk *rasterWork) record(r tileRecord) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	if _, err := wk.jf.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if err := wk.jf.Sync(); err != nil {
+		return err
+	}
+	wk.done[r.Layer+"/"+r.Tile.Name] = r
+	return nil
+}
+
+// assemble hard-links the tiles into the pack directory dst, checking each
+// file against its journaled SHA-256 (a tile changed or damaged since it
+// was written fails the import: nothing unverified is published), and
+// writes the SourcesFile.
+func (wk *rasterWork) assemble(dst string, recs []tileRecord) error {
+	for _, r := range recs {
+		src := filepath.Join(wk.dir, filepath.FromSlash(r.Tile.Path))
+		sum, err := fileSHA256(src)
+		if err != nil {
+			return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
+		}
+		if sum != r.SHA256 {
+			return fmt.Errorf("importer: tile %s changed since it was written (SHA-256 %s, journal %s); run the import again without --resume",
+				r.Tile.Name, sum, r.SHA256)
+		}
+		if err := linkOrCopy(src, filepath.Join(dst, filepath.FromSlash(r.Tile.Path))); err != nil {
+			return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
+		}
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		return recs[i].Layer < recs[j].Layer || recs[i].Layer == recs[j].Layer && recs[i].Tile.Name < recs[j].Tile.Name
+	})
+	b, err := json.MarshalIndent(sourcesDoc{Tiles: recs}, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dst, SourcesFile), append(b, '\n'), 0o644)
+}
+
+// close releases the lock and the journal.
+func (wk *rasterWork) close() {
+	if wk.jf != nil {
+		wk.jf.Close()
+	}
+	if wk.lock != nil {
+		wk.lock.Close()
+	}
+}
+
+// remove deletes the work directory (and the product and BL directories
+// it leaves empty) after a successful or refused import.
+func (wk *rasterWork) remove() {
+	wk.close()
+	_ = os.RemoveAll(wk.dir)
+	_ = os.Remove(filepath.Dir(wk.dir))
+	_ = os.Remove(filepath.Dir(filepath.Dir(wk.dir)))
+}
+
+// Resumable reports whether a failed raster import kept its finished
+// tiles for --resume: it was interrupted (cancelled, a write failed, a bad
+// source with Strict). An import refused for its options or its data
+// (ErrOptions, ErrWrongBL, ErrWrongRole) keeps nothing.
+func Resumable(err error) bool {
+	return err != nil && !refused(err)
+}
+
+func refused(err error) bool {
+	return errors.Is(err, ErrOptions) || errors.Is(err, ErrWrongBL) || errors.Is(err, ErrWrongRole)
+}
+
+// fileSHA256 is the hex SHA-256 of a file.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return readerSHA256(f)
+}
+
+func readerSHA256(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// linkOrCopy hard-links src to dst, copying when linking fails (another
+// file system). Published pack files are never written again, so sharing
+// them is safe.
+func linkOrCopy(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
