@@ -53,27 +53,31 @@ func hills(bump [2]float64) func(x, y float64) float32 {
 	}
 }
 
-// multiTileSources imports, into data, an nx x ny DGM of 1 km tiles of 4 m
-// pixels west and north of (tileE, tileN), the synthetic CDSM on two of
-// them and the OSM extract of the cover test, and returns the DGM tile
-// paths. bumps moves the bump of each DGM tile by name (nil: none).
+// multiTileSources imports, into data as snapshot 2026-07-20, the DGM of
+// importDGM, the synthetic CDSM on two of its tiles and the OSM extract of
+// the cover test, and returns the DGM tile paths.
 func multiTileSources(t testing.TB, data string, nx, ny int, bumps map[string][2]float64) []string {
 	t.Helper()
 	src := t.TempDir()
-	var dgm []string
-	for i := range nx {
-		for j := range ny {
-			e, n := tileE+float64(i-1)*1000, tileN+float64(j)*1000
-			name := fmt.Sprintf("dgm1_32_%d_%d", int(e/1000), int(n/1000))
-			p := filepath.Join(src, name+".tif")
-			gridTile(t, p, e, n, 4, 250, hills(bumps[name]))
-			dgm = append(dgm, p)
-		}
-	}
-	c := importer.Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
-	if _, err := importer.DGM(context.Background(), c, importer.DGMOptions{}, dgm); err != nil {
+	dgm := importDGM(t, data, "2026-07-20", nx, ny, bumps)
+	importCDSM(t, data)
+	c := importer.Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "odbl-1.0"}
+	osmFile := filepath.Join(src, "he.osm")
+	if err := os.WriteFile(osmFile, []byte(coverExtract()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := importer.OSM(context.Background(), c, osmFile); err != nil {
+		t.Fatal(err)
+	}
+	return dgm
+}
+
+// importCDSM imports the synthetic CDSM as two 256 m tiles in the north
+// west of DGM tile (1, 0) as the vegetation pack he 2026-07-20.
+func importCDSM(t testing.TB, data string) {
+	t.Helper()
+	src := t.TempDir()
+	c := importer.Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
 	var cdsm []string
 	for k := range 2 {
 		p := filepath.Join(src, fmt.Sprintf("cdsm_%d.tif", k))
@@ -85,15 +89,43 @@ func multiTileSources(t testing.TB, data string, nx, ny int, bumps map[string][2
 	if _, err := importer.Vegetation(context.Background(), c, importer.VegetationOptions{CDSM: cdsm, ToleranceM: tolerance}); err != nil {
 		t.Fatal(err)
 	}
-	osmFile := filepath.Join(src, "he.osm")
-	if err := os.WriteFile(osmFile, []byte(coverExtract()), 0o644); err != nil {
-		t.Fatal(err)
+}
+
+// importDGM imports, into data as snapshot, an nx x ny DGM of 1 km tiles
+// of 4 m pixels from 1 km west of (tileE, tileN) east- and northward, and
+// returns the tile paths. bumps places a bump in the tiles it names.
+func importDGM(t testing.TB, data, snapshot string, nx, ny int, bumps map[string][2]float64) []string {
+	t.Helper()
+	src := t.TempDir()
+	var dgm []string
+	for i := range nx {
+		for j := range ny {
+			e, n := tileE+float64(i-1)*1000, tileN+float64(j)*1000
+			name := dgmName(i, j)
+			p := filepath.Join(src, name+".tif")
+			bump, ok := bumps[name]
+			if !ok {
+				bump = [2]float64{math.Inf(1), 0}
+			}
+			gridTile(t, p, e, n, 4, 250, hills(bump))
+			dgm = append(dgm, p)
+		}
 	}
-	c.LicenseID = "odbl-1.0"
-	if _, err := importer.OSM(context.Background(), c, osmFile); err != nil {
+	c := importer.Common{DataDir: data, BL: "he", Snapshot: snapshot, LicenseID: "dl-de-by-2.0"}
+	if _, err := importer.DGM(context.Background(), c, importer.DGMOptions{}, dgm); err != nil {
 		t.Fatal(err)
 	}
 	return dgm
+}
+
+// dgmName is the name of DGM tile i, j of importDGM.
+func dgmName(i, j int) string {
+	return fmt.Sprintf("dgm1_32_%d_%d", int(tileE/1000)+i-1, int(tileN/1000)+j)
+}
+
+// dgmCentre is the centre of DGM tile i, j of importDGM.
+func dgmCentre(i, j int) [2]float64 {
+	return [2]float64{tileE + float64(i-1)*1000 + 500, tileN + float64(j)*1000 + 500}
 }
 
 // buildAll runs the three raster builds with n workers and returns the
@@ -129,8 +161,8 @@ func TestBuildWorkersSameBytes(t *testing.T) {
 	for _, p := range []string{"terrain-mesh", "veg", "osm-cover"} {
 		testtool.SameTrees(t, p+" workers 1 vs 3", one[p], three[p])
 	}
-	if n := len(one["terrain-mesh"]); n != 6+2 {
-		t.Errorf("terrain-mesh pack has %d files, want 6 tiles, tileset and manifest", n)
+	if n := len(one["terrain-mesh"]); n != 6+3 {
+		t.Errorf("terrain-mesh pack has %d files, want 6 tiles, tileset, %s and manifest", n, tiles3d.InputsFile)
 	}
 }
 

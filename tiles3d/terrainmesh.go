@@ -42,6 +42,9 @@ type TerrainMeshOptions struct {
 	HeightModel *geoid.Model
 	// Copyright is set from the terrain pack's attribution.
 	Copyright string
+	// Stats, when set, counts the tiles meshed and those reused from the
+	// BL's previous terrain mesh (same sampled heights and options).
+	Stats *BuildStats
 }
 
 // terrainColor is the base colour of the terrain mesh (linear RGB): a
@@ -81,14 +84,19 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 		return pack.Manifest{}, err
 	}
 	defer ds.Close()
+	prevDir := previousBuild(o.DataDir, pack.TerrainMesh, src.BL)
 	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.TerrainMesh, BL: src.BL, Snapshot: src.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	defer w.Abort()
-	children, err := meshTiles(ctx, layer, ds.Zone, w.Dir(), o)
+	ru := newReuser(prevDir, o.Stats, "terrain-mesh", o.ToleranceM, o.GridSize, modelPrint(o.HeightModel), o.Copyright)
+	children, err := meshTiles(ctx, layer, ds.Zone, w.Dir(), o, ru)
 	if err != nil {
 		return pack.Manifest{}, err
+	}
+	if err := ru.write(w.Dir()); err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	if len(children) == 0 {
 		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no valid samples", ErrNoSource, src.Key())
@@ -108,7 +116,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 
 // meshTiles meshes every DGM tile concurrently and returns their tiles in
 // tile order.
-func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string, o TerrainMeshOptions) ([]*tileJSON, error) {
+func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string, o TerrainMeshOptions, ru *reuser) ([]*tileJSON, error) {
 	tiles := layer.Tiles()
 	out := make([]*tileJSON, len(tiles))
 	if err := os.MkdirAll(filepath.Join(dir, "tiles"), 0o755); err != nil {
@@ -120,7 +128,7 @@ func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string
 	var done int64
 	for i := range tiles {
 		g.Go(func() error {
-			tj, err := meshTile(gctx, layer, z, i, dir, o)
+			tj, err := meshTile(gctx, layer, z, i, dir, o, ru)
 			if err != nil {
 				return fmt.Errorf("tiles3d: terrain tile %s: %w", tiles[i].Name, err)
 			}
@@ -147,8 +155,9 @@ func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string
 }
 
 // meshTile samples one DGM tile on an n x n grid, meshes it and writes its
-// b3dm. It returns nil for a tile without valid samples.
-func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir string, o TerrainMeshOptions) (*tileJSON, error) {
+// b3dm, or links the previous build's when the samples are the same. It
+// returns nil for a tile without valid samples.
+func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir string, o TerrainMeshOptions, ru *reuser) (*tileJSON, error) {
 	t := layer.Tiles()[i]
 	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
 	n := o.GridSize
@@ -160,6 +169,23 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 	if err != nil || !ok {
 		return nil, err
 	}
+	ih := newInputHash(t.Name, t.BBox, n)
+	ih.floats32(heights)
+	inputs := ih.sum()
+	if e, ok := ru.reuse(t.Name, inputs, dir); ok {
+		return e.Tiles[""], nil
+	}
+	tj, err := meshHeights(t, z, heights, n, edge, step, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	ru.built(t.Name, reuseEntry{Inputs: inputs, Tiles: map[string]*tileJSON{"": tj}})
+	return tj, nil
+}
+
+// meshHeights meshes the sampled heights of DGM tile t and writes its
+// b3dm.
+func meshHeights(t terrain.Tile, z geo.Zone, heights []float32, n int, edge, step float64, dir string, o TerrainMeshOptions) (*tileJSON, error) {
 	errs, err := rtin.ComputeErrors(rtin.Grid{Size: n, Heights: heights})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,9 @@ type BuildVegetationOptions struct {
 	BL         string
 	ToleranceM float64 // plantcover RTIN tolerance (default 0.5 m)
 	Workers    int     // tiles built concurrently (default runtime.NumCPU())
+	// Stats, when set, counts the tiles built and those reused from the
+	// pack being rebuilt (same canopy, ground and options).
+	Stats *BuildStats
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
 	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
@@ -52,7 +55,7 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 	}
 	defer w.Abort()
 	for _, f := range src.Files {
-		if isVegTheme(f.Path) {
+		if isVegTheme(f.Path) || f.Path == InputsFile {
 			continue
 		}
 		if err := linkOrCopy(filepath.Join(dir, filepath.FromSlash(f.Path)), filepath.Join(w.Dir(), filepath.FromSlash(f.Path))); err != nil {
@@ -61,7 +64,7 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 	}
 	res, err := WriteVegetation(ctx, w.Dir(), VegetationOptions{DataDir: o.DataDir, BL: src.BL, Snapshot: src.Snapshot, Zone: z,
 		Tiles: ix.Layers[terrain.LayerCDSM], ToleranceM: o.ToleranceM, Workers: o.Workers, HeightModel: o.HeightModel,
-		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84})
+		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84, Stats: o.Stats})
 	if err != nil {
 		return pack.Manifest{}, err
 	}

@@ -60,6 +60,9 @@ type VegetationOptions struct {
 	Attribution string
 	// BBoxWGS84 is the pack's extent, over which the height model must hold.
 	BBoxWGS84 []float64
+	// Stats, when set, counts the CDSM tiles built and those reused from
+	// the BL's previous vegetation pack (same canopy, ground and options).
+	Stats *BuildStats
 }
 
 // VegetationResult is what WriteVegetation wrote.
@@ -113,9 +116,14 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 			return res, fmt.Errorf("tiles3d: %w", err)
 		}
 	}
-	trees, cover, n, err := vegTiles(ctx, dir, dgm, o, res.Hardened)
+	ru := newReuser(previousBuild(o.DataDir, pack.Vegetation, o.BL), o.Stats, "vegetation", o.ToleranceM,
+		fmt.Sprintf("%+v", o.Trees.withDefaults()), res.Hardened, modelPrint(o.HeightModel), o.Attribution, o.Zone)
+	trees, cover, n, err := vegTiles(ctx, dir, dgm, o, res.Hardened, ru)
 	if err != nil {
 		return res, err
+	}
+	if err := ru.write(dir); err != nil {
+		return res, fmt.Errorf("tiles3d: %w", err)
 	}
 	res.Trees = n
 	for _, th := range []struct {
@@ -134,7 +142,7 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 
 // vegTiles builds every CDSM tile concurrently and returns the trees and
 // plantcover tiles with content, in tile order, and the trees written.
-func vegTiles(ctx context.Context, dir string, dgm *terrain.Layer, o VegetationOptions, hardened bool) (trees, cover []*tileJSON, n int64, err error) {
+func vegTiles(ctx context.Context, dir string, dgm *terrain.Layer, o VegetationOptions, hardened bool, ru *reuser) (trees, cover []*tileJSON, n int64, err error) {
 	tt := make([]*tileJSON, len(o.Tiles))
 	ct := make([]*tileJSON, len(o.Tiles))
 	g, gctx := errgroup.WithContext(ctx)
@@ -142,7 +150,7 @@ func vegTiles(ctx context.Context, dir string, dgm *terrain.Layer, o VegetationO
 	var mu sync.Mutex
 	for i, t := range o.Tiles {
 		g.Go(func() error {
-			a, b, k, err := vegTile(gctx, dir, t, dgm, o, hardened)
+			a, b, k, err := vegTile(gctx, dir, t, dgm, o, hardened, ru)
 			if err != nil {
 				return fmt.Errorf("tiles3d: vegetation tile %s: %w", t.Name, err)
 			}
@@ -168,8 +176,9 @@ func vegTiles(ctx context.Context, dir string, dgm *terrain.Layer, o VegetationO
 }
 
 // vegTile reads one CDSM tile, samples the ground on its lattice and writes
-// its trees glb and plantcover b3dm; either tile is nil without content.
-func vegTile(ctx context.Context, dir string, t terrain.Tile, dgm *terrain.Layer, o VegetationOptions, hardened bool) (*tileJSON, *tileJSON, int, error) {
+// its trees glb and plantcover b3dm, or links the previous pack's when
+// canopy and ground are the same; either tile is nil without content.
+func vegTile(ctx context.Context, dir string, t terrain.Tile, dgm *terrain.Layer, o VegetationOptions, hardened bool, ru *reuser) (*tileJSON, *tileJSON, int, error) {
 	if t.Path == "" {
 		return nil, nil, 0, fmt.Errorf("%w: CDSM tile without a local file", ErrNoSource)
 	}
@@ -190,6 +199,13 @@ func vegTile(ctx context.Context, dir string, t terrain.Tile, dgm *terrain.Layer
 			l.ground = heights
 		}
 	}
+	ih := newInputHash(t.Name, t.BBox, n, g.Width, g.Height, g.GeoTransform, g.Nodata != nil && !math.IsNaN(*g.Nodata), nodataOf(g))
+	ih.floats32(g.Data)
+	ih.floats32(l.ground)
+	inputs := ih.sum()
+	if e, ok := ru.reuse(t.Name, inputs, dir); ok {
+		return e.Tiles[ThemeTrees], e.Tiles[ThemePlantcover], int(e.Count), nil
+	}
 	cx, cy := x0+edge/2, y0-edge/2
 	tops := DetectTrees(g, o.Trees)
 	trees, err := writeTrees(dir, t.Name, tops, l, x0, y0, cx, cy, o)
@@ -201,7 +217,26 @@ func vegTile(ctx context.Context, dir string, t terrain.Tile, dgm *terrain.Layer
 	}
 	l.canopy = canopyLattice(g, x0, y0, l.step, n)
 	cover, err := writePlantcover(dir, t.Name, l, x0, y0, cx, cy, o, hardened)
-	return trees, cover, len(tops), err
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	e := reuseEntry{Inputs: inputs, Tiles: map[string]*tileJSON{}, Count: int64(len(tops))}
+	if trees != nil {
+		e.Tiles[ThemeTrees] = trees
+	}
+	if cover != nil {
+		e.Tiles[ThemePlantcover] = cover
+	}
+	ru.built(t.Name, e)
+	return trees, cover, len(tops), nil
+}
+
+// nodataOf is the grid's NoData value, 0 without one.
+func nodataOf(g raster.Grid) float64 {
+	if g.Nodata == nil {
+		return 0
+	}
+	return *g.Nodata
 }
 
 // readGrid reads a whole local COG.

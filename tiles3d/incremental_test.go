@@ -1,0 +1,90 @@
+package tiles3d_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/tiles3d"
+)
+
+// TestTerrainMeshIncremental builds the terrain mesh of a 5 x 4 tile DGM,
+// then imports a new snapshot in which one tile (5 %) changed inside and
+// builds again: one tile is meshed, 19 are reused from the previous build,
+// and the pack is the same bytes as a build from scratch of the new
+// snapshot. A changed option (the tolerance) rebuilds every tile.
+func TestTerrainMeshIncremental(t *testing.T) {
+	ctx := context.Background()
+	data, fresh := t.TempDir(), t.TempDir()
+	importDGM(t, data, "2026-07-20", 5, 4, nil)
+	var st tiles3d.BuildStats
+	if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: tolerance, Stats: &st}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Built.Load() != 20 || st.Reused.Load() != 0 {
+		t.Fatalf("first build: %d built, %d reused", st.Built.Load(), st.Reused.Load())
+	}
+	changed := map[string][2]float64{dgmName(2, 1): dgmCentre(2, 1)}
+	importDGM(t, data, "2026-08-01", 5, 4, changed)
+	importDGM(t, fresh, "2026-08-01", 5, 4, changed)
+	st = tiles3d.BuildStats{}
+	if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: tolerance, Stats: &st}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Built.Load() != 1 || st.Reused.Load() != 19 {
+		t.Errorf("5 %% changed: %d tiles built, %d reused; want 1 and 19", st.Built.Load(), st.Reused.Load())
+	}
+	if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: fresh, BL: "he", ToleranceM: tolerance}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("terrain-mesh", "he", "2026-08-01")
+	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+	st = tiles3d.BuildStats{}
+	if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: 2 * tolerance, Stats: &st}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Built.Load() != 20 {
+		t.Errorf("new tolerance: %d tiles built, %d reused; want all 20 built", st.Built.Load(), st.Reused.Load())
+	}
+	if _, err := os.Stat(filepath.Join(data, dir, tiles3d.InputsFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestVegetationIncremental rebuilds the vegetation themes: with nothing
+// changed both CDSM tiles are reused; with a new DGM snapshot changed
+// under one of them only that one is built, and the pack equals one built
+// from scratch; a new tolerance builds both.
+func TestVegetationIncremental(t *testing.T) {
+	ctx := context.Background()
+	data, fresh := t.TempDir(), t.TempDir()
+	importDGM(t, data, "2026-07-20", 3, 2, nil)
+	importCDSM(t, data)
+	build := func(data string, tol float64) (built, reused int64) {
+		t.Helper()
+		var st tiles3d.BuildStats
+		if _, err := tiles3d.BuildVegetation(ctx, tiles3d.BuildVegetationOptions{DataDir: data, BL: "he", ToleranceM: tol, Stats: &st}); err != nil {
+			t.Fatal(err)
+		}
+		return st.Built.Load(), st.Reused.Load()
+	}
+	if b, r := build(data, tolerance); b != 0 || r != 2 {
+		t.Errorf("nothing changed: %d built, %d reused; want 0 and 2", b, r)
+	}
+	// The CDSM's first tile lies in DGM tile (1, 0); a bump under it.
+	changed := map[string][2]float64{dgmName(1, 0): {tileE + 128, tileN + tilePx - 128}}
+	importDGM(t, data, "2026-08-01", 3, 2, changed)
+	if b, r := build(data, tolerance); b != 1 || r != 1 {
+		t.Errorf("ground changed under one tile: %d built, %d reused; want 1 and 1", b, r)
+	}
+	// From scratch: the vegetation import builds both tiles on the new DGM.
+	importDGM(t, fresh, "2026-08-01", 3, 2, changed)
+	importCDSM(t, fresh)
+	dir := filepath.Join("veg", "he", "2026-07-20")
+	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+	if b, r := build(data, 2*tolerance); b != 2 || r != 0 {
+		t.Errorf("new tolerance: %d built, %d reused; want 2 and 0", b, r)
+	}
+}

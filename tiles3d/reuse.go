@@ -1,0 +1,228 @@
+package tiles3d
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/svc-geodata/svc/geoid"
+	"github.com/svc-geodata/svc/pack"
+)
+
+// Incremental builds. Every build pack holds InputsFile: per output tile
+// (a DGM or CDSM tile by name, a quadtree leaf by level/x/y) the SHA-256
+// of exactly the data the tile was computed from - the sampled heights,
+// the canopy grid, the buildings' geometry, the OSM features near it - and
+// what it produced (its tileset entries). The build's recipe (options,
+// height model, attribution, format version) is hashed too. The next
+// build of the BL reads the data of each tile and hashes it first; where
+// recipe and hash equal the previous pack's, it hard-links the tile's
+// files from that pack and takes its tileset entries instead of meshing
+// and encoding again. The output is the same bytes either way.
+const (
+	// InputsFile is the name of the sidecar in a build pack.
+	InputsFile = "build-inputs.json"
+	// buildVersion changes whenever a build's output for the same inputs
+	// changes (a new encoder, a new tileset rule), so that nothing built
+	// by an older svc is reused.
+	buildVersion = "2026-11-26.1"
+)
+
+// BuildStats counts what a build did per output tile.
+type BuildStats struct {
+	Built  atomic.Int64 // tiles computed from their inputs
+	Reused atomic.Int64 // tiles linked from the previous build: same inputs
+}
+
+// inputsDoc is InputsFile.
+type inputsDoc struct {
+	Recipe string                `json:"recipe"`
+	Tiles  map[string]reuseEntry `json:"tiles"`
+}
+
+// reuseEntry is one output tile of a build.
+type reuseEntry struct {
+	Inputs string `json:"inputs"`
+	// Tiles are its tileset entries by theme ("" for a single-theme pack),
+	// their content URIs relative to the theme's directory; a theme
+	// without content is absent.
+	Tiles map[string]*tileJSON `json:"tiles,omitempty"`
+	Count int64                `json:"count,omitempty"` // trees, buildings
+}
+
+// reuser finds the tiles of a previous build and records those of this
+// one. Its methods are safe for concurrent use.
+type reuser struct {
+	recipe  string
+	prevDir string
+	prev    map[string]reuseEntry
+	mu      sync.Mutex
+	next    map[string]reuseEntry
+	stats   *BuildStats
+}
+
+// newReuser reads InputsFile of the previous build in prevDir ("" for
+// none); its tiles are offered only when its recipe equals this one's.
+func newReuser(prevDir string, stats *BuildStats, recipe ...any) *reuser {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%#v", buildVersion, recipe)
+	r := &reuser{recipe: hex.EncodeToString(h.Sum(nil)), next: map[string]reuseEntry{}, stats: stats}
+	if r.stats == nil {
+		r.stats = &BuildStats{}
+	}
+	if prevDir == "" {
+		return r
+	}
+	b, err := os.ReadFile(filepath.Join(prevDir, InputsFile))
+	if err != nil {
+		return r
+	}
+	var doc inputsDoc
+	if json.Unmarshal(b, &doc) != nil || doc.Recipe != r.recipe {
+		return r
+	}
+	for _, e := range doc.Tiles {
+		for _, t := range e.Tiles {
+			fixRegions(t)
+		}
+	}
+	r.prevDir, r.prev = prevDir, doc.Tiles
+	return r
+}
+
+// reuse links the files of the previous build's tile key into dir when its
+// inputs hash equals inputs, records it, and returns it; ok is false when
+// the tile must be built. A file that cannot be linked means building.
+func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
+	e, ok := r.prev[key]
+	if !ok || e.Inputs != inputs {
+		return e, false
+	}
+	for theme, t := range e.Tiles {
+		if t == nil || t.Content == nil {
+			continue
+		}
+		rel := filepath.Join(theme, filepath.FromSlash(t.Content.URI))
+		if err := linkOrCopy(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel)); err != nil {
+			return e, false
+		}
+	}
+	r.record(key, e)
+	r.stats.Reused.Add(1)
+	return e, true
+}
+
+// built records a tile this build computed.
+func (r *reuser) built(key string, e reuseEntry) {
+	r.record(key, e)
+	r.stats.Built.Add(1)
+}
+
+func (r *reuser) record(key string, e reuseEntry) {
+	r.mu.Lock()
+	r.next[key] = e
+	r.mu.Unlock()
+}
+
+// write stores this build's InputsFile in dir (keys sorted: the same
+// bytes whatever the order tiles finished in).
+func (r *reuser) write(dir string) error {
+	b, err := json.Marshal(inputsDoc{Recipe: r.recipe, Tiles: r.next})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, InputsFile), b, 0o644)
+}
+
+// inputHash hashes a tile's inputs: call its methods, then sum.
+type inputHash struct{ h hash.Hash }
+
+func newInputHash(parts ...any) *inputHash {
+	ih := &inputHash{h: sha256.New()}
+	fmt.Fprintf(ih.h, "%#v", parts)
+	return ih
+}
+
+func (ih *inputHash) floats32(v []float32) {
+	var b [4]byte
+	buf := make([]byte, 0, 4096)
+	for _, x := range v {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+		buf = append(buf, b[:]...)
+		if len(buf) == cap(buf) {
+			ih.h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	ih.h.Write(buf)
+}
+
+func (ih *inputHash) floats64(v []float64) {
+	var b [8]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+		ih.h.Write(b[:])
+	}
+}
+
+func (ih *inputHash) str(s string) {
+	fmt.Fprintf(ih.h, "%d:%s", len(s), s)
+}
+
+func (ih *inputHash) sum() string { return hex.EncodeToString(ih.h.Sum(nil)) }
+
+// modelPrint fingerprints a height model for the recipe: its ID (an
+// operator's grid is named by its file name only) and its undulation on a
+// 0.25 degree lattice over Germany, so a changed grid file under the same
+// name is not mistaken for the old one.
+func modelPrint(hm *geoid.Model) string {
+	ih := newInputHash(hm.ID())
+	var v []float64
+	for lat := 47.0; lat <= 55.5; lat += 0.25 {
+		for lon := 5.5; lon <= 15.5; lon += 0.25 {
+			n, ok := hm.Undulation(lon, lat)
+			if !ok {
+				n = math.NaN()
+			}
+			v = append(v, n)
+		}
+	}
+	ih.floats64(v)
+	return ih.sum()
+}
+
+// fixRegions turns the regions of tiles read back from JSON ([]any) into
+// []float64, as the tileset writers expect.
+func fixRegions(t *tileJSON) {
+	if t == nil {
+		return
+	}
+	if r, ok := t.BoundingVolume["region"].([]any); ok {
+		f := make([]float64, len(r))
+		for i, x := range r {
+			f[i], _ = x.(float64)
+		}
+		t.BoundingVolume["region"] = f
+	}
+	for _, c := range t.Children {
+		fixRegions(c)
+	}
+}
+
+// previousBuild is the directory of the newest published pack of a build
+// product of the BL, "" when there is none.
+func previousBuild(dataDir string, prod pack.Product, bl string) string {
+	_, dir, err := newestPack(dataDir, prod, bl, func(pack.Manifest) bool { return true })
+	if err != nil {
+		return ""
+	}
+	return dir
+}
