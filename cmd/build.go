@@ -49,11 +49,14 @@ German quasigeoid GCG2016 of BKG), so the buildings sit right on any 3D globe.`,
 			}
 			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "buildings")
 			start := time.Now()
+			var st tiles3d.BuildStats
+			o.Stats = &st
 			m, err := tiles3d.Build(c.Context(), o)
 			stop()
 			if err != nil {
 				return err
 			}
+			printBuildStats(c.OutOrStdout(), &st)
 			el := time.Since(start)
 			fmt.Fprintf(c.OutOrStdout(), "built %s: tileset %s, %d buildings, %d tiles, %d bytes, in %s (%.0f buildings/s)\n",
 				m.Key(), m.Tileset.TilesetID, m.Tileset.BuildingCount, m.Tileset.TileCount, m.Tileset.TotalBytes,
@@ -118,11 +121,14 @@ Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json int
 			}
 			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "tiles")
 			start := time.Now()
+			var st tiles3d.BuildStats
+			o.Stats = &st
 			m, err := tiles3d.BuildTerrainMesh(c.Context(), o)
 			stop()
 			if err != nil {
 				return err
 			}
+			printBuildStats(c.OutOrStdout(), &st)
 			fmt.Fprintf(c.OutOrStdout(), "built %s: %d tiles, tolerance %g m, in %s\n", m.Key(), m.TerrainMesh.TileCount,
 				m.TerrainMesh.RTINToleranceM, time.Since(start).Round(time.Millisecond))
 			return nil
@@ -160,4 +166,10 @@ func loadGeoid(path string) (*geoid.Model, error) {
 		return nil, fmt.Errorf("--geoid %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// printBuildStats says how many tiles a build computed and how many it
+// linked from the BL's previous build (inputs unchanged).
+func printBuildStats(w io.Writer, st *tiles3d.BuildStats) {
+	fmt.Fprintf(w, "%d tiles built, %d reused from the previous build (inputs unchanged)\n", st.Built.Load(), st.Reused.Load())
 }

@@ -43,10 +43,13 @@ the class, OSM id and name of its features (EXT_mesh_features, EXT_structural_me
 				return err
 			}
 			start := time.Now()
+			var st tiles3d.BuildStats
+			o.Stats = &st
 			m, err := tiles3d.BuildOSMCover(c.Context(), o)
 			if err != nil {
 				return err
 			}
+			printBuildStats(c.OutOrStdout(), &st)
 			var parts []string
 			for _, t := range m.OSMCover.Themes {
 				parts = append(parts, fmt.Sprintf("%s %d tiles", t.Name, t.TileCount))

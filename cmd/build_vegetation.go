@@ -35,10 +35,13 @@ itself; run this after importing the DGM later or to change the tolerance.`,
 				return err
 			}
 			start := time.Now()
+			var st tiles3d.BuildStats
+			o.Stats = &st
 			m, err := tiles3d.BuildVegetation(c.Context(), o)
 			if err != nil {
 				return err
 			}
+			printBuildStats(c.OutOrStdout(), &st)
 			for _, t := range m.Vegetation.Themes {
 				fmt.Fprintf(c.OutOrStdout(), "%s %s: %d tiles\n", m.Key(), t.Name, t.TileCount)
 			}

@@ -99,3 +99,16 @@ func (f frame) matrix() []float64 {
 	m[15] = 1
 	return m
 }
+
+// frameOf is the frame of a column-major 4x4 (matrix's inverse).
+func frameOf(m []float64) frame {
+	var f frame
+	if len(m) != 16 {
+		return f
+	}
+	for c := range 3 {
+		copy(f.col[c][:], m[4*c:4*c+3])
+	}
+	copy(f.t[:], m[12:15])
+	return f
+}

@@ -88,3 +88,36 @@ func TestVegetationIncremental(t *testing.T) {
 		t.Errorf("new tolerance: %d built, %d reused; want 2 and 0", b, r)
 	}
 }
+
+// TestOSMCoverIncremental rebuilds the OSM cover after a new DGM snapshot
+// changed one tile: only that tile's surface and transport are built, the
+// others are linked, and the pack equals a build from scratch.
+func TestOSMCoverIncremental(t *testing.T) {
+	ctx := context.Background()
+	data, fresh := t.TempDir(), t.TempDir()
+	multiTileSources(t, data, 3, 2, nil)
+	build := func(data string) (built, reused int64) {
+		t.Helper()
+		var st tiles3d.BuildStats
+		if _, err := tiles3d.BuildOSMCover(ctx, tiles3d.OSMCoverOptions{DataDir: data, BL: "he", Stats: &st}); err != nil {
+			t.Fatal(err)
+		}
+		return st.Built.Load(), st.Reused.Load()
+	}
+	all, _ := build(data)
+	if all < 2 {
+		t.Fatalf("first build: %d tiles built", all)
+	}
+	changed := map[string][2]float64{dgmName(1, 0): dgmCentre(1, 0)}
+	importDGM(t, data, "2026-08-01", 3, 2, changed)
+	if b, r := build(data); b != 1 || r != all-1 {
+		t.Errorf("one DGM tile changed: %d built, %d reused; want 1 and %d", b, r, all-1)
+	}
+	multiTileSources(t, fresh, 3, 2, nil)
+	importDGM(t, fresh, "2026-08-01", 3, 2, changed)
+	if b, r := build(fresh); b != all || r != 0 {
+		t.Errorf("fresh: %d built, %d reused; want %d and 0", b, r, all)
+	}
+	dir := filepath.Join("osm-cover", "he", "2026-07-20")
+	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+}

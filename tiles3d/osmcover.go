@@ -44,6 +44,10 @@ type OSMCoverOptions struct {
 	// embedded GCG2016, geoid.Default), as the terrain mesh does.
 	HeightModel *geoid.Model
 	Now         func() time.Time
+	// Stats, when set, counts the DGM tiles whose surface and transport
+	// were built and those reused from the BL's previous OSM cover (same
+	// ground, features and options).
+	Stats *BuildStats
 }
 
 // classColors are the linear-RGB colours of the cover classes.
@@ -120,6 +124,7 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	}); err != nil {
 		return pack.Manifest{}, err
 	}
+	prevDir := previousBuild(o.DataDir, pack.OSMCover, src.BL)
 	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.OSMCover, BL: src.BL, Snapshot: src.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
@@ -127,6 +132,7 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	defer w.Abort()
 	b := &coverBuild{o: o, z: ds.Zone, layer: layer, tol: tol, dir: w.Dir(), feats: feats, copyright: withCredit(osmdata.Attribution, o.HeightModel)}
 	b.index()
+	b.ru = newReuser(prevDir, o.Stats, "osm-cover", o.StepM, tol, modelPrint(o.HeightModel), b.copyright, int(b.z))
 	var themes []pack.Theme
 	for _, th := range []string{osmdata.ThemeSurface, osmdata.ThemeTransport} {
 		if err := os.MkdirAll(filepath.Join(w.Dir(), th, "tiles"), 0o755); err != nil {
@@ -136,6 +142,9 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	children, err := b.dgmTiles(ctx)
 	if err != nil {
 		return pack.Manifest{}, err
+	}
+	if err := b.ru.write(w.Dir()); err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	for _, th := range []string{osmdata.ThemeSurface, osmdata.ThemeTransport} {
 		n, err := b.writeTheme(th, children[th])
@@ -194,13 +203,18 @@ type coverBuild struct {
 	copyright string
 	mu        sync.Mutex
 	bridgeZ   map[int]func(x, y float64) float64 // deck height of bridge features
+	bridgeH   map[int][2]float64                 // ground at both ends of bridge features
+	hashes    [][32]byte                         // per feature: its content's SHA-256
+	ru        *reuser
 }
 
 // index buckets the features by the 1 km cells their bounds meet.
 func (b *coverBuild) index() {
 	b.cells = map[[2]int][]int32{}
 	b.bounds = make([][4]float64, len(b.feats))
+	b.hashes = make([][32]byte, len(b.feats))
 	for i, f := range b.feats {
+		b.hashes[i] = featureHash(&f)
 		bb := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 		see := func(p [2]float64) {
 			bb[0], bb[1] = math.Min(bb[0], p[0]), math.Min(bb[1], p[1])
@@ -254,14 +268,11 @@ type groundMesh struct {
 	h            []float32
 }
 
-func (b *coverBuild) ground(ctx context.Context, t terrain.Tile) (*groundMesh, error) {
+// groundOf meshes the n x n heights sampled over DGM tile t as the
+// terrain mesh does and rasterises the mesh on the lattice.
+func (b *coverBuild) groundOf(t terrain.Tile, heights []float32, n int) (*groundMesh, error) {
 	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
-	n := gridFor(edge, t.PixelM)
 	step := edge / float64(n-1)
-	heights, ok, err := sampleGrid(ctx, b.layer, t.BBox[0], t.BBox[3], step, n)
-	if err != nil || !ok {
-		return nil, err
-	}
 	errs, err := rtin.ComputeErrors(rtin.Grid{Size: n, Heights: heights})
 	if err != nil {
 		return nil, err
@@ -461,6 +472,7 @@ func (b *coverBuild) dgmTiles(ctx context.Context) (map[string][]*tileJSON, erro
 // ground at its two ends (plus the transport offset), along its length.
 func (b *coverBuild) bridges(ctx context.Context) {
 	b.bridgeZ = map[int]func(x, y float64) float64{}
+	b.bridgeH = map[int][2]float64{}
 	for i, f := range b.feats {
 		if !f.Bridge || f.Tunnel || len(f.Lines) == 0 {
 			continue
@@ -472,6 +484,7 @@ func (b *coverBuild) bridges(ctx context.Context) {
 		if erra != nil || errc != nil {
 			continue // an end off the DGM: drape it like a road
 		}
+		b.bridgeH[i] = [2]float64{ha, hc}
 		dx, dy := c[0]-a[0], c[1]-a[1]
 		l2 := dx*dx + dy*dy
 		b.bridgeZ[i] = func(x, y float64) float64 {
@@ -495,10 +508,39 @@ func (b *coverBuild) dgmTile(ctx context.Context, t terrain.Tile) (map[string]*t
 	if len(near) == 0 {
 		return nil, nil
 	}
-	g, err := b.ground(ctx, t)
-	if err != nil || g == nil {
+	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
+	n := gridFor(edge, t.PixelM)
+	heights, ok, err := sampleGrid(ctx, b.layer, t.BBox[0], t.BBox[3], edge/float64(n-1), n)
+	if err != nil || !ok {
 		return nil, err
 	}
+	ih := newInputHash(t.Name, t.BBox, n)
+	ih.floats32(heights)
+	for _, i := range near {
+		ih.h.Write(b.hashes[i][:])
+		if h, ok := b.bridgeH[int(i)]; ok {
+			ih.floats64(h[:])
+		}
+	}
+	inputs := ih.sum()
+	if e, ok := b.ru.reuse(t.Name, inputs, b.dir); ok {
+		return e.Tiles, nil
+	}
+	g, err := b.groundOf(t, heights, n)
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.coverTile(t, box, near, g)
+	if err != nil {
+		return nil, err
+	}
+	b.ru.built(t.Name, reuseEntry{Inputs: inputs, Tiles: out})
+	return out, nil
+}
+
+// coverTile drapes the features near DGM tile t on its ground mesh and
+// writes its surface and transport GLBs.
+func (b *coverBuild) coverTile(t terrain.Tile, box osmdata.Box, near []int32, g *groundMesh) (map[string]*tileJSON, error) {
 	surf, trans := newMeshBuf(), newMeshBuf()
 	for _, i := range near {
 		f := &b.feats[i]
@@ -548,8 +590,8 @@ func (b *coverBuild) dgmTile(ctx context.Context, t terrain.Tile) (map[string]*t
 		}
 	}
 	out := map[string]*tileJSON{}
+	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
 	for th, m := range map[string]*meshBuf{osmdata.ThemeSurface: surf, osmdata.ThemeTransport: trans} {
-		edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
 		tj, err := b.writeTile(th, t.Name, m, t.BBox[0]+edge/2, t.BBox[3]-edge/2)
 		if err != nil {
 			return nil, err
@@ -734,5 +776,29 @@ func utmBox(ext []float64, z geo.Zone) osmdata.Box {
 		out.MinX, out.MaxX = math.Min(out.MinX, x), math.Max(out.MaxX, x)
 		out.MinY, out.MaxY = math.Min(out.MinY, y), math.Max(out.MaxY, y)
 	}
+	return out
+}
+
+// featureHash is the SHA-256 of everything of a feature the cover draws
+// from: identity, class, name, geometry, width, layer, bridge and tunnel.
+func featureHash(f *osmdata.Feature) [32]byte {
+	ih := newInputHash(f.ID, f.Type, f.Theme, f.Class, f.Name, f.WidthM, f.Layer, f.Bridge, f.Tunnel, len(f.Polygons), len(f.Lines))
+	for _, p := range f.Polygons {
+		for _, r := range p {
+			ih.str(strconv.Itoa(len(r)))
+			for _, q := range r {
+				ih.floats64(q[:])
+			}
+		}
+		ih.str("|")
+	}
+	for _, l := range f.Lines {
+		ih.str(strconv.Itoa(len(l)))
+		for _, q := range l {
+			ih.floats64(q[:])
+		}
+	}
+	var out [32]byte
+	copy(out[:], ih.h.Sum(nil))
 	return out
 }

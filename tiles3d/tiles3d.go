@@ -89,6 +89,9 @@ type Options struct {
 	// HeightModel lifts DHHN2016 heights to ellipsoidal ones (default: the
 	// embedded GCG2016, geoid.Default).
 	HeightModel *geoid.Model
+	// Stats, when set, counts the leaves built and those reused from the
+	// BL's previous tileset (same buildings, byte for byte).
+	Stats *BuildStats
 }
 
 // Build writes the tileset pack of the newest published LoD2 snapshot of
@@ -116,12 +119,15 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	defer st.Close()
+	prevDir := previousBuild(o.DataDir, pack.Buildings3D, src.BL)
 	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.Buildings3D, BL: src.BL, Snapshot: src.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	defer w.Abort()
-	info, err := write(ctx, st, w.Dir(), o, withCredit(src.AttributionText(), o.HeightModel))
+	credit := withCredit(src.AttributionText(), o.HeightModel)
+	ru := newReuser(prevDir, o.Stats, "buildings", modelPrint(o.HeightModel), credit)
+	info, err := write(ctx, st, w.Dir(), o, credit, ru)
 	if err != nil {
 		return pack.Manifest{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/google/uuid"
@@ -22,7 +23,7 @@ import (
 const TilesetFile = "tileset.json"
 
 // write builds every leaf's glb and the tileset JSON into dir.
-func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attribution string) (pack.TilesetInfo, error) {
+func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attribution string, ru *reuser) (pack.TilesetInfo, error) {
 	ext, err := st.Extents(ctx)
 	if err != nil {
 		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
@@ -48,7 +49,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	g.SetLimit(o.Workers)
 	for _, c := range leaves {
 		g.Go(func() error {
-			n, size, err := writeLeaf(gctx, st, dir, c, ext, byID, o.HeightModel, attribution)
+			n, size, err := leaf(gctx, st, dir, c, ext, byID, o.HeightModel, attribution, ru)
 			mu.Lock()
 			defer mu.Unlock()
 			done += int64(len(c.ids))
@@ -62,6 +63,9 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	}
 	if err := g.Wait(); err != nil {
 		return pack.TilesetInfo{}, err
+	}
+	if err := ru.write(dir); err != nil {
+		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
@@ -77,6 +81,44 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	return pack.TilesetInfo{TilesetID: uuid.NewString(), TilesetPath: TilesetFile, TileCount: int64(len(leaves)),
 		TotalBytes: bytes + int64(len(data)), BuildingCount: total,
 		BoundingVolume: []float64{r[0] * deg, r[1] * deg, r[2] * deg, r[3] * deg}}, nil
+}
+
+// leaf hashes the geometry of a leaf's buildings and links the previous
+// build's glb when it is the same, else writes it (writeLeaf); it returns
+// the buildings and the file size.
+func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string, ru *reuser) (int64, int64, error) {
+	key := fmt.Sprintf("%d/%d/%d", c.level, c.x, c.y)
+	ih := newInputHash(key, c.minX, c.minY, c.size, int(st.Zone()))
+	err := st.BuildingGeometry(ctx, c.ids, func(bd *lod2store.Building3D) error {
+		ih.str(bd.GMLID)
+		ih.str(strconv.FormatInt(bd.BuildingID, 10))
+		for _, s := range bd.Surfaces {
+			ih.str(fmt.Sprint(s.Class, s.Ends))
+			ih.floats64(s.Flat)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: tile %s: %w", key, err)
+	}
+	inputs := ih.sum()
+	if e, ok := ru.reuse(key, inputs, dir); ok {
+		t := e.Tiles[""]
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
+		if err != nil {
+			return 0, 0, fmt.Errorf("tiles3d: %w", err)
+		}
+		c.content, c.abs = t.Content.URI, frameOf(t.Transform)
+		copy(c.region[:], t.BoundingVolume["region"].([]float64))
+		return e.Count, fi.Size(), nil
+	}
+	n, size, err := writeLeaf(ctx, st, dir, c, ext, byID, hm, attribution)
+	if err != nil {
+		return 0, 0, err
+	}
+	ru.built(key, reuseEntry{Inputs: inputs, Count: n, Tiles: map[string]*tileJSON{"": {Content: &contentJSON{URI: c.content},
+		BoundingVolume: map[string]any{"region": c.region[:]}, Transform: c.abs.matrix()}}})
+	return n, size, nil
 }
 
 // writeLeaf writes one leaf's glb, sets its region, content and transform,
