@@ -1,0 +1,135 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/pack"
+)
+
+// TestRasterImportResume cancels a DGM import of 12 tiles after 4 and
+// resumes it: nothing was published meanwhile, the resumed run converts
+// only the tiles the first lacked, and the pack is the same bytes as an
+// uninterrupted import's. Without --resume the next run starts afresh.
+func TestRasterImportResume(t *testing.T) {
+	src := t.TempDir()
+	paths := rasterTiles(t, src, "dgm1", 4, 3, 0, dgmHeight)
+	data, fresh := t.TempDir(), t.TempDir()
+	c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.Progress = func(p Progress) {
+		if p.Tiles >= 4 {
+			cancel()
+		}
+	}
+	_, err := DGM(ctx, c, DGMOptions{Run: RunOptions{Workers: 1}}, paths)
+	if !errors.Is(err, context.Canceled) || !Resumable(err) {
+		t.Fatalf("cancelled import: %v", err)
+	}
+	base := filepath.Join(data, string(pack.Terrain), "he")
+	if _, err := os.Stat(filepath.Join(base, "2026-07-20")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the interrupted import was published: %v", err)
+	}
+	c.Progress = nil
+	var sum RasterSummary
+	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Workers: 3, Resume: true, Summary: &sum}}, paths); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Resumed < 4 || sum.Resumed+sum.Converted != 12 || sum.Reused != 0 {
+		t.Errorf("resumed import: %+v; want 4 or more resumed, the rest converted", sum)
+	}
+	if _, err := os.Stat(filepath.Join(base, workPrefix+"2026-07-20")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the work directory outlived the import: %v", err)
+	}
+	fc := c
+	fc.DataDir = fresh
+	if _, err := DGM(context.Background(), fc, DGMOptions{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(string(pack.Terrain), "he", "2026-07-20")
+	testtool.SameTrees(t, "resumed vs uninterrupted", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+
+	// Interrupted again, then run without --resume: everything is redone.
+	ctx, cancel = context.WithCancel(context.Background())
+	c.Snapshot = "2026-07-21"
+	c.Progress = func(p Progress) {
+		if p.Tiles >= 2 {
+			cancel()
+		}
+	}
+	if _, err := DGM(ctx, c, DGMOptions{Run: RunOptions{Workers: 1}}, paths); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled import: %v", err)
+	}
+	c.Progress, sum = nil, RasterSummary{}
+	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, paths); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Resumed != 0 {
+		t.Errorf("an import without --resume took up the journal: %+v", sum)
+	}
+}
+
+// TestRasterImportIncremental imports a new snapshot in which one of 12
+// DGM tiles changed: 11 tiles are linked from the previous snapshot, one
+// is converted, and the pack is the same bytes as a fresh import's.
+func TestRasterImportIncremental(t *testing.T) {
+	srcA, srcB := t.TempDir(), t.TempDir()
+	rasterTiles(t, srcA, "dgm1", 4, 3, 0, dgmHeight)
+	rasterTiles(t, srcB, "dgm1", 4, 3, 0, dgmHeight)
+	rasterTiles(t, srcB, "dgm1", 1, 1, 1, dgmHeight) // tile 477_5550 re-surveyed
+	data, fresh := t.TempDir(), t.TempDir()
+	c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
+	if _, err := DGM(context.Background(), c, DGMOptions{}, []string{srcA}); err != nil {
+		t.Fatal(err)
+	}
+	c.Snapshot = "2027-07-20"
+	var sum RasterSummary
+	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, []string{srcB}); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Converted != 1 || sum.Reused != 11 {
+		t.Errorf("one of 12 tiles changed: %+v; want 1 converted, 11 reused", sum)
+	}
+	fc := c
+	fc.DataDir = fresh
+	if _, err := DGM(context.Background(), fc, DGMOptions{}, []string{srcB}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(string(pack.Terrain), "he", "2027-07-20")
+	testtool.SameTrees(t, "incremental vs fresh import", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+}
+
+// TestRasterImportSkipsBadSource imports good tiles and a damaged one: the
+// damaged one is left out and named with its reason; with Strict the
+// import fails naming it and publishes nothing.
+func TestRasterImportSkipsBadSource(t *testing.T) {
+	src := t.TempDir()
+	rasterTiles(t, src, "dgm1", 2, 2, 0, dgmHeight)
+	b, err := os.ReadFile(filepath.Join(src, "dgm1_477_5550.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(src, "dgm1_479_5550.tif"), b[:len(b)/3]) // cut short
+	data := t.TempDir()
+	c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
+	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Strict: true}}, []string{src}); err == nil ||
+		!strings.Contains(err.Error(), "dgm1_479_5550.tif") {
+		t.Errorf("strict import: %v; want an error naming the damaged file", err)
+	}
+	if _, err := os.Stat(filepath.Join(data, string(pack.Terrain), "he", "2026-07-20")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the strict import published: %v", err)
+	}
+	var sum RasterSummary
+	m, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, []string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Terrain.TileCount != 4 || len(sum.Skipped) != 1 || !strings.HasSuffix(sum.Skipped[0].Name, "dgm1_479_5550.tif") || sum.Skipped[0].Reason == "" {
+		t.Errorf("%d tiles, skipped %+v; want 4 tiles and the damaged file skipped with a reason", m.Terrain.TileCount, sum.Skipped)
+	}
+}
