@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/svc-geodata/svc/tiles3d"
 )
@@ -30,6 +28,7 @@ own, published atomically like imports. A running server picks them up on SIGHUP
 func newBuildTileset() *cobra.Command {
 	var o tiles3d.Options
 	var geoidPath string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "tileset --data DIR --bl BL",
 		Short: "Build the 3D Tiles 1.1 tileset of a BL's LoD2 buildings",
@@ -47,7 +46,7 @@ German quasigeoid GCG2016 of BKG), so the buildings sit right on any 3D globe.`,
 			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
 				return err
 			}
-			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "buildings")
+			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "build tileset", "buildings", logEvery)
 			start := time.Now()
 			var st tiles3d.BuildStats
 			o.Stats = &st
@@ -70,37 +69,15 @@ German quasigeoid GCG2016 of BKG), so the buildings sit right on any 3D globe.`,
 	f.IntVar(&o.MaxPerTile, "max-per-tile", 1000, "split quadtree cells holding more buildings")
 	geoidFlag(f, &geoidPath)
 	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "tiles built concurrently")
+	progressFlag(f, &logEvery)
 	addEnvHelp(c)
 	return c
-}
-
-// buildProgress shows a bar of items (buildings, tiles) on a terminal by
-// setting *progress; elsewhere it stays silent. It returns a function that
-// ends the display.
-func buildProgress(w io.Writer, progress *func(done, total int64), unit string) func() {
-	p := newProgress(w)
-	if p == nil {
-		return func() {}
-	}
-	var bar *mpb.Bar
-	*progress = func(done, total int64) {
-		if bar == nil {
-			bar = p.New(total, mpb.BarStyle(), mpb.PrependDecorators(decor.Name(unit+" "), decor.CountersNoUnit("%d / %d")),
-				mpb.AppendDecorators(decor.AverageSpeed(0, "  %.0f/s")))
-		}
-		bar.SetCurrent(done)
-	}
-	return func() {
-		if bar != nil {
-			bar.SetTotal(-1, true)
-		}
-		p.Wait()
-	}
 }
 
 func newBuildTerrainMesh() *cobra.Command {
 	var o tiles3d.TerrainMeshOptions
 	var geoidPath string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "terrain-mesh --data DIR --bl BL [--tolerance 0.5]",
 		Short: "Build the terrain mesh 3D Tiles of a BL's DGM (RTIN, Draco-compressed b3dm)",
@@ -119,7 +96,7 @@ Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json int
 			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
 				return err
 			}
-			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "tiles")
+			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "build terrain-mesh", "tiles", logEvery)
 			start := time.Now()
 			var st tiles3d.BuildStats
 			o.Stats = &st
@@ -141,6 +118,7 @@ Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json int
 	f.IntVar(&o.GridSize, "grid", 0, "samples per tile edge, 2^k+1 (default: spacing at most the DGM pixel size)")
 	geoidFlag(f, &geoidPath)
 	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "tiles meshed concurrently")
+	progressFlag(f, &logEvery)
 	addEnvHelp(c)
 	return c
 }

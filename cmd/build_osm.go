@@ -15,6 +15,7 @@ import (
 func newBuildOSMCover() *cobra.Command {
 	var o tiles3d.OSMCoverOptions
 	var geoidPath string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "osm-cover --data DIR --bl BL [--step 10] [--geoid FILE]",
 		Short: "Build the OSM cover 3D Tiles of a BL (surface, transport, canopy, sea)",
@@ -42,10 +43,12 @@ the class, OSM id and name of its features (EXT_mesh_features, EXT_structural_me
 			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
 				return err
 			}
+			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "build osm-cover", "tiles", logEvery)
 			start := time.Now()
 			var st tiles3d.BuildStats
 			o.Stats = &st
 			m, err := tiles3d.BuildOSMCover(c.Context(), o)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -63,6 +66,7 @@ the class, OSM id and name of its features (EXT_mesh_features, EXT_structural_me
 	f.StringVar(&o.BL, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
 	f.Float64Var(&o.StepM, "step", 10, "grid in metres the areas are cut into to follow the terrain")
 	geoidFlag(f, &geoidPath)
+	progressFlag(f, &logEvery)
 	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "DGM tiles built concurrently")
 	addEnvHelp(c)
 	return c

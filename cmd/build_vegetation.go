@@ -13,6 +13,7 @@ import (
 func newBuildVegetation() *cobra.Command {
 	var o tiles3d.BuildVegetationOptions
 	var geoidPath string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "vegetation --data DIR --bl BL [--tolerance 0.5]",
 		Short: "Rebuild the trees and plantcover 3D Tiles of a BL's newest vegetation pack",
@@ -34,10 +35,12 @@ itself; run this after importing the DGM later or to change the tolerance.`,
 			if o.HeightModel, err = loadGeoid(geoidPath); err != nil {
 				return err
 			}
+			stop := buildProgress(c.ErrOrStderr(), &o.Progress, "build vegetation", "tiles", logEvery)
 			start := time.Now()
 			var st tiles3d.BuildStats
 			o.Stats = &st
 			m, err := tiles3d.BuildVegetation(c.Context(), o)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -55,6 +58,7 @@ itself; run this after importing the DGM later or to change the tolerance.`,
 	f.Float64Var(&o.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
 	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "tiles built concurrently")
 	geoidFlag(f, &geoidPath)
+	progressFlag(f, &logEvery)
 	addEnvHelp(c)
 	return c
 }

@@ -111,3 +111,33 @@ func TestRasterImportKilledResumes(t *testing.T) {
 		t.Fatalf("published pack: %+v %v", pm.Terrain, err)
 	}
 }
+
+// TestBuildProgressLinesAndReuse runs `svc build terrain-mesh` with stderr
+// not a terminal: it writes plain progress lines (no bar), the last one
+// saying it is done, and reports the tiles built; the same build again
+// reuses every tile.
+func TestBuildProgressLinesAndReuse(t *testing.T) {
+	dir := t.TempDir()
+	src, data := filepath.Join(dir, "src"), filepath.Join(dir, "data")
+	os.Mkdir(src, 0o755)
+	writeDGMTiles(t, src, 3)
+	if out, err := runCLI(t, "import", "dgm", "--data", data, "--bl", "he", "--snapshot", "2026-07-20", "--license", "dl-de-by-2.0", src); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	build := []string{"build", "terrain-mesh", "--data", data, "--bl", "he", "--grid", "257", "--progress-interval", "1ns"}
+	out, err := runCLI(t, build...)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, want := range []string{"build terrain-mesh: 1/3 tiles (33 %), ", "build terrain-mesh: 3/3 tiles (100 %), ", "ETA 0s, done in ", "3 tiles built, 0 reused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\r") || strings.Contains(out, "\x1b[") {
+		t.Errorf("bar redraws in non-terminal output:\n%q", out)
+	}
+	if out, err = runCLI(t, build...); err != nil || !strings.Contains(out, "0 tiles built, 3 reused") {
+		t.Errorf("second build: %v\n%s", err, out)
+	}
+}

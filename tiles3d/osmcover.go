@@ -44,6 +44,9 @@ type OSMCoverOptions struct {
 	// embedded GCG2016, geoid.Default), as the terrain mesh does.
 	HeightModel *geoid.Model
 	Now         func() time.Time
+	// Progress, when set, is called with the DGM tiles done and their
+	// total (from the worker goroutines, one at a time).
+	Progress func(done, total int64)
 	// Stats, when set, counts the DGM tiles whose surface and transport
 	// were built and those reused from the BL's previous OSM cover (same
 	// ground, features and options).
@@ -450,10 +453,17 @@ func (b *coverBuild) dgmTiles(ctx context.Context) (map[string][]*tileJSON, erro
 	b.bridges(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(b.o.Workers)
+	var done int64
 	for i := range tiles {
 		g.Go(func() error {
 			r, err := b.dgmTile(gctx, tiles[i])
 			slots[i] = r
+			if b.o.Progress != nil && err == nil {
+				b.mu.Lock()
+				done++
+				b.o.Progress(done, int64(len(tiles)))
+				b.mu.Unlock()
+			}
 			return err
 		})
 	}

@@ -20,6 +20,8 @@ type BuildVegetationOptions struct {
 	BL         string
 	ToleranceM float64 // plantcover RTIN tolerance (default 0.5 m)
 	Workers    int     // tiles built concurrently (default runtime.NumCPU())
+	// Progress, when set, is called with the CDSM tiles done and their total.
+	Progress func(done, total int64)
 	// Stats, when set, counts the tiles built and those reused from the
 	// pack being rebuilt (same canopy, ground and options).
 	Stats *BuildStats
@@ -64,7 +66,7 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 	}
 	res, err := WriteVegetation(ctx, w.Dir(), VegetationOptions{DataDir: o.DataDir, BL: src.BL, Snapshot: src.Snapshot, Zone: z,
 		Tiles: ix.Layers[terrain.LayerCDSM], ToleranceM: o.ToleranceM, Workers: o.Workers, HeightModel: o.HeightModel,
-		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84, Stats: o.Stats})
+		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84, Stats: o.Stats, Progress: o.Progress})
 	if err != nil {
 		return pack.Manifest{}, err
 	}

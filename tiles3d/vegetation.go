@@ -60,6 +60,9 @@ type VegetationOptions struct {
 	Attribution string
 	// BBoxWGS84 is the pack's extent, over which the height model must hold.
 	BBoxWGS84 []float64
+	// Progress, when set, is called with the CDSM tiles done and their
+	// total (from the worker goroutines, one at a time).
+	Progress func(done, total int64)
 	// Stats, when set, counts the CDSM tiles built and those reused from
 	// the BL's previous vegetation pack (same canopy, ground and options).
 	Stats *BuildStats
@@ -148,6 +151,7 @@ func vegTiles(ctx context.Context, dir string, dgm *terrain.Layer, o VegetationO
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Workers)
 	var mu sync.Mutex
+	var done int64
 	for i, t := range o.Tiles {
 		g.Go(func() error {
 			a, b, k, err := vegTile(gctx, dir, t, dgm, o, hardened, ru)
@@ -157,6 +161,10 @@ func vegTiles(ctx context.Context, dir string, dgm *terrain.Layer, o VegetationO
 			tt[i], ct[i] = a, b
 			mu.Lock()
 			n += int64(k)
+			done++
+			if o.Progress != nil {
+				o.Progress(done, int64(len(o.Tiles)))
+			}
 			mu.Unlock()
 			return nil
 		})
