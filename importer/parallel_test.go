@@ -39,13 +39,18 @@ func canopyHeight(x, y, seed float64) float32 {
 // <prefix>_<e>_<n>.tif into dir, their pixel sizes 2, 4 or 5 m so the
 // tiles take unequal times; every third tile is an XYZ file instead.
 func rasterTiles(t testing.TB, dir, prefix string, nx, ny int, seed float64, f func(x, y, seed float64) float32) []string {
+	return rasterTilesOf(t, dir, prefix, nx, ny, seed, f, []float64{2, 4, 5})
+}
+
+// rasterTilesOf is rasterTiles with the pixel sizes cycling through pix.
+func rasterTilesOf(t testing.TB, dir, prefix string, nx, ny int, seed float64, f func(x, y, seed float64) float32, pix []float64) []string {
 	t.Helper()
 	var out []string
 	k := 0
 	for i := range nx {
 		for j := range ny {
 			e, n := heE+float64(i)*1000, heN+float64(j)*1000
-			pix := []float64{2, 4, 5}[k%3]
+			pix := pix[k%len(pix)]
 			px := int(1000 / pix)
 			nd := -9999.0
 			g := raster.Grid{Width: px, Height: px, Data: make([]float32, px*px), EPSG: 25832, Nodata: &nd,
@@ -143,6 +148,7 @@ func BenchmarkImportDGMProcs(b *testing.B) {
 			c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
 			b.SetBytes(size)
 			b.ReportAllocs()
+			cpu := testtool.CPUTime()
 			for b.Loop() {
 				// Fresh: every tile is converted (no previous pack to reuse).
 				if err := os.RemoveAll(filepath.Join(data, string(pack.Terrain))); err != nil {
@@ -153,6 +159,7 @@ func BenchmarkImportDGMProcs(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*len(paths))/b.Elapsed().Seconds(), "tiles/s")
+			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/terrain"
 )
@@ -236,20 +238,28 @@ func (wk *rasterWork) record(r tileRecord) error {
 // file against its journaled SHA-256 (a tile changed or damaged since it
 // was written fails the import: nothing unverified is published), and
 // writes the SourcesFile.
-func (wk *rasterWork) assemble(dst string, recs []tileRecord) error {
+func (wk *rasterWork) assemble(dst string, recs []tileRecord, workers int) error {
+	g := new(errgroup.Group)
+	g.SetLimit(workers)
 	for _, r := range recs {
-		src := filepath.Join(wk.dir, filepath.FromSlash(r.Tile.Path))
-		sum, err := fileSHA256(src)
-		if err != nil {
-			return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
-		}
-		if sum != r.SHA256 {
-			return fmt.Errorf("importer: tile %s changed since it was written (SHA-256 %s, journal %s); run the import again without --resume",
-				r.Tile.Name, sum, r.SHA256)
-		}
-		if err := linkOrCopy(src, filepath.Join(dst, filepath.FromSlash(r.Tile.Path))); err != nil {
-			return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
-		}
+		g.Go(func() error {
+			src := filepath.Join(wk.dir, filepath.FromSlash(r.Tile.Path))
+			sum, err := fileSHA256(src)
+			if err != nil {
+				return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
+			}
+			if sum != r.SHA256 {
+				return fmt.Errorf("importer: tile %s changed since it was written (SHA-256 %s, journal %s); run the import again without --resume",
+					r.Tile.Name, sum, r.SHA256)
+			}
+			if err := linkOrCopy(src, filepath.Join(dst, filepath.FromSlash(r.Tile.Path))); err != nil {
+				return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	sort.Slice(recs, func(i, j int) bool {
 		return recs[i].Layer < recs[j].Layer || recs[i].Layer == recs[j].Layer && recs[i].Tile.Name < recs[j].Tile.Name

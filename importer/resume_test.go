@@ -133,3 +133,44 @@ func TestRasterImportSkipsBadSource(t *testing.T) {
 		t.Errorf("%d tiles, skipped %+v; want 4 tiles and the damaged file skipped with a reason", m.Terrain.TileCount, sum.Skipped)
 	}
 }
+
+// BenchmarkImportDGMIncremental imports a snapshot of 20 DGM1 tiles (1 km,
+// 1 m pixels, as the states deliver them; every third one XYZ) of which
+// one changed since the previous snapshot (5 %): "full" without the
+// previous pack, "incremental" with it. Compare cpu-ms/op.
+func BenchmarkImportDGMIncremental(b *testing.B) {
+	srcA, srcB := b.TempDir(), b.TempDir()
+	one := []float64{1}
+	rasterTilesOf(b, srcA, "dgm1", 5, 4, 0, dgmHeight, one)
+	rasterTilesOf(b, srcB, "dgm1", 5, 4, 0, dgmHeight, one)
+	rasterTilesOf(b, srcB, "dgm1", 1, 1, 1, dgmHeight, one)
+	for _, inc := range []bool{false, true} {
+		name := map[bool]string{false: "full", true: "incremental"}[inc]
+		b.Run(name, func(b *testing.B) {
+			data := b.TempDir()
+			c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
+			if inc {
+				if _, err := DGM(context.Background(), c, DGMOptions{}, []string{srcA}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c.Snapshot = "2027-07-20"
+			next := filepath.Join(data, string(pack.Terrain), "he", c.Snapshot)
+			b.ReportAllocs()
+			cpu := testtool.CPUTime()
+			for b.Loop() {
+				if err := os.RemoveAll(next); err != nil {
+					b.Fatal(err)
+				}
+				var sum RasterSummary
+				if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, []string{srcB}); err != nil {
+					b.Fatal(err)
+				}
+				if inc && sum.Reused != 19 {
+					b.Fatalf("%+v", sum)
+				}
+			}
+			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

@@ -121,3 +121,39 @@ func TestOSMCoverIncremental(t *testing.T) {
 	dir := filepath.Join("osm-cover", "he", "2026-07-20")
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
 }
+
+// BenchmarkTerrainMeshIncremental builds the terrain mesh of a 20 tile DGM
+// snapshot in which one tile changed (5 %): "full" without a previous
+// build, "incremental" with the previous snapshot's. Compare cpu-ms/op.
+func BenchmarkTerrainMeshIncremental(b *testing.B) {
+	for _, inc := range []bool{false, true} {
+		name := map[bool]string{false: "full", true: "incremental"}[inc]
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			data := b.TempDir()
+			if inc {
+				importDGM(b, data, "2026-07-20", 5, 4, nil)
+				if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: tolerance}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			importDGM(b, data, "2026-08-01", 5, 4, map[string][2]float64{dgmName(2, 1): dgmCentre(2, 1)})
+			next := filepath.Join(data, "terrain-mesh", "he", "2026-08-01")
+			b.ReportAllocs()
+			cpu := testtool.CPUTime()
+			for b.Loop() {
+				if err := os.RemoveAll(next); err != nil {
+					b.Fatal(err)
+				}
+				var st tiles3d.BuildStats
+				if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: tolerance, Stats: &st}); err != nil {
+					b.Fatal(err)
+				}
+				if inc && st.Reused.Load() != 19 {
+					b.Fatalf("%d reused", st.Reused.Load())
+				}
+			}
+			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

@@ -188,6 +188,7 @@ func BenchmarkTerrainMeshProcs(b *testing.B) {
 		b.Run(fmt.Sprintf("procs=%d", p), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 			b.ReportAllocs()
+			cpu := testtool.CPUTime()
 			for b.Loop() {
 				// Fresh: every tile is meshed (no previous build to reuse).
 				if err := os.RemoveAll(filepath.Join(data, "terrain-mesh")); err != nil {
@@ -199,6 +200,7 @@ func BenchmarkTerrainMeshProcs(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*len(dgm))/b.Elapsed().Seconds(), "tiles/s")
+			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -10,11 +10,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
 )
 
 // Incremental builds. Every build pack holds InputsFile: per output tile
@@ -51,6 +53,10 @@ type inputsDoc struct {
 // reuseEntry is one output tile of a build.
 type reuseEntry struct {
 	Inputs string `json:"inputs"`
+	// Sources, when set, hashes the source files the inputs are read from
+	// (their SHA-256 as the source pack's manifest lists them): equal
+	// sources give equal inputs, so the tile is reused without reading them.
+	Sources string `json:"sources,omitempty"`
 	// Tiles are its tileset entries by theme ("" for a single-theme pack),
 	// their content URIs relative to the theme's directory; a theme
 	// without content is absent.
@@ -67,6 +73,9 @@ type reuser struct {
 	mu      sync.Mutex
 	next    map[string]reuseEntry
 	stats   *BuildStats
+	// sources are the source keys of the tiles by index (sourceKeys),
+	// for builds that read rasters of a pack; nil otherwise.
+	sources []string
 }
 
 // newReuser reads InputsFile of the previous build in prevDir ("" for
@@ -118,6 +127,16 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 	r.record(key, e)
 	r.stats.Reused.Add(1)
 	return e, true
+}
+
+// reuseSources is reuse by the hash of the tile's source files, before
+// reading them; "" never matches.
+func (r *reuser) reuseSources(key, sources, dir string) (reuseEntry, bool) {
+	e, ok := r.prev[key]
+	if !ok || sources == "" || e.Sources != sources {
+		return e, false
+	}
+	return r.reuse(key, e.Inputs, dir)
 }
 
 // built records a tile this build computed.
@@ -225,4 +244,68 @@ func previousBuild(dataDir string, prod pack.Product, bl string) string {
 		return ""
 	}
 	return dir
+}
+
+// sourceKeys returns, per tile of a raster layer, the hash of the source
+// files its lattice can read: the tiles whose box meets its closed box
+// (edge points fall in the neighbours), by name and SHA-256 from files
+// (pack path -> SHA-256). A tile with a neighbour of unknown SHA-256 gets
+// "". Tiles are bucketed by 1 km cells, so this is linear in the tiles.
+func sourceKeys(tiles []terrain.Tile, files map[string]string) []string {
+	cells := map[[2]int][]int{}
+	span := func(b [4]float64) (int, int, int, int) {
+		return int(math.Floor(b[0] / 1000)), int(math.Floor(b[1] / 1000)), int(math.Floor(b[2] / 1000)), int(math.Floor(b[3] / 1000))
+	}
+	for i, t := range tiles {
+		x0, y0, x1, y1 := span(t.BBox)
+		for x := x0; x <= x1; x++ {
+			for y := y0; y <= y1; y++ {
+				cells[[2]int{x, y}] = append(cells[[2]int{x, y}], i)
+			}
+		}
+	}
+	out := make([]string, len(tiles))
+	for i, t := range tiles {
+		b := t.BBox
+		x0, y0, x1, y1 := span(b)
+		seen := map[int]bool{}
+		var deps []int
+		for x := x0; x <= x1; x++ {
+			for y := y0; y <= y1; y++ {
+				for _, j := range cells[[2]int{x, y}] {
+					o := tiles[j].BBox
+					if !seen[j] && o[0] <= b[2] && o[2] >= b[0] && o[1] <= b[3] && o[3] >= b[1] {
+						seen[j] = true
+						deps = append(deps, j)
+					}
+				}
+			}
+		}
+		sort.Ints(deps)
+		ih := newInputHash(t.Name, t.BBox, t.PixelM)
+		ok := true
+		for _, j := range deps {
+			sum := files[tiles[j].Path]
+			if sum == "" {
+				ok = false
+				break
+			}
+			ih.str(tiles[j].Name)
+			ih.floats64(tiles[j].BBox[:])
+			ih.str(sum)
+		}
+		if ok {
+			out[i] = ih.sum()
+		}
+	}
+	return out
+}
+
+// fileSums maps the paths of a manifest's files to their SHA-256.
+func fileSums(m pack.Manifest) map[string]string {
+	out := make(map[string]string, len(m.Files))
+	for _, f := range m.Files {
+		out[f.Path] = f.SHA256
+	}
+	return out
 }

@@ -91,6 +91,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	}
 	defer w.Abort()
 	ru := newReuser(prevDir, o.Stats, "terrain-mesh", o.ToleranceM, o.GridSize, modelPrint(o.HeightModel), o.Copyright)
+	ru.sources = sourceKeys(layer.Tiles(), fileSums(src))
 	children, err := meshTiles(ctx, layer, ds.Zone, w.Dir(), o, ru)
 	if err != nil {
 		return pack.Manifest{}, err
@@ -159,6 +160,9 @@ func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string
 // returns nil for a tile without valid samples.
 func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir string, o TerrainMeshOptions, ru *reuser) (*tileJSON, error) {
 	t := layer.Tiles()[i]
+	if e, ok := ru.reuseSources(t.Name, ru.sources[i], dir); ok {
+		return e.Tiles[""], nil
+	}
 	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
 	n := o.GridSize
 	if n == 0 {
@@ -173,13 +177,15 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 	ih.floats32(heights)
 	inputs := ih.sum()
 	if e, ok := ru.reuse(t.Name, inputs, dir); ok {
+		e.Sources = ru.sources[i]
+		ru.record(t.Name, e)
 		return e.Tiles[""], nil
 	}
 	tj, err := meshHeights(t, z, heights, n, edge, step, dir, o)
 	if err != nil {
 		return nil, err
 	}
-	ru.built(t.Name, reuseEntry{Inputs: inputs, Tiles: map[string]*tileJSON{"": tj}})
+	ru.built(t.Name, reuseEntry{Inputs: inputs, Sources: ru.sources[i], Tiles: map[string]*tileJSON{"": tj}})
 	return tj, nil
 }
 
