@@ -59,7 +59,7 @@ const (
 // tileResult is the outcome of one input.
 type tileResult struct {
 	rec  tileRecord
-	role roleStats
+	role *roleStats // merged into the layer's as soon as the tile is done
 	how  int
 	err  error // the source's error when skipped
 }
@@ -132,7 +132,7 @@ func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) (
 			return nil, nil, fmt.Errorf("importer: %w", err)
 		}
 	}
-	ri.place, ri.role = newPlaceCheck(ri.st), &roleStats{}
+	ri.place, ri.role = newPlaceCheck(ri.st), newRoleStats()
 	ri.prog = Progress{FilesTotal: len(ins)}
 	for _, in := range ins {
 		ri.prog.BytesTotal += in.size
@@ -152,8 +152,14 @@ func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) (
 					return fmt.Errorf("importer: %s: %w", in.name, r.err)
 				}
 			}
-			res[i] = r
 			ri.mu.Lock()
+			// The role's counts and medians do not depend on the order
+			// tiles are added in; merged now, a tile's samples are freed.
+			if r.role != nil {
+				ri.role.merge(r.role)
+				r.role = nil
+			}
+			res[i] = r
 			ri.prog.File = in.name
 			ri.prog.Files++
 			ri.prog.Bytes += in.size
@@ -185,7 +191,6 @@ func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) (
 			recs = append(recs, r.rec)
 		}
 		ri.place.addBBox(ins[i].name, ri.zone, r.rec.Tile.BBox)
-		ri.role.merge(&r.role)
 		ri.count(r.how)
 	}
 	if s := ri.run.Summary; s != nil {
@@ -221,9 +226,9 @@ func (ri *rasterImport) count(how int) {
 // import (--resume), linked from the previous snapshot when the source's
 // bytes are unchanged, or converted; it is journaled once on disk.
 func (ri *rasterImport) input(ctx context.Context, sub string, in rasterInput) tileResult {
-	var r tileResult
+	r := tileResult{role: newRoleStats()}
 	if ri.work == nil { // pass-through: the index only
-		r.rec.Tile, r.err = ri.tile(ctx, "", "", in, &r.role)
+		r.rec.Tile, r.err = ri.tile(ctx, "", "", in, r.role)
 		if r.err != nil {
 			r.how = tileSkipped
 		}
@@ -257,7 +262,7 @@ func (ri *rasterImport) input(ctx context.Context, sub string, in rasterInput) t
 		return r
 	}
 	part := dst + ".part"
-	t, err := ri.tile(ctx, part, rel, in, &r.role)
+	t, err := ri.tile(ctx, part, rel, in, r.role)
 	if err != nil {
 		os.Remove(part)
 		return fail(err)
@@ -316,6 +321,6 @@ func (s *roleStats) merge(o *roleStats) {
 	s.neg += o.neg
 	s.pairs += o.pairs
 	s.edges += o.edges
-	s.vals = append(s.vals, o.vals...)
-	s.diffs = append(s.diffs, o.diffs...)
+	s.vals.merge(&o.vals)
+	s.diffs.merge(&o.diffs)
 }

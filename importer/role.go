@@ -36,12 +36,65 @@ const (
 // Common.Force imports them anyway.
 var ErrWrongRole = errors.New("the rasters do not look like this product")
 
-// roleStats accumulates pixel samples of one raster layer.
+// roleStats accumulates pixel samples of one raster layer. Values and
+// differences are counted in centimetre and millimetre bins rather than
+// kept, so a state's 35,000 tiles (8,192 samples each) take a few MB, not
+// a GB; the medians are exact to half a bin, far below the thresholds.
 type roleStats struct {
-	n, empty, neg int       // samples; NoData or ~0; below -1 m
-	pairs, edges  int       // pairs with a value; of them, one empty and one not
-	vals          []float32 // non-empty values
-	diffs         []float32 // |difference| of pairs with two values
+	n, empty, neg int // samples; NoData or ~0; below -1 m
+	pairs, edges  int // pairs with a value; of them, one empty and one not
+	vals          bins // non-empty values, per cm
+	diffs         bins // |difference| of pairs with two values, per mm
+}
+
+// bins counts values by their bin, round(v / step).
+type bins struct {
+	step  float64
+	count map[int64]int64
+	n     int
+}
+
+func (b *bins) add(v float64) {
+	if b.count == nil {
+		b.count = map[int64]int64{}
+	}
+	b.count[int64(math.Round(v/b.step))]++
+	b.n++
+}
+
+func (b *bins) merge(o *bins) {
+	for k, c := range o.count {
+		if b.count == nil {
+			b.count = map[int64]int64{}
+		}
+		b.count[k] += c
+	}
+	b.n += o.n
+}
+
+// median is the bin of the value at index n/2 of the sorted values
+// (0 without values).
+func (b *bins) median() float64 {
+	if b.n == 0 {
+		return 0
+	}
+	keys := make([]int64, 0, len(b.count))
+	for k := range b.count {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	at := int64(b.n / 2)
+	for _, k := range keys {
+		if at < b.count[k] {
+			return float64(k) * b.step
+		}
+		at -= b.count[k]
+	}
+	return float64(keys[len(keys)-1]) * b.step
+}
+
+func newRoleStats() *roleStats {
+	return &roleStats{vals: bins{step: 0.01}, diffs: bins{step: 0.001}}
 }
 
 func (s *roleStats) addPair(a float64, aok bool, b float64, bok bool) {
@@ -51,7 +104,7 @@ func (s *roleStats) addPair(a float64, aok bool, b float64, bok bool) {
 	if !aok {
 		s.empty++
 	} else {
-		s.vals = append(s.vals, float32(a))
+		s.vals.add(float64(float32(a)))
 		if a < -1 {
 			s.neg++
 		}
@@ -59,7 +112,7 @@ func (s *roleStats) addPair(a float64, aok bool, b float64, bok bool) {
 	switch {
 	case aok && bok:
 		s.pairs++
-		s.diffs = append(s.diffs, float32(math.Abs(a-b)))
+		s.diffs.add(float64(float32(math.Abs(a - b))))
 	case aok != bok:
 		s.pairs++
 		s.edges++
@@ -123,24 +176,15 @@ type traits struct {
 }
 
 func (s *roleStats) traits() (traits, bool) {
-	if len(s.vals) < roleMinValid {
+	if s.vals.n < roleMinValid {
 		return traits{}, false
 	}
-	t := traits{medianM: median(s.vals), emptyShare: float64(s.empty) / float64(s.n),
-		negShare: float64(s.neg) / float64(len(s.vals)), roughM: median(s.diffs)}
+	t := traits{medianM: s.vals.median(), emptyShare: float64(s.empty) / float64(s.n),
+		negShare: float64(s.neg) / float64(s.vals.n), roughM: s.diffs.median()}
 	if s.pairs > 0 {
 		t.edgeShare = float64(s.edges) / float64(s.pairs)
 	}
 	return t, true
-}
-
-func median(v []float32) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	c := slices.Clone(v)
-	slices.Sort(c)
-	return float64(c[len(c)/2])
 }
 
 // looksLikeDGM: tall (median above any canopy), below sea level in part
