@@ -41,8 +41,8 @@ var ErrWrongRole = errors.New("the rasters do not look like this product")
 // kept, so a state's 35,000 tiles (8,192 samples each) take a few MB, not
 // a GB; the medians are exact to half a bin, far below the thresholds.
 type roleStats struct {
-	n, empty, neg int // samples; NoData or ~0; below -1 m
-	pairs, edges  int // pairs with a value; of them, one empty and one not
+	n, empty, neg int  // samples; NoData or ~0; below -1 m
+	pairs, edges  int  // pairs with a value; of them, one empty and one not
 	vals          bins // non-empty values, per cm
 	diffs         bins // |difference| of pairs with two values, per mm
 }
