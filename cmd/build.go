@@ -18,7 +18,13 @@ func newBuild() *cobra.Command {
 		Use:   "build",
 		Short: "Build derived artefacts (3D Tiles) from published packs",
 		Long: `build derives static artefacts from the packs in the data directory and writes them as packs of their
-own, published atomically like imports. A running server picks them up on SIGHUP or POST /v1/admin/datasets.`,
+own, published atomically like imports. A running server picks them up on SIGHUP or POST /v1/admin/datasets.
+
+Every build works on --workers tiles at once (default: the number of CPUs); the output is the same byte
+for byte whatever the number. A build rebuilds only the tiles whose inputs changed since the BL's
+previous build of the same product (same options): the others are hard-linked from it, and the
+output is the same as a build from scratch (docs/3d-tiles.md). It says how many tiles it built
+and reused. Progress goes to stderr: a bar on a terminal, else a line every --progress-interval.`,
 	}
 	c.AddCommand(newBuildTileset(), newBuildTerrainMesh(), newBuildVegetation(), newBuildOSMCover())
 	c.PersistentPreRunE = sweepBefore

@@ -2,7 +2,10 @@ package tiles3d
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/testtool"
@@ -24,5 +27,33 @@ func TestBuildTilesetWorkersSameBytes(t *testing.T) {
 	testtool.SameTrees(t, "tileset workers 1 vs 3", sums[0], sums[1])
 	if len(sums[0]) < 12 {
 		t.Errorf("%d files, want a dozen tiles or more", len(sums[0]))
+	}
+}
+
+// BenchmarkBuildTilesetProcs builds the tileset of 5,000 buildings with
+// GOMAXPROCS and the workers at 1, 2, 4 ... up to the machine's cores.
+func BenchmarkBuildTilesetProcs(b *testing.B) {
+	data := b.TempDir()
+	lod2Pack(b, data, "he", e0, n0, 3000, 5000)
+	for _, p := range []int{1, 2, 4, 8, 16} {
+		if p > runtime.NumCPU() {
+			break
+		}
+		b.Run(fmt.Sprintf("procs=%d", p), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
+			b.ReportAllocs()
+			cpu := testtool.CPUTime()
+			for b.Loop() {
+				// Fresh: every leaf is built (no previous build to reuse).
+				if err := os.RemoveAll(filepath.Join(data, "buildings")); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Build(context.Background(), Options{DataDir: data, BL: "he", Workers: p}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*5000)/b.Elapsed().Seconds(), "buildings/s")
+			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
 	}
 }
