@@ -137,6 +137,17 @@ func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) (
 	for _, in := range ins {
 		ri.prog.BytesTotal += in.size
 	}
+	res, err := ri.inputs(ctx, sub, ins)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ri.collect(sub, ins, res)
+}
+
+// inputs makes the tiles of ins, ri.run.Workers at once, and returns
+// their outcomes in input order. It stops at the first write failure, at
+// a bad source with Strict, and when ctx ends.
+func (ri *rasterImport) inputs(ctx context.Context, sub string, ins []rasterInput) ([]tileResult, error) {
 	res := make([]tileResult, len(ins))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(ri.run.Workers)
@@ -152,32 +163,45 @@ func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) (
 					return fmt.Errorf("importer: %s: %w", in.name, r.err)
 				}
 			}
-			ri.mu.Lock()
-			// The role's counts and medians do not depend on the order
-			// tiles are added in; merged now, a tile's samples are freed.
-			if r.role != nil {
-				ri.role.merge(r.role)
-				r.role = nil
-			}
+			ri.done(in, &r)
 			res[i] = r
-			ri.prog.File = in.name
-			ri.prog.Files++
-			ri.prog.Bytes += in.size
-			if r.how != tileSkipped {
-				ri.prog.Tiles++
-			}
-			ri.report(false)
-			ri.mu.Unlock()
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	ri.mu.Lock()
 	ri.report(true)
+	ri.mu.Unlock()
+	return res, nil
+}
+
+// done merges a finished tile's role samples (counts and medians do not
+// depend on the order tiles are added in; merged now, the tile's samples
+// are freed) and advances the progress.
+func (ri *rasterImport) done(in rasterInput, r *tileResult) {
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	if r.role != nil {
+		ri.role.merge(r.role)
+		r.role = nil
+	}
+	ri.prog.File = in.name
+	ri.prog.Files++
+	ri.prog.Bytes += in.size
+	if r.how != tileSkipped {
+		ri.prog.Tiles++
+	}
+	ri.report(false)
+}
+
+// collect takes the outcomes in input order: the tiles and their records,
+// the place check, the summary; then checks the layer.
+func (ri *rasterImport) collect(sub string, ins []rasterInput, res []tileResult) ([]terrain.Tile, []tileRecord, error) {
 	tiles := make([]terrain.Tile, 0, len(ins))
 	recs := make([]tileRecord, 0, len(ins))
 	var skipped []SkippedSource
