@@ -115,14 +115,21 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 	if !ok || e.Inputs != inputs {
 		return e, false
 	}
+	var linked []string
 	for theme, t := range e.Tiles {
 		if t == nil || t.Content == nil {
 			continue
 		}
 		rel := filepath.Join(theme, filepath.FromSlash(t.Content.URI))
 		if err := linkOrCopy(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel)); err != nil {
+			// The links made so far go: building writes these paths, and
+			// writing through a hard link would change the previous pack.
+			for _, p := range linked {
+				_ = os.Remove(p)
+			}
 			return e, false
 		}
+		linked = append(linked, filepath.Join(dir, rel))
 	}
 	r.record(key, e)
 	r.stats.Reused.Add(1)
