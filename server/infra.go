@@ -37,7 +37,10 @@ func (s *Server) infraRoutes() []httpapi.Route {
 		{Method: "GET", Path: "/docs", OpID: "getDocs", Tag: "Service", Stability: "stable", Since: "0.1.0", Exempt: true,
 			Summary:   "Human-readable API documentation (HTML, rendered from the OpenAPI document; works offline)",
 			Responses: []httpapi.Response{{Status: 200, Desc: "HTML page", ContentType: "text/html"}},
-			Handle:    s.handleDocs},
+			Handle: func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+				s.docs.ServeHTTP(w, r)
+				return nil
+			}},
 		{Method: "GET", Path: "/metrics", OpID: "getMetrics", Tag: "Service", Stability: "beta", Since: "0.1.0", Exempt: true,
 			Summary:   "Prometheus metrics (text exposition format 0.0.4)",
 			Responses: []httpapi.Response{{Status: 200, Desc: "Metrics", ContentType: "text/plain"}},
@@ -64,16 +67,6 @@ func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request, in *h
 		html.EscapeString(pt.Title), html.EscapeString(pt.Title), html.EscapeString(s.cfg.ErrorsBase+"/"+name),
 		html.EscapeString(pt.Doc), html.EscapeString(s.cfg.DocsURL))
 	return nil
-}
-
-// problemSlugs lists the problem type names, sorted, for the documentation.
-func problemSlugs() []string {
-	out := make([]string, 0, len(httpapi.ProblemTypes))
-	for k := range httpapi.ProblemTypes {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -18,6 +18,9 @@ const heightModelDoc = "Height model of the 3D content (beyond the spec): vertic
 	"each tileset.json under `asset.extras.height_model`. null: built before height models, heights are DHHN2016 written as ellipsoidal " +
 	"(35-50 m too low on a globe): rebuild with `svc build`."
 
+// obj is a JSON object of the OpenAPI document.
+type obj = map[string]any
+
 // Schema builders: small helpers so the component schemas below read like the
 // tables of SPEC section 2.
 
@@ -53,6 +56,8 @@ func object(desc string, required []string, props obj) obj {
 	}
 	return obj{"type": "object", "description": desc, "required": required, "properties": props}
 }
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
 
 func listOf(item, key string, withCount bool) obj {
 	props := obj{key: array(ref(item), "")}

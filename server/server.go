@@ -30,6 +30,10 @@ import (
 	"github.com/svc-geodata/svc/tilecache"
 )
 
+// APIVersion is the version of the interface this build implements
+// (SPEC 9: info.version of the OpenAPI document).
+const APIVersion = "0.1.0"
+
 // Config holds the server's settings; cmd fills it from flags and
 // environment.
 type Config struct {
@@ -81,6 +85,7 @@ type Server struct {
 	openapi []byte
 	// ogcOpenAPI describes the /ogc operations alone (GET /ogc/api).
 	ogcOpenAPI []byte
+	docs       http.Handler // the /docs page
 	handler    http.Handler
 	// byPattern maps each ServeMux pattern to its route (its policy).
 	byPattern map[string]*httpapi.Route
@@ -92,7 +97,7 @@ type Server struct {
 	// footprints caches footprint tiles: uncounted, so a crowd panning
 	// over one town must not cost a search per request.
 	footprints *tilecache.Cache
-	schemas    obj       // component schemas, for the docs page examples
+	schemas    obj       // component schemas, for the exact members of request bodies
 	damage     damageLog // damaged files met while answering or found by verify
 	verify     verifier
 }
@@ -123,7 +128,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
 		footprints: tilecache.New(64 << 20)}
-	s.schemas, _ = components(cfg)["schemas"].(obj)
+	comps := components(cfg)
+	s.schemas, _ = comps["schemas"].(obj)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		if !rt.Hidden && (rt.Stability != "stable" && rt.Stability != "beta" || rt.Since == "") {
@@ -153,12 +159,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.adapt(rt))
 	}
-	doc, err := s.buildOpenAPI()
-	if err != nil {
-		return nil, err
-	}
-	s.openapi = doc
-	if s.ogcOpenAPI, err = s.buildOGCOpenAPI(); err != nil {
+	if err := s.describe(comps); err != nil {
 		return nil, err
 	}
 	s.handler = s.middleware(s.accessControl(http.HandlerFunc(s.dispatch)))

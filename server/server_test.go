@@ -17,6 +17,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/apidoc"
 )
 
 const testToken = "admin-secret-token"
@@ -506,13 +507,13 @@ func TestOpenAPI(t *testing.T) {
 	listed := 0
 	for _, rt := range srv.routes {
 		if rt.Hidden { // the viewer's files and the redirect at /
-			if doc.Paths[openapiPath(rt.Path)] != nil {
+			if doc.Paths[apidoc.PathTemplate(rt.Path)] != nil {
 				t.Errorf("hidden route %s %s is in the document", rt.Method, rt.Path)
 			}
 			continue
 		}
 		listed++
-		op := doc.Paths[openapiPath(rt.Path)][strings.ToLower(rt.Method)]
+		op := doc.Paths[apidoc.PathTemplate(rt.Path)][strings.ToLower(rt.Method)]
 		if op == nil {
 			t.Errorf("%s %s missing from the document", rt.Method, rt.Path)
 			continue
