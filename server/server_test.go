@@ -564,3 +564,21 @@ func TestDocsPage(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsVersion: the /docs page and the OpenAPI document state one
+// version, Config.Version when set (the page showed APIVersion whatever
+// the document said).
+func TestDocsVersion(t *testing.T) {
+	t.Parallel()
+	srv, err := New(Config{BaseURL: "http://api.test", Version: "9.9.9"}, Deps{Catalog: catalog.New(catalog.Options{Dir: t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/docs": "<title>svc API 9.9.9</title>", "/openapi.json": `"version": "9.9.9"`} {
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != 200 || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s: %d, lacks %s", path, w.Code, want)
+		}
+	}
+}
