@@ -28,7 +28,7 @@ var layers = []struct {
 	{"use cases", []string{"buildings", "query", "export"}, []string{"foundation", "storage", "catalog"}},
 	{"builders", []string{"importer", "tiles3d", "qmesh", "demo"}, []string{"foundation", "storage", "builders"}},
 	{"access", []string{"access"}, []string{"foundation", "storage"}},
-	{"http framework", []string{"server/httpapi", "server/apidoc", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
+	{"http framework", []string{"server/httpapi", "server/apidoc", "server/metrics", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
 	// A surface imports the framework, never server nor another surface.
 	{"http surfaces", []string{"server/opentopo", "server/ogcapi", "server/keysadmin", "server/static", "server/terrainapi", "server/dataapi"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
 	{"http", []string{"server"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework", "http surfaces", "http"}},

@@ -23,6 +23,7 @@ import (
 	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/keysadmin"
+	"github.com/svc-geodata/svc/server/metrics"
 	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/opentopo"
 	"github.com/svc-geodata/svc/server/static"
@@ -81,7 +82,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	routes  []httpapi.Route
-	metrics *metrics
+	metrics *metrics.Requests
 	openapi []byte
 	// ogcOpenAPI describes the /ogc operations alone (GET /ogc/api).
 	ogcOpenAPI []byte
@@ -125,7 +126,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
+	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
 		footprints: tilecache.New(64 << 20)}
 	comps := components(cfg)
