@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"sort"
 
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/static"
@@ -68,8 +67,6 @@ func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request, in *h
 		html.EscapeString(pt.Doc), html.EscapeString(s.cfg.DocsURL))
 	return nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 // healthzBody is the liveness answer, made once.
 var healthzBody = []byte(`{"service":"svc","status":"ok"}` + "\n")

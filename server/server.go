@@ -129,7 +129,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
 		footprints: tilecache.New(64 << 20)}
-	comps := components(cfg)
+	comps, err := components()
+	if err != nil {
+		return nil, err
+	}
 	s.schemas, _ = comps["schemas"].(obj)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {

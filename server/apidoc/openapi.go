@@ -1,9 +1,10 @@
 // Package apidoc describes the API from its route table: the OpenAPI 3.1
 // document of every route or of one surface's (Doc.OpenAPI), the /docs page
 // (Doc.Page) and the design decisions both publish (Decisions). It reads the
-// declarations of package httpapi and the component schemas it is given and
-// knows no surface: package server lists the routes, the schemas and the tags
-// and serves the results (docs/architecture.md).
+// declarations of package httpapi and the component schemas it is given, and
+// has the builders the surfaces write their schemas with (Object, Ref, ...).
+// It knows no surface: package server lists the routes, the schemas and the
+// tags and serves the results (docs/architecture.md).
 package apidoc
 
 import (
