@@ -28,7 +28,7 @@ var layers = []struct {
 	{"use cases", []string{"buildings", "query", "export"}, []string{"foundation", "storage", "catalog"}},
 	{"builders", []string{"importer", "tiles3d", "qmesh", "demo"}, []string{"foundation", "storage", "builders"}},
 	{"access", []string{"access"}, []string{"foundation", "storage"}},
-	{"http framework", []string{"server/httpapi", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
+	{"http framework", []string{"server/httpapi", "server/apidoc", "server/metrics", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
 	// A surface imports the framework, never server nor another surface.
 	{"http surfaces", []string{"server/opentopo", "server/ogcapi", "server/keysadmin", "server/static", "server/terrainapi", "server/dataapi"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
 	{"http", []string{"server"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework", "http surfaces", "http"}},
@@ -40,7 +40,7 @@ var layers = []struct {
 var external = map[string][]string{
 	// Serving is the http and cli layers' job; raster, terrain and importer
 	// read COGs published by URL with range requests.
-	"net/http": {"server", "server/httpapi", "server/opentopo", "server/ogcapi", "server/keysadmin", "server/static", "server/terrainapi", "server/dataapi", "viewer", "cmd", "raster", "terrain", "importer"},
+	"net/http": {"server", "server/httpapi", "server/apidoc", "server/opentopo", "server/ogcapi", "server/keysadmin", "server/static", "server/terrainapi", "server/dataapi", "viewer", "cmd", "raster", "terrain", "importer"},
 	// Drivers stay behind the stores that need them.
 	"github.com/jackc/pgx/v5":         {"state/postgres"},
 	"github.com/jackc/pgx/v5/pgconn":  {"state/postgres"},

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-geodata/svc/server/apidoc"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/state"
 )
@@ -131,7 +132,7 @@ func TestDeclaredParamsEnforced(t *testing.T) {
 			continue
 		}
 		declared := map[int][]string{} // status -> problem types
-		for _, r := range srv.withCommonResponses(rt) {
+		for _, r := range apidoc.Responses(rt) {
 			declared[r.Status] = httpapi.ProblemsOf(r)
 		}
 		base := url.Values{}

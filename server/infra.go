@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"sort"
 
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/static"
@@ -37,7 +36,10 @@ func (s *Server) infraRoutes() []httpapi.Route {
 		{Method: "GET", Path: "/docs", OpID: "getDocs", Tag: "Service", Stability: "stable", Since: "0.1.0", Exempt: true,
 			Summary:   "Human-readable API documentation (HTML, rendered from the OpenAPI document; works offline)",
 			Responses: []httpapi.Response{{Status: 200, Desc: "HTML page", ContentType: "text/html"}},
-			Handle:    s.handleDocs},
+			Handle: func(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+				s.docs.ServeHTTP(w, r)
+				return nil
+			}},
 		{Method: "GET", Path: "/metrics", OpID: "getMetrics", Tag: "Service", Stability: "beta", Since: "0.1.0", Exempt: true,
 			Summary:   "Prometheus metrics (text exposition format 0.0.4)",
 			Responses: []httpapi.Response{{Status: 200, Desc: "Metrics", ContentType: "text/plain"}},
@@ -65,18 +67,6 @@ func (s *Server) handleProblemType(w http.ResponseWriter, r *http.Request, in *h
 		html.EscapeString(pt.Doc), html.EscapeString(s.cfg.DocsURL))
 	return nil
 }
-
-// problemSlugs lists the problem type names, sorted, for the documentation.
-func problemSlugs() []string {
-	out := make([]string, 0, len(httpapi.ProblemTypes))
-	for k := range httpapi.ProblemTypes {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 // healthzBody is the liveness answer, made once.
 var healthzBody = []byte(`{"service":"svc","status":"ok"}` + "\n")

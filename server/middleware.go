@@ -71,7 +71,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 			case ri.route != nil:
 				pattern = ri.route.Pattern
 			}
-			s.metrics.observe(pattern, sw.code(), d)
+			s.metrics.Observe(pattern, sw.code(), d)
 			level := slog.LevelInfo
 			if sw.code() >= 500 {
 				level = slog.LevelError

@@ -180,7 +180,8 @@ var smallLoD2Server = sync.OnceValues(func() (*httptest.Server, error) {
 // declaredSchemas are the component schemas of the OpenAPI document as a
 // client reads them (JSON-decoded).
 var declaredSchemas = sync.OnceValue(func() map[string]any {
-	b, _ := json.Marshal(components(Config{BaseURL: "http://api.test"})["schemas"])
+	comps, _ := components()
+	b, _ := json.Marshal(comps["schemas"])
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	return m

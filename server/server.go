@@ -23,12 +23,17 @@ import (
 	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/keysadmin"
+	"github.com/svc-geodata/svc/server/metrics"
 	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/opentopo"
 	"github.com/svc-geodata/svc/server/static"
 	"github.com/svc-geodata/svc/server/terrainapi"
 	"github.com/svc-geodata/svc/tilecache"
 )
+
+// APIVersion is the version of the interface this build implements
+// (SPEC 9: info.version of the OpenAPI document).
+const APIVersion = "0.1.0"
 
 // Config holds the server's settings; cmd fills it from flags and
 // environment.
@@ -77,10 +82,11 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	routes  []httpapi.Route
-	metrics *metrics
+	metrics *metrics.Requests
 	openapi []byte
 	// ogcOpenAPI describes the /ogc operations alone (GET /ogc/api).
 	ogcOpenAPI []byte
+	docs       http.Handler // the /docs page
 	handler    http.Handler
 	// byPattern maps each ServeMux pattern to its route (its policy).
 	byPattern map[string]*httpapi.Route
@@ -92,7 +98,7 @@ type Server struct {
 	// footprints caches footprint tiles: uncounted, so a crowd panning
 	// over one town must not cost a search per request.
 	footprints *tilecache.Cache
-	schemas    obj       // component schemas, for the docs page examples
+	schemas    obj       // component schemas, for the exact members of request bodies
 	damage     damageLog // damaged files met while answering or found by verify
 	verify     verifier
 }
@@ -120,10 +126,14 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: newMetrics(),
+	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
 		footprints: tilecache.New(64 << 20)}
-	s.schemas, _ = components(cfg)["schemas"].(obj)
+	comps, err := components()
+	if err != nil {
+		return nil, err
+	}
+	s.schemas, _ = comps["schemas"].(obj)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		if !rt.Hidden && (rt.Stability != "stable" && rt.Stability != "beta" || rt.Since == "") {
@@ -153,12 +163,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.adapt(rt))
 	}
-	doc, err := s.buildOpenAPI()
-	if err != nil {
-		return nil, err
-	}
-	s.openapi = doc
-	if s.ogcOpenAPI, err = s.buildOGCOpenAPI(); err != nil {
+	if err := s.describe(comps); err != nil {
 		return nil, err
 	}
 	s.handler = s.middleware(s.accessControl(http.HandlerFunc(s.dispatch)))

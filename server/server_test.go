@@ -17,6 +17,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/apidoc"
 )
 
 const testToken = "admin-secret-token"
@@ -506,13 +507,13 @@ func TestOpenAPI(t *testing.T) {
 	listed := 0
 	for _, rt := range srv.routes {
 		if rt.Hidden { // the viewer's files and the redirect at /
-			if doc.Paths[openapiPath(rt.Path)] != nil {
+			if doc.Paths[apidoc.PathTemplate(rt.Path)] != nil {
 				t.Errorf("hidden route %s %s is in the document", rt.Method, rt.Path)
 			}
 			continue
 		}
 		listed++
-		op := doc.Paths[openapiPath(rt.Path)][strings.ToLower(rt.Method)]
+		op := doc.Paths[apidoc.PathTemplate(rt.Path)][strings.ToLower(rt.Method)]
 		if op == nil {
 			t.Errorf("%s %s missing from the document", rt.Method, rt.Path)
 			continue
@@ -560,6 +561,24 @@ func TestDocsPage(t *testing.T) {
 	for _, bad := range []string{"<script", "<link", "https://cdn", "@import"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("docs page loads external resources: %q", bad)
+		}
+	}
+}
+
+// TestDocsVersion: the /docs page and the OpenAPI document state one
+// version, Config.Version when set (the page showed APIVersion whatever
+// the document said).
+func TestDocsVersion(t *testing.T) {
+	t.Parallel()
+	srv, err := New(Config{BaseURL: "http://api.test", Version: "9.9.9"}, Deps{Catalog: catalog.New(catalog.Options{Dir: t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/docs": "<title>svc API 9.9.9</title>", "/openapi.json": `"version": "9.9.9"`} {
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != 200 || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s: %d, lacks %s", path, w.Code, want)
 		}
 	}
 }

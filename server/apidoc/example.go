@@ -1,81 +1,20 @@
-package server
+package apidoc
 
 import (
 	"encoding/json"
 	"fmt"
-	"html"
-	"html/template"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/svc-geodata/svc/server/httpapi"
 )
 
-// The descriptions in the route table and the OpenAPI document use a small
-// Markdown subset: `code`, **bold**, [text](url), paragraphs separated by a
-// blank line and "- " list items. markdown renders exactly that subset to
-// HTML (after escaping everything), so the docs page shows no raw markup.
-var (
-	mdCode = regexp.MustCompile("`([^`]+)`")
-	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdLink = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
-)
-
-func markdown(s string) template.HTML {
-	var out strings.Builder
-	for _, para := range strings.Split(strings.TrimSpace(s), "\n\n") {
-		lines := strings.Split(para, "\n")
-		var items, text []string
-		for _, l := range lines {
-			if t := strings.TrimSpace(l); strings.HasPrefix(t, "- ") {
-				items = append(items, inline(strings.TrimPrefix(t, "- ")))
-			} else if len(items) > 0 {
-				items[len(items)-1] += " " + inline(t)
-			} else {
-				text = append(text, inline(l))
-			}
-		}
-		if len(text) > 0 {
-			out.WriteString("<p>" + strings.Join(text, " ") + "</p>")
-		}
-		if len(items) > 0 {
-			out.WriteString("<ul><li>" + strings.Join(items, "</li><li>") + "</li></ul>")
-		}
-	}
-	return template.HTML(out.String()) // built from escaped text only
-}
-
-// inline escapes s and renders code spans, bold and links in it.
-func inline(s string) string {
-	// Code spans first, kept apart so their content is not rendered again.
-	var codes []string
-	s = mdCode.ReplaceAllStringFunc(s, func(m string) string {
-		codes = append(codes, html.EscapeString(m[1:len(m)-1]))
-		return fmt.Sprintf("\x00%d\x00", len(codes)-1)
-	})
-	s = html.EscapeString(s)
-	s = mdBold.ReplaceAllString(s, "<b>$1</b>")
-	s = mdLink.ReplaceAllStringFunc(s, func(m string) string {
-		p := mdLink.FindStringSubmatch(m)
-		u, err := url.Parse(html.UnescapeString(p[2]))
-		if err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
-			return p[1]
-		}
-		return `<a href="` + html.EscapeString(u.String()) + `">` + p[1] + "</a>"
-	})
-	for i, c := range codes {
-		s = strings.Replace(s, fmt.Sprintf("\x00%d\x00", i), "<code>"+c+"</code>", 1)
-	}
-	return s
-}
-
 // exampleRequest is a curl command for rt built from its declaration: path
 // parameters and required query parameters with their example or default
 // values.
-func (s *Server) exampleRequest(rt httpapi.Route) string {
-	path := openapiPath(rt.Path)
+func (d *Doc) exampleRequest(rt httpapi.Route) string {
+	path := PathTemplate(rt.Path)
 	q := url.Values{}
 	for _, p := range rt.Params {
 		v := p.Example
@@ -95,7 +34,7 @@ func (s *Server) exampleRequest(rt httpapi.Route) string {
 			}
 		}
 	}
-	u := s.cfg.BaseURL + path
+	u := d.BaseURL + path
 	if len(q) > 0 {
 		u += "?" + strings.ReplaceAll(q.Encode(), "%2C", ",")
 	}
@@ -107,7 +46,7 @@ func (s *Server) exampleRequest(rt httpapi.Route) string {
 		cmd += " -H 'X-Svc-Admin-Token: <token>'"
 	}
 	if rt.Body != nil {
-		body, _ := json.Marshal(exampleOf(s.schemas[rt.Body.Schema], s.schemas, 0))
+		body, _ := json.Marshal(d.example(rt.Body.Schema))
 		cmd += " -H 'Content-Type: application/json' -d '" + string(body) + "'"
 	}
 	return cmd + " '" + u + "'"
@@ -115,14 +54,20 @@ func (s *Server) exampleRequest(rt httpapi.Route) string {
 
 // exampleResponse renders an example body for the first success response
 // of rt from its schema; "" when the answer is not JSON.
-func (s *Server) exampleResponse(rt httpapi.Route) (status int, body string) {
+func (d *Doc) exampleResponse(rt httpapi.Route) (status int, body string) {
 	for _, r := range rt.Responses {
 		if r.Status >= 200 && r.Status < 300 && r.Schema != "" {
-			b, _ := json.MarshalIndent(exampleOf(s.schemas[r.Schema], s.schemas, 0), "", "  ")
+			b, _ := json.MarshalIndent(d.example(r.Schema), "", "  ")
 			return r.Status, string(b)
 		}
 	}
 	return 0, ""
+}
+
+// example is an example value of the named component schema.
+func (d *Doc) example(schema string) any {
+	schemas, _ := d.Components["schemas"].(obj)
+	return exampleOf(schemas[schema], schemas, 0)
 }
 
 // exampleOf makes an example value that fits a JSON schema (component

@@ -1,4 +1,4 @@
-package server
+package apidoc
 
 import (
 	"bytes"
@@ -68,7 +68,11 @@ type docParam struct {
 	Required             bool
 }
 
-func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+// Page renders the /docs page: every listed route by tag, with an example
+// request, an example response built from its schema, its parameters and
+// statuses; the problem types; and Decisions as the appendix. It fails only
+// if the template cannot be executed.
+func (d *Doc) Page() ([]byte, error) {
 	type docTag struct {
 		ID, Name string
 		DescHTML template.HTML
@@ -76,19 +80,19 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *httpapi.
 	}
 	var tagList []*docTag
 	byName := map[string]*docTag{}
-	for _, t := range tags() {
-		dt := &docTag{ID: strings.ToLower(t["name"].(string)), Name: t["name"].(string), DescHTML: markdown(t["description"].(string))}
+	for _, t := range d.Tags {
+		dt := &docTag{ID: strings.ToLower(t.Name), Name: t.Name, DescHTML: markdown(t.Description)}
 		tagList = append(tagList, dt)
 		byName[dt.Name] = dt
 	}
-	for _, rt := range s.routes {
+	for _, rt := range d.Routes {
 		if rt.Hidden {
 			continue
 		}
-		op := docOp{Method: rt.Method, Path: openapiPath(rt.Path), OpID: rt.OpID, Summary: rt.Summary, DescHTML: markdown(rt.Desc),
+		op := docOp{Method: rt.Method, Path: PathTemplate(rt.Path), OpID: rt.OpID, Summary: rt.Summary, DescHTML: markdown(rt.Desc),
 			Stability: rt.Stability, Since: rt.Since, Counted: rt.Counted(),
-			Responses: s.withCommonResponses(rt), Example: s.exampleRequest(rt)}
-		op.RespStatus, op.RespExample = s.exampleResponse(rt)
+			Responses: Responses(rt), Example: d.exampleRequest(rt)}
+		op.RespStatus, op.RespExample = d.exampleResponse(rt)
 		for _, p := range rt.Params {
 			op.Params = append(op.Params, docParam{Name: p.Name, In: p.In, Type: p.Type, Rule: paramRule(p), DescHTML: markdown(p.Desc), Required: p.Required})
 		}
@@ -107,17 +111,28 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request, in *httpapi.
 	var probs []docProblem
 	for _, slug := range problemSlugs() {
 		pt := httpapi.ProblemTypes[slug]
-		probs = append(probs, docProblem{slug, s.cfg.ErrorsBase + "/" + slug, pt.Title, pt.Doc})
+		probs = append(probs, docProblem{slug, d.ErrorsBase + "/" + slug, pt.Title, pt.Doc})
 	}
 	var buf bytes.Buffer
-	if err := docsPage.Execute(&buf, map[string]any{"Version": APIVersion, "Tags": shown,
-		"Description": markdown(apiDescription), "Problems": probs}); err != nil {
-		return fmt.Errorf("render docs: %w", err)
+	if err := docsPage.Execute(&buf, map[string]any{"Version": d.Version, "Tags": shown,
+		"Description": markdown(Decisions), "Problems": probs}); err != nil {
+		return nil, fmt.Errorf("apidoc: render docs: %w", err)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	return buf.Bytes(), nil
+}
+
+// Handler renders the page once and serves it: text/html, cacheable for
+// five minutes (the route table does not change while the server runs).
+func (d *Doc) Handler() (http.Handler, error) {
+	page, err := d.Page()
+	if err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(page)
+	}), nil
 }
 
 func paramRule(p httpapi.Param) string {

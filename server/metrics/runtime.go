@@ -1,4 +1,4 @@
-package server
+package metrics
 
 import (
 	"fmt"
@@ -28,10 +28,10 @@ var runtimeSamples = []struct {
 	{"go_sched_gomaxprocs_threads", "GOMAXPROCS.", "gauge", "/sched/gomaxprocs:threads"},
 }
 
-// writeRuntimeMetrics renders the Go runtime and process metrics
-// Prometheus users expect (go_*, process_*), read from runtime/metrics and,
-// on Linux, /proc/self.
-func writeRuntimeMetrics(w io.Writer) {
+// WriteRuntime renders the Go runtime and process metrics Prometheus users
+// expect (go_*, process_*), read from runtime/metrics and, on Linux,
+// /proc/self.
+func WriteRuntime(w io.Writer) {
 	samples := make([]rtmetrics.Sample, len(runtimeSamples))
 	for i, s := range runtimeSamples {
 		samples[i].Name = s.metric

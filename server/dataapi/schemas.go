@@ -1,0 +1,113 @@
+package dataapi
+
+import (
+	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/server/apidoc"
+)
+
+// Schemas are the component schemas of the OpenAPI document the data API's
+// discovery, building and tileset routes answer with, by name.
+func Schemas() apidoc.Obj {
+	return apidoc.Obj{
+		"LoD2Dataset": apidoc.Object("LoD2 dataset (SPEC 2.1)", nil, apidoc.Obj{
+			"id": apidoc.Str("BL code"), "bundesland_code": apidoc.Str("BL code"), "name": apidoc.Str("display string with attribution text"),
+			"license_id": apidoc.Str("e.g. dl-de-zero-2.0, cc-by-4.0, dl-de-by-2.0"), "source_url": apidoc.Str("source download location"),
+			"snapshot_date": apidoc.StrF("date", "date of the source download"), "building_count": apidoc.Int(""),
+			"validation_pass_pct": apidoc.Nullable("number", "share of buildings passing geometric validation; null when no validation ran"),
+			"last_sync":           apidoc.StrF("date-time", "when the import finished")}),
+		"LoD2DatasetList": apidoc.ListOf("LoD2Dataset", "datasets", true),
+		"AttributionListEntry": apidoc.Object("Licence and attribution of one published product of one BL", nil, apidoc.Obj{
+			"bundesland_code": apidoc.Str(""), "product": apidoc.Enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",
+				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", HeightModelProduct),
+			"snapshot": apidoc.StrF("date", ""), "source": apidoc.Str("authority"), "license": apidoc.Str("licence label"), "license_id": apidoc.Str(""),
+			"url": apidoc.StrF("uri", "licence URL"), "attribution": apidoc.Str("display string"),
+			"must_display": apidoc.Bool("true when the licence requires showing the source visibly (all but DL-DE/Zero 2.0)")}),
+		"AttributionList": apidoc.Object("", nil, apidoc.Obj{"attribution": apidoc.Array(apidoc.Ref("AttributionListEntry"), ""), "count": apidoc.Int("")}),
+		"TerrainDataset": apidoc.Object("Terrain dataset (SPEC 2.7)", nil, apidoc.Obj{
+			"bl": apidoc.Str("BL code"), "license": apidoc.Str("licence id"), "snapshot": apidoc.StrF("date", ""), "format": apidoc.Str("e.g. GeoTIFF (COG)"),
+			"source": apidoc.Enum("how the tiles are held", "convert+storage-box", "mirror", "pass-through"), "tile_count": apidoc.Int(""),
+			"crs": apidoc.Enum("", "EPSG:25832", "EPSG:25833"), "vertical_datum": apidoc.Str("DHHN2016"), "attribution": apidoc.Str(""),
+			"coverage_pct": apidoc.Nullable("number", "always null at present")}),
+		"TerrainDatasetList": apidoc.ListOf("TerrainDataset", "datasets", true),
+		"TerrainMeshDataset": apidoc.Object("Terrain mesh dataset (SPEC 2.8); b3dm with Draco-compressed glTF", nil, apidoc.Obj{
+			"bundesland_code": apidoc.Str(""), "snapshot_date": apidoc.StrF("date", ""), "tileset_url": apidoc.StrF("uri", "{tiles_url}/terrain-mesh/<bl>/<snapshot>/tileset.json"),
+			"tile_count": apidoc.Int(""), "rtin_tolerance_m": apidoc.Num("maximum error of the RTIN approximation"),
+			"tiling_scheme": apidoc.Enum("", "single-level-quadtree", "multi-level-quadtree"), "license": apidoc.Str(""), "attribution": apidoc.Str(""),
+			"built_at": apidoc.StrF("date-time", ""), "height_model": apidoc.Nullable("string", heightModelDoc)}),
+		"TerrainMeshDatasetList": apidoc.ListOf("TerrainMeshDataset", "datasets", false),
+		"OsmCoverTheme": apidoc.Object("", nil, apidoc.Obj{"name": apidoc.Enum("", "surface", "transport", "canopy", "sea"),
+			"tileset_url": apidoc.StrF("uri", ""), "tile_count": apidoc.Int("")}),
+		"OsmCoverDataset": apidoc.Object("OSM cover dataset (SPEC 2.9)", nil, apidoc.Obj{
+			"bundesland_code": apidoc.Str(""), "snapshot_date": apidoc.StrF("date", ""), "themes": apidoc.Array(apidoc.Ref("OsmCoverTheme"), "3 themes inland, 4 on the coast"),
+			"bbox": apidoc.BBox4(), "license": apidoc.Str("odbl-1.0"), "attribution": apidoc.Str(""), "built_at": apidoc.StrF("date-time", ""), "height_model": apidoc.Nullable("string", heightModelDoc)}),
+		"OsmCoverDatasetList": apidoc.ListOf("OsmCoverDataset", "datasets", false),
+		"VegetationTheme": apidoc.Object("", nil, apidoc.Obj{"name": apidoc.Enum("", "cdsm", "tdsm", "trees", "plantcover"),
+			"kind": apidoc.Enum("", "raster_cog", "3dtiles"), "url": apidoc.StrF("uri", "COG directory base or tileset.json")}),
+		"VegetationDataset": apidoc.Object("Vegetation dataset (SPEC 2.10). Clients must check `snapshot` before consuming plantcover colours.", nil, apidoc.Obj{
+			"bundesland_code": apidoc.Str(""), "snapshot": apidoc.StrF("date", ""), "crs": apidoc.Str(""), "tile_size_m": apidoc.Num("COG sampling grid tile size"),
+			"license": apidoc.Str(""), "attribution": apidoc.Str("display string; every dataset has one (DL-DE/Zero sources too, though they do not require it)"),
+			"themes":       apidoc.Array(apidoc.Ref("VegetationTheme"), ""),
+			"height_model": apidoc.Nullable("string", heightModelDoc)}),
+		"VegetationDatasetList": apidoc.ListOf("VegetationDataset", "datasets", false),
+		"Tileset": apidoc.Object("Building 3D Tiles tileset (SPEC 2.2)", nil, apidoc.Obj{
+			"tileset_id": apidoc.StrF("uuid", "new id per snapshot"), "region_code": apidoc.Str("BL code"), "bundesland_code": apidoc.Str("BL code"),
+			"snapshot_date": apidoc.StrF("date", ""), "s3_key": apidoc.Str("object key of tileset.json below {tiles_url}"),
+			"tileset_url": apidoc.StrF("uri", "loadable by 3D Tiles viewers"), "tile_count": apidoc.Int(""), "total_bytes": apidoc.Int(""),
+			"building_count": apidoc.Int(""), "generated_at": apidoc.StrF("date-time", ""), "bounding_volume": apidoc.GeoJSON("Polygon", ""),
+			"height_model": apidoc.Nullable("string", heightModelDoc)}),
+		"TilesetList": apidoc.Object("Tilesets meeting a bbox (SPEC 4.3)", nil, apidoc.Obj{
+			"tilesets": apidoc.Array(apidoc.Ref("Tileset"), ""), "count": apidoc.Int(""), "bbox": apidoc.BBox4(),
+			"svc": apidoc.Object("", nil, apidoc.Obj{"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "one entry per BL listed; tiles_count is the tileset's tile count")})}),
+		"BuildingSurfaceProperties": apidoc.Object("Exactly these six properties (SPEC 2.3)", nil, propertiesSchema(buildings.SearchSurface)),
+		"BuildingSurfaceFeature": apidoc.Object("One surface of a building", nil, apidoc.Obj{
+			"type": apidoc.Enum("", "Feature"), "id": apidoc.Str("the gmlid"), "geometry": apidoc.GeoJSON("MultiPolygon", "with Z"),
+			"properties": apidoc.Ref("BuildingSurfaceProperties")}),
+		"BuildingDetail": apidoc.Object("Building detail (SPEC 2.4)", nil, apidoc.Obj{
+			"gmlid": apidoc.Str("echo of the request"), "bundesland_code": apidoc.Str(""), "building_id": apidoc.Int(""), "lod": apidoc.Enum("", "LoD2"),
+			"geometry": apidoc.GeoJSON("MultiPolygon", "all surfaces of the building, with Z")}),
+		"RoofSurfaceFeature": apidoc.Object("A planar roof facet (SPEC 2.5)", nil, apidoc.Obj{
+			"type": apidoc.Enum("", "Feature"), "geometry": apidoc.GeoJSON("Polygon", "with Z"),
+			"properties": apidoc.Object("", nil, apidoc.Obj{
+				"tilt_deg":    apidoc.Num("inclination against the horizontal, 0 to 90"),
+				"azimuth_deg": apidoc.Nullable("number", "compass direction of the outward normal (0 N, 90 E); null when tilt < 5"),
+				"area_m2":     apidoc.Num("projected (horizontal) area in m2, computed in UTM")})}),
+		"BuildingSearchResponse": apidoc.Object("GeoJSON FeatureCollection of building surfaces (SPEC 4.4)", nil, apidoc.Obj{
+			"type": apidoc.Enum("", "FeatureCollection"), "bbox": apidoc.BBox4(), "count": apidoc.Int("features on this page"), "limit": apidoc.Int("the page size asked for"),
+			"features": apidoc.Array(apidoc.Ref("BuildingSurfaceFeature"), ""),
+			"svc": apidoc.Object("", []string{"attribution", "next"}, apidoc.Obj{"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "one entry per BL present"),
+				"next":     apidoc.Str("cursor of the next page; empty when there is none"),
+				"warnings": apidoc.Array(apidoc.Str(""), "present only when a state was skipped because its LoD2 data is damaged; the page then holds the other states' surfaces")})}),
+		"RoofResponse": apidoc.Object("Roof facets of one building (SPEC 4.4)", nil, apidoc.Obj{
+			"type": apidoc.Enum("", "FeatureCollection"), "count": apidoc.Int(""), "features": apidoc.Array(apidoc.Ref("RoofSurfaceFeature"), ""),
+			"svc": apidoc.Object("", []string{"gmlid", "bl"}, apidoc.Obj{"gmlid": apidoc.Str("the resolved id"), "bl": apidoc.Str("source BL"),
+				"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "licence of the source BL")})}),
+	}
+}
+
+// heightModelDoc documents the height_model member of the 3D listings.
+const heightModelDoc = "Height model of the 3D content (beyond the spec): vertices are at GRS80 ellipsoidal heights h = H + N, " +
+	"H the DHHN2016 normal height of the source and N the undulation of this geoid/quasigeoid grid, so the content sits right on " +
+	"CesiumJS and other globes. Default `GCG2016 (de_bkg_gcg2016.tif, BKG; EGM96 beyond it)`: the official German quasigeoid of BKG " +
+	"(embedded; © BKG, CC BY 4.0, credited in /v1/attribution and in the tiles), with EGM96 only beyond Germany's border margin; " +
+	"`EGM96 (egm96_15.gtx, PROJ; Germany subset)` when built with `--geoid egm96` (0.06 m higher on average, up to 1.8 m off GCG2016, see docs/height-model.md). The same value is in " +
+	"each tileset.json under `asset.extras.height_model`. null: built before height models, heights are DHHN2016 written as ellipsoidal " +
+	"(35-50 m too low on a globe): rebuild with `svc build`."
+
+// propertiesSchema describes the properties object of a surface feature
+// form from the form's own property list, so that what the writer writes
+// and what the document describes cannot drift apart.
+func propertiesSchema(f *buildings.Form) apidoc.Obj {
+	props := apidoc.Obj{}
+	for _, p := range f.Properties {
+		t := any(p.Type)
+		if p.Nullable {
+			t = []string{p.Type, "null"}
+		}
+		o := apidoc.Obj{"type": t, "description": p.Desc}
+		if p.Enum != nil {
+			o["enum"] = p.Enum
+		}
+		props[p.Name] = o
+	}
+	return props
+}

@@ -1,0 +1,36 @@
+package ogcapi
+
+import (
+	"strings"
+
+	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/server/apidoc"
+)
+
+// Schemas are the component schemas of the OpenAPI documents the OGC API
+// routes answer with, by name.
+func Schemas() apidoc.Obj {
+	return apidoc.Obj{
+		"OGCLink":        apidoc.Object("A link (OGC API Common)", []string{"href", "rel"}, apidoc.Obj{"href": apidoc.StrF("uri", ""), "rel": apidoc.Str(""), "type": apidoc.Str(""), "title": apidoc.Str("")}),
+		"OGCLanding":     apidoc.Object("OGC API landing page", []string{"links"}, apidoc.Obj{"title": apidoc.Str(""), "description": apidoc.Str(""), "links": apidoc.Array(apidoc.Ref("OGCLink"), "")}),
+		"OGCConformance": apidoc.Object("Conformance classes", nil, apidoc.Obj{"conformsTo": apidoc.Array(apidoc.StrF("uri", ""), "")}),
+		"OGCCollection": apidoc.Object("A feature collection", []string{"id", "links"}, apidoc.Obj{
+			"id": apidoc.Str(""), "title": apidoc.Str(""), "description": apidoc.Str(""), "itemType": apidoc.Enum("", "feature"),
+			"crs": apidoc.Array(apidoc.StrF("uri", ""), "CRS the features can be had in"), "storageCrs": apidoc.StrF("uri", "CRS of the stored geometry (per-BL collections)"),
+			"extent": apidoc.Object("", nil, apidoc.Obj{
+				"spatial":  apidoc.Object("", nil, apidoc.Obj{"bbox": apidoc.Array(apidoc.Array(apidoc.Num(""), ""), "minLon, minLat, maxLon, maxLat"), "crs": apidoc.StrF("uri", "")}),
+				"temporal": apidoc.Object("", nil, apidoc.Obj{"interval": apidoc.Array(apidoc.Array(apidoc.NullableF("string", "date-time", ""), ""), "snapshot dates"), "trs": apidoc.StrF("uri", "")})}),
+			"links": apidoc.Array(apidoc.Ref("OGCLink"), "")}),
+		"OGCCollections": apidoc.Object("Feature collections", []string{"links", "collections"}, apidoc.Obj{
+			"links": apidoc.Array(apidoc.Ref("OGCLink"), ""), "collections": apidoc.Array(apidoc.Ref("OGCCollection"), ""), "crs": apidoc.Array(apidoc.StrF("uri", ""), "")}),
+		"OGCFeature": apidoc.Object("One surface as a GeoJSON Feature", []string{"type", "id", "geometry", "properties"}, apidoc.Obj{
+			"type": apidoc.Enum("", "Feature"), "id": apidoc.Str("<bl>.<surface_id>"), "geometry": apidoc.GeoJSON("MultiPolygon", "surface geometry, in the requested crs"),
+			"properties": apidoc.Obj{"type": "object", "description": "buildings: " + strings.Join(buildings.OGCSurface.Names(), ", ") +
+				"; roofs: " + strings.Join(buildings.OGCRoof.Names(), ", ")},
+			"links": apidoc.Array(apidoc.Ref("OGCLink"), "")}),
+		"OGCFeatureCollection": apidoc.Object("A page of features", []string{"type", "features", "numberReturned", "links"}, apidoc.Obj{
+			"type": apidoc.Enum("", "FeatureCollection"), "features": apidoc.Array(apidoc.Ref("OGCFeature"), ""),
+			"numberReturned": apidoc.Int(""), "numberMatched": apidoc.Int("only without bbox, datetime and filters"),
+			"timeStamp": apidoc.StrF("date-time", ""), "links": apidoc.Array(apidoc.Ref("OGCLink"), "self, alternate, next, collection")}),
+	}
+}
