@@ -152,7 +152,7 @@ func (d *Doc) operation(rt httpapi.Route) obj {
 	switch {
 	case rt.Admin:
 		op["security"] = []obj{{"adminToken": []string{}}}
-	case rt.OpID == "getBuildingsGlb": // the admin token lifts the size limits
+	case rt.AdminRaises:
 		op["security"] = []obj{{}, {"apiKey": []string{}}, {"adminToken": []string{}}}
 	}
 	if rt.Stability != "" {

@@ -38,7 +38,7 @@ func GLBRoute(env Env) httpapi.Route {
 	boolParam := func(name string, def bool, desc string) httpapi.Param {
 		return httpapi.Param{Name: name, In: "query", Type: "boolean", Default: def, Desc: desc}
 	}
-	return httpapi.Route{Method: "GET", Path: "/v1/buildings/3d.glb", OpID: "getBuildingsGlb", Tag: "Buildings", Stability: "stable", Since: "0.1.0", Budget: httpapi.LongBudget,
+	return httpapi.Route{Method: "GET", Path: "/v1/buildings/3d.glb", OpID: "getBuildingsGlb", Tag: "Buildings", AdminRaises: true, Stability: "stable", Since: "0.1.0", Budget: httpapi.LongBudget,
 		Summary: "All buildings meeting a bbox as one binary glTF (GLB)",
 		Desc: "Buildings of every published BL with a surface meeting the bbox (same test as the search), triangulated per planar surface " +
 			"(polygons with holes, ear clipping in the surface plane), faces wound outward with flat normals. Coordinates are a local East-North-Up " +

@@ -40,8 +40,13 @@ type Route struct {
 	// Admin routes need the server's admin token, checked before anything
 	// else; the OpenAPI security of the operation follows from it. Set from
 	// the surface (adminAPI), never declared.
-	Admin  bool
-	Handle HandlerFunc
+	Admin bool
+	// AdminRaises marks a public route on which the admin token, when
+	// sent, raises the route's limits (the GLB export): the OpenAPI
+	// security lists no key, an API key and the admin token as
+	// alternatives. The handler checks the token itself.
+	AdminRaises bool
+	Handle      HandlerFunc
 	// Budget is the time the route may take; its request context carries
 	// that deadline into search, sampling and GLB building, and a request
 	// past it is answered 503 with Retry-After. 0: the surface's budget;
