@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/citygml"
-	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 )
@@ -21,7 +19,14 @@ const LoD2File = "lod2.sqlite"
 
 // LoD2 imports CityGML files, directories of them or zip archives (paths)
 // into a new LoD2 pack of c.BL and c.Snapshot and publishes it. Geometry is
-// kept in the source CRS, which must be the same in every file.
+// kept in the source CRS, that of the first file with a building; a file
+// in another CRS is bad.
+//
+// c.Workers goroutines parse, validate and encode whole files; one writer
+// adds their buildings in input order, so the pack's content is the same
+// for any worker count. A bad file (unreadable, malformed XML, a broken
+// zip entry, another CRS) is left out whole and listed in the summary's
+// BadFiles; with c.Strict it fails the import instead.
 //
 // Surface classes: WallSurface 709, GroundSurface 710 and RoofSurface 712
 // are kept. Geometry given only as lod2Solid/lod2MultiSurface is classified
@@ -42,11 +47,7 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer w.Abort()
-	imp := &lod2Import{c: c, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st)}
-	for _, in := range inputs {
-		imp.prog.BytesTotal += in.Size
-	}
-	imp.prog.FilesTotal = len(inputs)
+	imp := &lod2Import{c: c, st: st, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st), bytesTotal: inputsTotal(inputs)}
 	err = imp.run(ctx)
 	if err == nil {
 		err = imp.checkBL(st)
@@ -77,7 +78,7 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 	}
 	if c.Summary != nil {
 		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates,
-			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt}
+			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt, BadFiles: imp.bad}
 	}
 	return m, nil
 }
@@ -93,6 +94,9 @@ type LoD2Summary struct {
 	InvalidDetail []InvalidBuilding
 	// SkippedAt is the source (file:line) of each of Skipped.
 	SkippedAt []string
+	// BadFiles are the input files left out whole, in input order (see
+	// Common.Strict).
+	BadFiles []BadFile
 }
 
 // maxDefects is how many failed polygons an InvalidBuilding keeps.
@@ -147,6 +151,7 @@ func (imp *lod2Import) checkBL(st bl.State) error {
 
 type lod2Import struct {
 	c        Common
+	st       bl.State
 	prefixes map[string]int    // BL of AdV-prefixed building ids -> buildings
 	example  map[string]string // BL -> a building id with its prefix
 	invalid  []string          // gml:ids that failed validation
@@ -154,128 +159,17 @@ type lod2Import struct {
 	// invalidDetail and skippedAt follow invalid and skipped.
 	invalidDetail []InvalidBuilding
 	skippedAt     []string
+	bad           []BadFile
 	place         *placeCheck // where each file's buildings lie
 	dir           string
 	inputs        []citygml.Input
 	w             *lod2store.LoD2Writer
 	epsg          int
-	prog          Progress
-	done          int64 // bytes of finished files
-	last          time.Time
-}
-
-func (imp *lod2Import) run(ctx context.Context) error {
-	for i, in := range imp.inputs {
-		imp.prog.File, imp.prog.Files = in.Name, i
-		if err := imp.file(ctx, in); err != nil {
-			return err
-		}
-		imp.done += in.Size
-		imp.prog.Bytes = imp.done
-	}
-	imp.prog.Files = len(imp.inputs)
-	imp.report(true)
-	if imp.w == nil || imp.prog.Buildings == 0 {
-		return fmt.Errorf("%w: no buildings found in %d input file(s)", ErrOptions, len(imp.inputs))
-	}
-	return nil
-}
-
-func (imp *lod2Import) file(ctx context.Context, in citygml.Input) error {
-	rc, err := in.Open()
-	if err != nil {
-		return fmt.Errorf("importer: %s: %w", in.Name, err)
-	}
-	defer rc.Close()
-	r := citygml.NewReader(rc, in.Name)
-	for n := 0; ; n++ {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		b, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("importer: %w", err)
-		}
-		if err := imp.add(ctx, in.Name, b); err != nil {
-			return err
-		}
-		imp.prog.Bytes = imp.done + r.Offset()
-		imp.report(false)
-	}
-}
-
-func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building) error {
-	if imp.w == nil {
-		imp.epsg = b.EPSG
-		w, err := lod2store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), b.EPSG)
-		if err != nil {
-			return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
-		}
-		imp.w = w
-	}
-	if b.EPSG != imp.epsg {
-		return fmt.Errorf("importer: %s:%d: building %s is in EPSG:%d but the import is in EPSG:%d; import each CRS as its own BL pack",
-			name, b.Line, b.ID, b.EPSG, imp.epsg)
-	}
-	imp.locate(name, b)
-	in := convert(b)
-	before := imp.w.Stats()
-	if err := imp.w.Add(ctx, in); err != nil {
-		return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
-	}
-	after := imp.w.Stats()
-	switch {
-	case after.Duplicates > before.Duplicates:
-	case after.Buildings == before.Buildings:
-		imp.skipped = append(imp.skipped, b.ID)
-		imp.skippedAt = append(imp.skippedAt, fmt.Sprintf("%s:%d", name, b.Line))
-	case !in.Valid:
-		imp.invalid = append(imp.invalid, b.ID)
-		d := citygml.Defects(b, citygml.DefaultPlanarityTolM)
-		imp.invalidDetail = append(imp.invalidDetail, InvalidBuilding{ID: b.ID, Source: fmt.Sprintf("%s:%d", name, b.Line),
-			Defects: d[:min(len(d), maxDefects):min(len(d), maxDefects)], Failed: len(d)})
-	}
-	if st, ok := bl.ForID(b.ID); ok {
-		if imp.prefixes == nil {
-			imp.prefixes, imp.example = map[string]int{}, map[string]string{}
-		}
-		imp.prefixes[st.Code]++
-		if imp.example[st.Code] == "" {
-			imp.example[st.Code] = b.ID
-		}
-	}
-	imp.prog.Buildings++
-	return nil
-}
-
-// locate counts the building's first vertex for the place check of its
-// file.
-func (imp *lod2Import) locate(name string, b *citygml.Building) {
-	z, err := geo.ZoneForEPSG(b.EPSG)
-	if err != nil {
-		return
-	}
-	for _, s := range b.Surfaces {
-		for _, p := range s.Polygons {
-			if len(p.Exterior) > 0 {
-				imp.place.add(name, z, p.Exterior[0][0], p.Exterior[0][1])
-				return
-			}
-		}
-	}
-}
-
-func (imp *lod2Import) report(force bool) {
-	if imp.c.Progress == nil || (!force && time.Since(imp.last) < 100*time.Millisecond) {
-		return
-	}
-	imp.last = time.Now()
-	imp.c.Progress(imp.prog)
+	// Progress counters, read by the progress goroutine.
+	bytesTotal            int64
+	bytes, files, written atomic.Int64
+	badFiles              atomic.Int64
+	lastFile              atomic.Pointer[string]
 }
 
 // convert maps a parsed building to the store's input form.

@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 
-	"github.com/twpayne/go-geom"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
 
 	"github.com/svc-geodata/svc/geo"
@@ -57,12 +58,8 @@ type LoD2Writer struct {
 	ids   []uint32
 	boxes []box
 	ext   box
-	blob  []byte
-	json  []byte
-	rec   []byte
 	spool *recordSpool
-	flat  []float64
-	ends  [][]int
+	prep  *Preparer // for Add
 }
 
 const lod2Schema = `
@@ -104,7 +101,7 @@ func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error)
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox()}
+	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox(), prep: &Preparer{zone: zone, epsg: epsg}}
 	if w.spool, err = newRecordSpool(path + ".spool"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
@@ -146,145 +143,97 @@ func (w *LoD2Writer) init(ctx context.Context) error {
 	return err
 }
 
-// Add writes one building. A building whose gml:id was already written
-// (tiles that overlap at their borders) is skipped and counted as duplicate.
-// Buildings without any usable polygon are skipped too.
+// Outcome says what AddPrepared did with a building.
+type Outcome int
+
+// The outcomes of AddPrepared.
+const (
+	Written   Outcome = iota // written
+	Duplicate                // its gml:id was already written: left out
+	Empty                    // no usable surface: left out
+)
+
+// Add writes one building (Prepare, then AddPrepared). A building whose
+// gml:id was already written (tiles that overlap at their borders) is
+// skipped and counted as duplicate. Buildings without any usable polygon
+// are skipped too.
 func (w *LoD2Writer) Add(ctx context.Context, b BuildingInput) error {
+	p, err := w.prep.Prepare(b)
+	if err != nil {
+		return err
+	}
+	_, err = w.AddPrepared(ctx, p)
+	return err
+}
+
+// AddPrepared writes one building prepared by a Preparer of the writer's
+// EPSG code, giving it the next building id and its surfaces the next
+// surface ids. A building whose gml:id was already written is left out
+// (Duplicate), as is one without usable surface (Empty). The surface
+// records of p are changed (their ids set), so p is written once.
+func (w *LoD2Writer) AddPrepared(ctx context.Context, p Prepared) (Outcome, error) {
 	bid := w.stats.Buildings + 1
-	if b.GMLID != "" {
-		res, err := w.stmts.id.ExecContext(ctx, b.GMLID, bid)
+	if p.GMLID != "" {
+		res, err := w.stmts.id.ExecContext(ctx, p.GMLID, bid)
 		if err != nil {
-			return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+			return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			w.stats.Duplicates++
-			return nil
+			return Duplicate, nil
 		}
 	}
-	written := int64(0)
-	for _, s := range b.Surfaces {
-		ok, err := w.addSurface(ctx, bid, b.GMLID, s)
-		if err != nil {
-			return err
+	if len(p.surfaces) == 0 {
+		if _, err := w.stmts.unid.ExecContext(ctx, p.GMLID); err != nil {
+			return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 		}
-		if ok {
-			written++
+		return Empty, nil
+	}
+	for i := range p.surfaces {
+		if err := w.addSurface(ctx, bid, p.GMLID, &p.surfaces[i]); err != nil {
+			return 0, err
 		}
 	}
-	if written == 0 {
-		if _, err := w.stmts.unid.ExecContext(ctx, b.GMLID); err != nil {
-			return fmt.Errorf("store: building %s: %w", b.GMLID, err)
-		}
-		return nil
-	}
-	for _, p := range b.PartIDs {
-		if _, err := w.stmts.id.ExecContext(ctx, p, bid); err != nil {
-			return fmt.Errorf("store: building %s part %s: %w", b.GMLID, p, err)
+	for _, part := range p.PartIDs {
+		if _, err := w.stmts.id.ExecContext(ctx, part, bid); err != nil {
+			return 0, fmt.Errorf("store: building %s part %s: %w", p.GMLID, part, err)
 		}
 	}
 	valid := 0
-	if b.Valid {
+	if p.Valid {
 		valid = 1
 		w.stats.ValidBuildings++
 	}
-	if _, err := w.stmts.building.ExecContext(ctx, bid, b.GMLID, written, valid); err != nil {
-		return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+	if _, err := w.stmts.building.ExecContext(ctx, bid, p.GMLID, len(p.surfaces), valid); err != nil {
+		return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 	}
 	w.stats.Buildings++
-	return nil
+	return Written, nil
 }
 
-// addSurface writes one surface, reporting false when none of its polygons
-// is usable (fewer than three distinct points).
-func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID string, s SurfaceInput) (bool, error) {
-	if s.Class != ClassWall && s.Class != ClassGround && s.Class != ClassRoof {
-		return false, fmt.Errorf("%w: surface class %d", ErrInput, s.Class)
-	}
-	w.flat, w.ends = w.flat[:0], w.ends[:0]
-	bb := emptyBox()
-	for _, poly := range s.Polygons {
-		var ends []int
-		for ri, ring := range poly {
-			r := cleanRing(ring)
-			if r == nil {
-				if ri == 0 {
-					break // no exterior: drop the polygon
-				}
-				continue
-			}
-			for _, p := range r {
-				if math.IsNaN(p[0]+p[1]+p[2]) || math.IsInf(p[0]+p[1]+p[2], 0) {
-					return false, fmt.Errorf("%w: non-finite coordinate in building %s", ErrInput, buildingID)
-				}
-				w.flat = append(w.flat, p[0], p[1], p[2])
-				bb.extend(box{p[0], p[1], p[0], p[1]})
-			}
-			ends = append(ends, len(w.flat))
-		}
-		if len(ends) > 0 {
-			w.ends = append(w.ends, ends)
-		}
-	}
-	if len(w.ends) == 0 {
-		return false, nil
-	}
-	mp := geom.NewMultiPolygonFlat(geom.XYZ, w.flat, w.ends)
-	var err error
-	if w.blob, err = spatialite.AppendEncode(w.blob[:0], mp, w.epsg); err != nil {
-		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
-	}
-	w.json = w.appendCoords(w.json[:0], w.flat, w.ends)
+// addSurface writes one prepared surface of building bid.
+func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID string, s *preparedSurface) error {
 	sid := w.stats.Surfaces + 1
-	owner := s.OwnerID
-	if owner == "" {
-		owner = buildingID
+	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, s.owner, s.class, s.blob); err != nil {
+		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
-	// The search record counts rings and ring points in 16 bits: refuse
-	// what it cannot hold before anything of the surface is written.
-	if len(owner) > math.MaxUint16 {
-		return false, fmt.Errorf("%w: building %s: gml:id of %d bytes (at most %d)", ErrInput, buildingID, len(owner), math.MaxUint16)
-	}
-	if err := checkRecordLimits(w.flat, w.ends); err != nil {
-		return false, fmt.Errorf("%w: building %s: %v", ErrInput, buildingID, err)
-	}
-	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, owner, s.Class, w.blob); err != nil {
-		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
-	}
-	w.rec = appendRecord(w.rec[:0], uint32(sid), uint32(bid), s.Class, owner, w.json, w.flat, w.ends)
-	if err := w.spool.add(w.rec); err != nil {
-		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
+	setRecordIDs(s.rec, uint32(sid), uint32(bid))
+	if err := w.spool.add(s.rec); err != nil {
+		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
 	w.stats.Surfaces++
-	if s.Class == ClassRoof {
+	if s.class == ClassRoof {
 		w.roofs++
 	}
 	w.ids = append(w.ids, uint32(sid))
-	w.boxes = append(w.boxes, bb)
-	w.ext.extend(bb)
-	return true, nil
-}
-
-// cleanRing drops consecutive repeated points and closes the ring; it
-// returns nil for rings with fewer than three distinct points.
-func cleanRing(r Ring) Ring {
-	out := make(Ring, 0, len(r)+1)
-	for _, p := range r {
-		if len(out) == 0 || out[len(out)-1] != p {
-			out = append(out, p)
-		}
-	}
-	if len(out) > 1 && out[0] == out[len(out)-1] {
-		out = out[:len(out)-1]
-	}
-	if len(out) < 3 {
-		return nil
-	}
-	return append(out, out[0])
+	w.boxes = append(w.boxes, s.bb)
+	w.ext.extend(s.bb)
+	return nil
 }
 
 // appendCoords writes GeoJSON MultiPolygon coordinates in WGS84: lon/lat
 // with 8 decimals (about 1 mm), heights with 3.
-func (w *LoD2Writer) appendCoords(dst []byte, flat []float64, endss [][]int) []byte {
+func appendCoords(dst []byte, zone geo.Zone, flat []float64, endss [][]int) []byte {
 	dst = append(dst, '[')
 	start := 0
 	for pi, ends := range endss {
@@ -301,7 +250,7 @@ func (w *LoD2Writer) appendCoords(dst []byte, flat []float64, endss [][]int) []b
 				if i > start {
 					dst = append(dst, ',')
 				}
-				lon, lat := geo.FromUTM(w.zone, flat[i], flat[i+1])
+				lon, lat := geo.FromUTM(zone, flat[i], flat[i+1])
 				dst = append(dst, '[')
 				dst = appendNum(dst, lon, 8)
 				dst = append(dst, ',')
@@ -357,8 +306,10 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)
 	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
 	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.ext.minX, w.ext.minY, w.ext.maxX, w.ext.maxY)
-	for k, v := range meta {
-		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, v); err != nil {
+	// Sorted: the insertion order decides the rows' ROWIDs and so the
+	// file's bytes, which must not change from one import to the next.
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, meta[k]); err != nil {
 			return fail(err)
 		}
 	}

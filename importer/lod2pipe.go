@@ -1,0 +1,225 @@
+package importer
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/svc-geodata/svc/bl"
+	"github.com/svc-geodata/svc/citygml"
+	"github.com/svc-geodata/svc/lod2store"
+)
+
+// maxInFlightBytes caps the source bytes of the files parsed but not yet
+// written (a parsed file takes about twice its size in memory): with
+// 2 x workers files also the cap, peak memory follows the worker count and
+// the file sizes, never the number of files. One file is always admitted,
+// however large.
+const maxInFlightBytes = 256 << 20
+
+// BadFile is an input file an import skipped: unreadable, malformed, or
+// not in the import's CRS.
+type BadFile struct {
+	Name   string // as citygml.Input names it (path, or archive.zip!entry)
+	Reason string
+}
+
+// run parses the inputs with imp.workers goroutines and writes the
+// results in input order from the calling goroutine, so the pack does not
+// depend on the worker count or on which file finishes first.
+func (imp *lod2Import) run(ctx context.Context) error {
+	// The workers stop when the writer does; the writer's own context
+	// (which its SQLite transaction is bound to) lives on until Finish.
+	wctx, cancel := context.WithCancel(ctx)
+	n := len(imp.inputs)
+	workers := max(1, min(imp.c.Workers, n))
+	if imp.c.Workers <= 0 {
+		workers = max(1, min(runtime.NumCPU(), n))
+	}
+	maxFiles := 2 * workers
+	jobs := make(chan int, maxFiles)
+	results := make(chan *fileResult, maxFiles)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := &worker{st: imp.st, preps: map[int]*lod2store.Preparer{}, bytes: &imp.bytes}
+			for i := range jobs {
+				results <- wk.parse(wctx, i, imp.inputs[i])
+			}
+		}()
+	}
+	stopProgress := imp.startProgress()
+	defer func() {
+		cancel()
+		close(jobs)
+		wg.Wait()
+		stopProgress()
+	}()
+	pending := map[int]*fileResult{}
+	disp, inFlight := 0, int64(0)
+	for next := 0; next < n; {
+		// Dispatch while the budget allows; jobs and results have room for
+		// every dispatched file, so neither send blocks.
+		for disp < n && (disp == next || disp-next < maxFiles && inFlight+imp.inputs[disp].Size <= maxInFlightBytes) {
+			jobs <- disp
+			inFlight += imp.inputs[disp].Size
+			disp++
+		}
+		res := pending[next]
+		if res == nil {
+			select {
+			case r := <-results:
+				pending[r.idx] = r
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		delete(pending, next)
+		if err := imp.write(ctx, res); err != nil {
+			return err
+		}
+		inFlight -= res.in.Size
+		next++
+	}
+	if imp.w == nil || imp.written.Load() == 0 {
+		return fmt.Errorf("%w: no buildings found in %d input file(s)%s", ErrOptions, n, imp.badNote())
+	}
+	return nil
+}
+
+// badNote says how many files were skipped, for the "no buildings" error.
+func (imp *lod2Import) badNote() string {
+	if len(imp.bad) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d skipped as bad, e.g. %s: %s)", len(imp.bad), imp.bad[0].Name, imp.bad[0].Reason)
+}
+
+// write adds one parsed file to the pack, or records it as bad.
+func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
+	defer func() {
+		imp.files.Add(1)
+		imp.lastFile.Store(&res.in.Name)
+	}()
+	if res.err == nil && res.epsg != 0 && imp.w != nil && res.epsg != imp.epsg {
+		res.err = fmt.Errorf("%s: its buildings are in EPSG:%d but the import is in EPSG:%d (set by its first file); import each CRS as its own BL pack",
+			res.in.Name, res.epsg, imp.epsg)
+	}
+	if res.err != nil {
+		if imp.c.Strict {
+			return fmt.Errorf("importer: %w (--strict stops at the first bad file)", res.err)
+		}
+		imp.bad = append(imp.bad, BadFile{Name: res.in.Name, Reason: res.err.Error()})
+		imp.badFiles.Add(1)
+		return nil
+	}
+	if res.epsg != 0 && imp.w == nil {
+		w, err := lod2store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), res.epsg)
+		if err != nil {
+			return fmt.Errorf("importer: %s: %w", res.in.Name, err)
+		}
+		imp.w, imp.epsg = w, res.epsg
+	}
+	for i, p := range res.blds {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		m := res.meta[i]
+		out, err := imp.w.AddPrepared(ctx, p)
+		if err != nil {
+			return fmt.Errorf("importer: %s:%d: %w", res.in.Name, m.line, err)
+		}
+		imp.tallyBuilding(res.in.Name, m, out)
+	}
+	if res.tally != nil {
+		imp.place.addTally(res.in.Name, res.tally)
+	}
+	return nil
+}
+
+// tallyBuilding notes a written building in the summary and the BL checks.
+func (imp *lod2Import) tallyBuilding(name string, m buildingMeta, out lod2store.Outcome) {
+	switch {
+	case out == lod2store.Duplicate:
+	case out == lod2store.Empty:
+		imp.skipped = append(imp.skipped, m.id)
+		imp.skippedAt = append(imp.skippedAt, fmt.Sprintf("%s:%d", name, m.line))
+	case m.detail != nil:
+		imp.invalid = append(imp.invalid, m.id)
+		imp.invalidDetail = append(imp.invalidDetail, *m.detail)
+	}
+	if st, ok := bl.ForID(m.id); ok {
+		if imp.prefixes == nil {
+			imp.prefixes, imp.example = map[string]int{}, map[string]string{}
+		}
+		imp.prefixes[st.Code]++
+		if imp.example[st.Code] == "" {
+			imp.example[st.Code] = m.id
+		}
+	}
+	imp.written.Add(1)
+}
+
+// progressEvery is how often Common.Progress is called.
+const progressEvery = 100 * time.Millisecond
+
+// startProgress calls Common.Progress from its own goroutine every
+// progressEvery until the returned function is called, which reports
+// once more.
+func (imp *lod2Import) startProgress() func() {
+	if imp.c.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				imp.c.Progress(imp.progress())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		imp.c.Progress(imp.progress())
+	}
+}
+
+// progress is a snapshot of the counters.
+func (imp *lod2Import) progress() Progress {
+	p := Progress{Files: int(imp.files.Load()), FilesTotal: len(imp.inputs), Bytes: imp.bytes.Load(),
+		BytesTotal: imp.bytesTotal, Buildings: imp.written.Load(), BadFiles: int(imp.badFiles.Load())}
+	if f := imp.lastFile.Load(); f != nil {
+		p.File = *f
+	}
+	p.Bytes = min(p.Bytes, p.BytesTotal)
+	if p.Files == p.FilesTotal {
+		p.Bytes = p.BytesTotal // bad files stop early
+	}
+	return p
+}
+
+// inputsTotal is the summed size of the inputs.
+func inputsTotal(ins []citygml.Input) int64 {
+	var n int64
+	for _, in := range ins {
+		n += in.Size
+	}
+	return n
+}
