@@ -294,10 +294,15 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 		return fail(fmt.Errorf("%w: no building surfaces", ErrInput))
 	}
 	index, leafIDs := buildIndex(w.ids, w.boxes)
-	if err := w.spool.writeSearchFile(w.path+SearchFileSuffix, index, leafIDs); err != nil {
-		return fail(err)
+	// The search file and the SQLite file are independent: write them at
+	// the same time.
+	searchDone := make(chan error, 1)
+	go func() { searchDone <- w.spool.writeSearchFile(w.path+SearchFileSuffix, index, leafIDs) }()
+	fail = func(err error) (LoD2Stats, error) {
+		<-searchDone
+		w.Abort()
+		return LoD2Stats{}, fmt.Errorf("store: finish %s: %w", w.path, err)
 	}
-	w.spool.close()
 	minLon, minLat, maxLon, maxLat := w.extentWGS84()
 	w.stats.BBoxWGS84 = [4]float64{minLon, minLat, maxLon, maxLat}
 	meta["epsg"] = strconv.Itoa(w.epsg)
@@ -313,9 +318,8 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 			return fail(err)
 		}
 	}
-	// The R*Tree for GIS tools is filled in the search index's Hilbert
-	// order, which keeps its inserts local and builds it several times
-	// faster than ROWID order.
+	// The R*Tree for GIS tools is packed from the search index's Hilbert
+	// order: its leaves hold runs of that order, written directly.
 	entries := func(yield func(int64, spatialite.Rect) bool) {
 		for _, id := range leafIDs {
 			b := w.boxes[id-1]
@@ -324,7 +328,7 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 			}
 		}
 	}
-	if err := spatialite.CreateSpatialIndexFrom(ctx, w.tx, "surfaces", "geom", entries); err != nil {
+	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", len(leafIDs), entries); err != nil {
 		return fail(err)
 	}
 	if err := w.tx.Commit(); err != nil {
@@ -339,6 +343,11 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	if err := syncFile(w.path); err != nil {
 		return fail(err)
 	}
+	if err := <-searchDone; err != nil {
+		searchDone <- nil // for fail
+		return fail(err)
+	}
+	w.spool.close()
 	return w.stats, nil
 }
 
