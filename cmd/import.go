@@ -79,6 +79,12 @@ goes to stderr: a bar on a terminal, else a line every --progress-interval.`,
 				return err
 			}
 			out := c.OutOrStdout()
+			if sum.ResumedFiles > 0 {
+				fmt.Fprintf(out, "resumed: %d of %d files were done by the interrupted import (not read again)\n", sum.ResumedFiles, sum.Files)
+			}
+			if sum.Restarted != "" {
+				fmt.Fprintf(out, "started over: an interrupted import of this snapshot was discarded (%s)\n", sum.Restarted)
+			}
 			fmt.Fprintf(out, "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
 				m.Key(), m.LoD2.BuildingCount, m.LoD2.SurfaceCount, *m.LoD2.ValidationPassPct, m.CRS, time.Since(start).Round(time.Millisecond))
 			printIDs(out, "failed geometric validation (kept, flagged)", invalidLabels(sum))
@@ -103,6 +109,7 @@ goes to stderr: a bar on a terminal, else a line every --progress-interval.`,
 	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings and the skipped files to this file, with why (check, surface, coordinate)")
 	c.Flags().IntVar(&o.Workers, "workers", runtime.NumCPU(), "files parsed at once (the pack is the same for any number)")
 	c.Flags().BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
+	c.Flags().BoolVar(&o.Resume, "resume", false, "continue an interrupted import of the same --bl, --snapshot and paths from its last checkpoint")
 	c.Flags().DurationVar(&logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
 	addEnvHelp(c)
 	return c

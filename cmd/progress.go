@@ -54,9 +54,9 @@ func progressLine(what, unit string, pr importer.Progress, elapsed time.Duration
 	if pr.BytesTotal > 0 {
 		pct = 100 * float64(pr.Bytes) / float64(pr.BytesTotal)
 	}
-	rate := 0.0
+	rate := 0.0 // of this run: files done before a --resume do not count
 	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(pr.Bytes) / 1e6 / s
+		rate = float64(pr.Bytes-pr.BytesResumed) / 1e6 / s
 	}
 	eta := "-"
 	switch {
@@ -80,7 +80,9 @@ func importBar(p *mpb.Progress, o *importer.Common, unit string) func() {
 	o.Progress = func(pr importer.Progress) {
 		last = pr
 		if bar == nil {
-			bar = p.New(pr.BytesTotal, mpb.BarStyle(),
+			// The bar counts this run's bytes: rate and ETA stay right
+			// after a --resume.
+			bar = p.New(pr.BytesTotal-pr.BytesResumed, mpb.BarStyle(),
 				mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
 					bad := ""
 					if last.BadFiles > 0 {
@@ -91,7 +93,7 @@ func importBar(p *mpb.Progress, o *importer.Common, unit string) func() {
 				mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f"), decor.Name("  "),
 					decor.AverageSpeed(decor.SizeB1024(0), "% .1f"), decor.Name("  ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
 		}
-		bar.SetCurrent(pr.Bytes)
+		bar.SetCurrent(pr.Bytes - pr.BytesResumed)
 	}
 	return func() {
 		if bar != nil {

@@ -39,6 +39,10 @@ type Common struct {
 	// Strict fails a LoD2 import at its first bad file instead of leaving
 	// the file out (see LoD2Summary.BadFiles).
 	Strict bool
+	// Resume continues an interrupted LoD2 import of the same BL, snapshot
+	// and inputs from its last checkpoint; without it such an import is
+	// discarded and the import starts over (LoD2Summary.Restarted).
+	Resume bool
 }
 
 // Normalize returns c with its BL code in canonical form: codes are
@@ -56,7 +60,8 @@ type Progress struct {
 	Files, FilesTotal int
 	Bytes, BytesTotal int64
 	Buildings, Tiles  int64
-	BadFiles          int // input files skipped as bad
+	BadFiles          int   // input files skipped as bad
+	BytesResumed      int64 // of Bytes, done by an interrupted import (Common.Resume)
 }
 
 func (c Common) check() (bl.State, error) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -42,30 +44,90 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.LoD2, BL: c.BL, Snapshot: c.Snapshot})
+	w, fresh, err := pack.CreateResumable(c.DataDir, pack.Key{Product: pack.LoD2, BL: c.BL, Snapshot: c.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	defer w.Abort()
-	imp := &lod2Import{c: c, st: st, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st), bytesTotal: inputsTotal(inputs)}
-	err = imp.run(ctx)
-	if err == nil {
-		err = imp.checkBL(st)
-	}
+	imp := &lod2Import{c: c, st: st, ctx: ctx, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st), bytesTotal: inputsTotal(inputs)}
+	m, err := imp.importAll(w, fresh)
 	if err != nil {
 		if imp.w != nil {
-			imp.w.Abort()
+			imp.w.Close()
+		}
+		imp.jr.close()
+		// Keep what a later --resume can continue after an interruption
+		// (cancel, kill, I/O error, a bad file with --strict); an import
+		// that got nowhere or was refused (options, wrong BL) leaves
+		// nothing behind.
+		if imp.kept && !errors.Is(err, ErrOptions) && !errors.Is(err, ErrWrongBL) {
+			w.Suspend()
+		} else {
+			w.Abort()
 		}
 		return pack.Manifest{}, err
 	}
-	stats, err := imp.w.Finish(ctx, map[string]string{
+	return m, nil
+}
+
+// importAll takes over or clears the resumable directory, imports the
+// files not done yet, checks them, finishes the store and commits.
+func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, error) {
+	c := imp.c
+	h := journalHeader{Format: journalFormat, BL: c.BL, Snapshot: c.Snapshot, Inputs: len(imp.inputs)}
+	from, end := 0, int64(0)
+	if !fresh {
+		why := "import run without --resume"
+		if c.Resume {
+			r, ok, err := readJournal(w.Dir(), h)
+			switch {
+			case err != nil:
+				why = err.Error()
+			case !ok:
+				why = "no checkpoint of these inputs"
+			default:
+				if from, err = imp.restore(r); errors.Is(err, ErrOptions) {
+					return pack.Manifest{}, err
+				} else if err != nil {
+					why, from = err.Error(), 0
+					imp.reset()
+				} else {
+					end = r.end
+					imp.kept = from > 0
+				}
+			}
+		}
+		if from == 0 && end == 0 {
+			imp.restarted = why
+			if err := w.Clear(); err != nil {
+				return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+			}
+		}
+	}
+	imp.resumedFiles, imp.bytesResumed = from, imp.bytes.Load()
+	jr, err := openJournal(w.Dir(), h, end)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: journal: %w", err)
+	}
+	imp.jr = jr
+	if err := imp.run(imp.ctx, from); err != nil {
+		return pack.Manifest{}, err
+	}
+	if err := imp.checkBL(imp.st); err != nil {
+		return pack.Manifest{}, err
+	}
+	stats, err := imp.w.Finish(imp.ctx, map[string]string{
 		"bl": c.BL, "snapshot": c.Snapshot, "license_id": c.LicenseID, "source_url": c.SourceURL,
 		"import_finished_at": time.Now().UTC().Format(time.RFC3339),
 	})
+	imp.w = nil
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	m := c.manifest(st)
+	imp.jr.close()
+	if err := os.Remove(filepath.Join(w.Dir(), journalName)); err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	m := c.manifest(imp.st)
 	m.CRS = fmt.Sprintf("EPSG:%d", imp.epsg)
 	m.BBoxWGS84 = stats.BBoxWGS84[:]
 	pct := 0.0
@@ -73,14 +135,28 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		pct = math.Round(1000*float64(stats.ValidBuildings)/float64(stats.Buildings)) / 10
 	}
 	m.LoD2 = &pack.LoD2Info{File: LoD2File, BuildingCount: stats.Buildings, SurfaceCount: stats.Surfaces, ValidationPassPct: &pct}
-	if m, err = w.Commit(ctx, m); err != nil {
+	if m, err = w.Commit(imp.ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	if c.Summary != nil {
 		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates,
-			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt, BadFiles: imp.bad}
+			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt, BadFiles: imp.bad,
+			Files: len(imp.inputs), ResumedFiles: imp.resumedFiles, Restarted: imp.restarted}
 	}
 	return m, nil
+}
+
+// reset forgets what a failed restore took over.
+func (imp *lod2Import) reset() {
+	if imp.w != nil {
+		imp.w.Close()
+	}
+	imp.w, imp.epsg, imp.prefixes, imp.example = nil, 0, nil, nil
+	imp.invalid, imp.skipped, imp.invalidDetail, imp.skippedAt, imp.bad = nil, nil, nil, nil, nil
+	imp.place = newPlaceCheck(imp.st)
+	for _, n := range []*atomic.Int64{&imp.bytes, &imp.files, &imp.written, &imp.badFiles} {
+		n.Store(0)
+	}
 }
 
 // LoD2Summary lists what an import did not take as it came: buildings that
@@ -97,6 +173,14 @@ type LoD2Summary struct {
 	// BadFiles are the input files left out whole, in input order (see
 	// Common.Strict).
 	BadFiles []BadFile
+	// Files is the number of input files.
+	Files int
+	// ResumedFiles is how many input files an interrupted import had done
+	// (Common.Resume): they were not read again.
+	ResumedFiles int
+	// Restarted says why an interrupted import of the same snapshot was
+	// discarded and the import started over; "" when there was none.
+	Restarted string
 }
 
 // maxDefects is how many failed polygons an InvalidBuilding keeps.
@@ -165,6 +249,12 @@ type lod2Import struct {
 	inputs        []citygml.Input
 	w             *lod2store.LoD2Writer
 	epsg          int
+	ctx           context.Context // the writer's (its transaction is bound to it)
+	jr            *journal
+	kept          bool // a checkpoint holds finished files: worth resuming
+	resumedFiles  int
+	bytesResumed  int64
+	restarted     string
 	// Progress counters, read by the progress goroutine.
 	bytesTotal            int64
 	bytes, files, written atomic.Int64

@@ -30,7 +30,7 @@ type BadFile struct {
 // run parses the inputs with imp.workers goroutines and writes the
 // results in input order from the calling goroutine, so the pack does not
 // depend on the worker count or on which file finishes first.
-func (imp *lod2Import) run(ctx context.Context) error {
+func (imp *lod2Import) run(ctx context.Context, from int) error {
 	// The workers stop when the writer does; the writer's own context
 	// (which its SQLite transaction is bound to) lives on until Finish.
 	wctx, cancel := context.WithCancel(ctx)
@@ -61,8 +61,8 @@ func (imp *lod2Import) run(ctx context.Context) error {
 		stopProgress()
 	}()
 	pending := map[int]*fileResult{}
-	disp, inFlight := 0, int64(0)
-	for next := 0; next < n; {
+	disp, inFlight := from, int64(0)
+	for next := from; next < n; {
 		// Dispatch while the budget allows; jobs and results have room for
 		// every dispatched file, so neither send blocks.
 		for disp < n && (disp == next || disp-next < maxFiles && inFlight+imp.inputs[disp].Size <= maxInFlightBytes) {
@@ -87,6 +87,11 @@ func (imp *lod2Import) run(ctx context.Context) error {
 		inFlight -= res.in.Size
 		next++
 	}
+	if len(imp.jr.pending) > 0 {
+		if err := imp.jr.checkpoint(imp, n); err != nil {
+			return err
+		}
+	}
 	if imp.w == nil || imp.written.Load() == 0 {
 		return fmt.Errorf("%w: no buildings found in %d input file(s)%s", ErrOptions, n, imp.badNote())
 	}
@@ -101,12 +106,39 @@ func (imp *lod2Import) badNote() string {
 	return fmt.Sprintf(" (%d skipped as bad, e.g. %s: %s)", len(imp.bad), imp.bad[0].Name, imp.bad[0].Reason)
 }
 
-// write adds one parsed file to the pack, or records it as bad.
+// write adds one parsed file to the pack, or records it as bad, and
+// journals it.
 func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
-	defer func() {
-		imp.files.Add(1)
-		imp.lastFile.Store(&res.in.Name)
-	}()
+	imp.lastFile.Store(&res.in.Name)
+	inv, skip := len(imp.invalidDetail), len(imp.skipped)
+	var prefixes map[string]int
+	var example map[string]string
+	if err := imp.writeFile(ctx, res, func(id string) {
+		if st, ok := bl.ForID(id); ok {
+			if prefixes == nil {
+				prefixes, example = map[string]int{}, map[string]string{}
+			}
+			prefixes[st.Code]++
+			if example[st.Code] == "" {
+				example[st.Code] = id
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	for code, n := range prefixes {
+		imp.addPrefix(code, n, example[code])
+	}
+	imp.files.Add(1)
+	imp.jr.pending = append(imp.jr.pending, imp.journalEntry(res, inv, skip, prefixes, example))
+	imp.jr.since += res.in.Size
+	if imp.jr.since >= checkpointBytes {
+		return imp.jr.checkpoint(imp, res.idx+1)
+	}
+	return nil
+}
+
+func (imp *lod2Import) writeFile(ctx context.Context, res *fileResult, prefix func(id string)) error {
 	if res.err == nil && res.epsg != 0 && imp.w != nil && res.epsg != imp.epsg {
 		res.err = fmt.Errorf("%s: its buildings are in EPSG:%d but the import is in EPSG:%d (set by its first file); import each CRS as its own BL pack",
 			res.in.Name, res.epsg, imp.epsg)
@@ -120,7 +152,7 @@ func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 		return nil
 	}
 	if res.epsg != 0 && imp.w == nil {
-		w, err := lod2store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), res.epsg)
+		w, err := lod2store.CreateLoD2(imp.ctx, filepath.Join(imp.dir, LoD2File), res.epsg)
 		if err != nil {
 			return fmt.Errorf("importer: %s: %w", res.in.Name, err)
 		}
@@ -138,6 +170,7 @@ func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 			return fmt.Errorf("importer: %s:%d: %w", res.in.Name, m.line, err)
 		}
 		imp.tallyBuilding(res.in.Name, m, out)
+		prefix(m.id)
 	}
 	if res.tally != nil {
 		imp.place.addTally(res.in.Name, res.tally)
@@ -145,7 +178,7 @@ func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 	return nil
 }
 
-// tallyBuilding notes a written building in the summary and the BL checks.
+// tallyBuilding notes a written building in the summary.
 func (imp *lod2Import) tallyBuilding(name string, m buildingMeta, out lod2store.Outcome) {
 	switch {
 	case out == lod2store.Duplicate:
@@ -156,16 +189,18 @@ func (imp *lod2Import) tallyBuilding(name string, m buildingMeta, out lod2store.
 		imp.invalid = append(imp.invalid, m.id)
 		imp.invalidDetail = append(imp.invalidDetail, *m.detail)
 	}
-	if st, ok := bl.ForID(m.id); ok {
-		if imp.prefixes == nil {
-			imp.prefixes, imp.example = map[string]int{}, map[string]string{}
-		}
-		imp.prefixes[st.Code]++
-		if imp.example[st.Code] == "" {
-			imp.example[st.Code] = m.id
-		}
-	}
 	imp.written.Add(1)
+}
+
+// addPrefix counts n building ids of the BL code, e.g. the id example.
+func (imp *lod2Import) addPrefix(code string, n int, example string) {
+	if imp.prefixes == nil {
+		imp.prefixes, imp.example = map[string]int{}, map[string]string{}
+	}
+	imp.prefixes[code] += n
+	if imp.example[code] == "" {
+		imp.example[code] = example
+	}
 }
 
 // progressEvery is how often Common.Progress is called.
@@ -204,7 +239,7 @@ func (imp *lod2Import) startProgress() func() {
 // progress is a snapshot of the counters.
 func (imp *lod2Import) progress() Progress {
 	p := Progress{Files: int(imp.files.Load()), FilesTotal: len(imp.inputs), Bytes: imp.bytes.Load(),
-		BytesTotal: imp.bytesTotal, Buildings: imp.written.Load(), BadFiles: int(imp.badFiles.Load())}
+		BytesTotal: imp.bytesTotal, Buildings: imp.written.Load(), BadFiles: int(imp.badFiles.Load()), BytesResumed: imp.bytesResumed}
 	if f := imp.lastFile.Load(); f != nil {
 		p.File = *f
 	}

@@ -94,13 +94,10 @@ func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error)
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("%w: %s exists", ErrInput, path)
 	}
-	// The file is private to an import until its pack is committed, so it
-	// needs neither a journal nor syncs; Finish syncs it once at the end.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=page_size(8192)")
+	db, err := openWriteDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1)
 	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox(), prep: &Preparer{zone: zone, epsg: epsg}}
 	if w.spool, err = newRecordSpool(path + ".spool"); err != nil {
 		db.Close()
@@ -113,6 +110,20 @@ func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error)
 	return w, nil
 }
 
+// openWriteDB opens the file being written. It is private to an import
+// until its pack is committed, so it needs no syncs (Finish syncs it once
+// at the end); the rollback journal (deleted at each commit) lets a
+// process killed in the middle of a transaction leave the file as of the
+// last Checkpoint, which ResumeLoD2 continues from.
+func openWriteDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)&_pragma=page_size(8192)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
 func (w *LoD2Writer) init(ctx context.Context) error {
 	if err := spatialite.InitMetadata(ctx, w.db); err != nil {
 		return err
@@ -123,6 +134,11 @@ func (w *LoD2Writer) init(ctx context.Context) error {
 	if err := spatialite.AddGeometryColumn(ctx, w.db, "surfaces", "geom", w.epsg, "MULTIPOLYGON", "XYZ"); err != nil {
 		return err
 	}
+	return w.begin(ctx)
+}
+
+// begin starts the transaction the next rows go into.
+func (w *LoD2Writer) begin(ctx context.Context) error {
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
