@@ -65,7 +65,13 @@ every invalid building with why: the surface, the failed check and a coordinate.
 them in input order, so the pack is the same byte for byte whatever the number. A bad file
 (malformed XML, an unreadable zip entry, another CRS than the first file's) is skipped whole and
 listed with why in the summary and --report; --strict stops the import at it instead. Progress
-goes to stderr: a bar on a terminal, else a line every --progress-interval.`,
+goes to stderr: a bar on a terminal, else a line every --progress-interval.
+
+An import is resumable: it works in <data>/lod2/<bl>/.resume-<snapshot>/ and checkpoints every
+16 MiB of input; after a kill, Ctrl-C, a full disk or --strict stopping it, the same command with
+--resume continues from the last checkpoint without reading the files before it (without
+--resume the interrupted import is discarded). Files whose content (SHA-256) is unchanged from
+the newest other published snapshot of the BL are copied from it instead of parsed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := importProgress(c.ErrOrStderr(), &o, "import lod2", "buildings", logEvery)
@@ -81,6 +87,9 @@ goes to stderr: a bar on a terminal, else a line every --progress-interval.`,
 			out := c.OutOrStdout()
 			if sum.ResumedFiles > 0 {
 				fmt.Fprintf(out, "resumed: %d of %d files were done by the interrupted import (not read again)\n", sum.ResumedFiles, sum.Files)
+			}
+			if sum.ReusedFiles > 0 {
+				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (copied, not parsed); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.ParsedFiles)
 			}
 			if sum.Restarted != "" {
 				fmt.Fprintf(out, "started over: an interrupted import of this snapshot was discarded (%s)\n", sum.Restarted)

@@ -104,6 +104,14 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 		}
 	}
 	imp.resumedFiles, imp.bytesResumed = from, imp.bytes.Load()
+	if imp.w == nil {
+		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot)
+	} else if p := imp.w.State().Prev; p != "" {
+		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot)
+		if imp.prev != nil && imp.prev.path != p {
+			imp.prev = nil // published meanwhile: the store copies from the one it attached
+		}
+	}
 	jr, err := openJournal(w.Dir(), h, end)
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: journal: %w", err)
@@ -141,7 +149,11 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 	if c.Summary != nil {
 		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates,
 			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt, BadFiles: imp.bad,
-			Files: len(imp.inputs), ResumedFiles: imp.resumedFiles, Restarted: imp.restarted}
+			Files: len(imp.inputs), ResumedFiles: imp.resumedFiles, Restarted: imp.restarted,
+			ParsedFiles: int(imp.parsed.Load()), ReusedFiles: imp.reused}
+		if imp.prev != nil {
+			c.Summary.ReusedFrom = imp.prev.snapshot
+		}
 	}
 	return m, nil
 }
@@ -178,6 +190,10 @@ type LoD2Summary struct {
 	// ResumedFiles is how many input files an interrupted import had done
 	// (Common.Resume): they were not read again.
 	ResumedFiles int
+	// ParsedFiles is how many files this run parsed; ReusedFiles how many
+	// unchanged ones it copied from the snapshot ReusedFrom instead.
+	ParsedFiles, ReusedFiles int
+	ReusedFrom               string
 	// Restarted says why an interrupted import of the same snapshot was
 	// discarded and the import started over; "" when there was none.
 	Restarted string
@@ -254,6 +270,9 @@ type lod2Import struct {
 	kept          bool // a checkpoint holds finished files: worth resuming
 	resumedFiles  int
 	bytesResumed  int64
+	prev          *previous // the snapshot unchanged files are copied from
+	reused        int
+	parsed        atomic.Int64
 	restarted     string
 	// Progress counters, read by the progress goroutine.
 	bytesTotal            int64

@@ -27,6 +27,10 @@ type fileResult struct {
 	tally  *bl.Tally      // where the buildings lie; nil without any vertex
 	sha256 string         // of the bytes read (the whole file unless err)
 	err    error          // the file is bad: nothing of it is written
+	// reuse is the previous pack's record of a file of the same content:
+	// its rows are copied, the file was not parsed.
+	reuse  *lod2store.SourceFile
+	copied *journalFile // what the copy took over
 }
 
 // buildingMeta is what the summary needs of a building.
@@ -51,9 +55,11 @@ func (hr hashReader) Read(p []byte) (int, error) {
 // worker parses files; its Preparers (one per CRS met) keep their scratch
 // buffers from file to file. A worker is used by one goroutine.
 type worker struct {
-	st    bl.State
-	preps map[int]*lod2store.Preparer
-	bytes *atomic.Int64 // bytes parsed by all workers, for progress
+	st     bl.State
+	preps  map[int]*lod2store.Preparer
+	bytes  *atomic.Int64 // bytes parsed by all workers, for progress
+	parsed *atomic.Int64 // files parsed
+	prev   *previous     // nil: parse every file
 }
 
 // parse reads the whole input into a fileResult. Any error (unreadable,
@@ -61,6 +67,15 @@ type worker struct {
 // the result's err, naming the file and line.
 func (wk *worker) parse(ctx context.Context, idx int, in citygml.Input) *fileResult {
 	res := &fileResult{idx: idx, in: in}
+	if wk.prev != nil {
+		src, sum, err := wk.prev.lookup(res)
+		if err == nil && src != nil {
+			res.reuse, res.sha256 = src, sum
+			wk.bytes.Add(in.Size)
+			return res
+		}
+	}
+	wk.parsed.Add(1)
 	if err := wk.parseInto(ctx, res); err != nil {
 		res.blds, res.meta, res.tally, res.err = nil, nil, nil, err
 	}

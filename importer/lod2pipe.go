@@ -2,8 +2,8 @@ package importer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -47,7 +47,7 @@ func (imp *lod2Import) run(ctx context.Context, from int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{st: imp.st, preps: map[int]*lod2store.Preparer{}, bytes: &imp.bytes}
+			wk := &worker{st: imp.st, preps: map[int]*lod2store.Preparer{}, bytes: &imp.bytes, parsed: &imp.parsed, prev: imp.prev}
 			for i := range jobs {
 				results <- wk.parse(wctx, i, imp.inputs[i])
 			}
@@ -110,6 +110,25 @@ func (imp *lod2Import) badNote() string {
 // journals it.
 func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 	imp.lastFile.Store(&res.in.Name)
+	var mark lod2store.Mark
+	if imp.w != nil {
+		mark = imp.w.Mark()
+	}
+	if res.reuse != nil {
+		ok, err := imp.copyFile(ctx, res)
+		if err != nil {
+			return err
+		}
+		if !ok { // parse it after all, here
+			wk := &worker{st: imp.st, preps: map[int]*lod2store.Preparer{}, bytes: &imp.bytes, parsed: &imp.parsed}
+			imp.bytes.Add(-res.in.Size)
+			res = wk.parse(ctx, res.idx, res.in)
+		}
+	}
+	if res.copied != nil {
+		imp.files.Add(1)
+		return imp.journalFile(ctx, res, mark, *res.copied)
+	}
 	inv, skip := len(imp.invalidDetail), len(imp.skipped)
 	var prefixes map[string]int
 	var example map[string]string
@@ -130,7 +149,22 @@ func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 		imp.addPrefix(code, n, example[code])
 	}
 	imp.files.Add(1)
-	imp.jr.pending = append(imp.jr.pending, imp.journalEntry(res, inv, skip, prefixes, example))
+	return imp.journalFile(ctx, res, mark, imp.journalEntry(res, inv, skip, prefixes, example))
+}
+
+// journalFile records a written file as a source of the pack (unless it
+// was bad) and in the journal, checkpointing every checkpointBytes.
+func (imp *lod2Import) journalFile(ctx context.Context, res *fileResult, mark lod2store.Mark, f journalFile) error {
+	if res.err == nil && imp.w != nil {
+		summary, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		if err := imp.w.AddSource(ctx, mark, res.in.Name, res.in.Size, res.sha256, string(summary)); err != nil {
+			return fmt.Errorf("importer: %w", err)
+		}
+	}
+	imp.jr.pending = append(imp.jr.pending, f)
 	imp.jr.since += res.in.Size
 	if imp.jr.since >= checkpointBytes {
 		return imp.jr.checkpoint(imp, res.idx+1)
@@ -152,11 +186,9 @@ func (imp *lod2Import) writeFile(ctx context.Context, res *fileResult, prefix fu
 		return nil
 	}
 	if res.epsg != 0 && imp.w == nil {
-		w, err := lod2store.CreateLoD2(imp.ctx, filepath.Join(imp.dir, LoD2File), res.epsg)
-		if err != nil {
+		if err := imp.createWriter(res.epsg); err != nil {
 			return fmt.Errorf("importer: %s: %w", res.in.Name, err)
 		}
-		imp.w, imp.epsg = w, res.epsg
 	}
 	for i, p := range res.blds {
 		if i%256 == 0 {

@@ -1,8 +1,10 @@
 package importer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -60,4 +62,49 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkImportLoD2Incremental imports a new snapshot of the real NRW
+// tile cut into 40 files (8 parts x 5 replicas, about 12 MB) in which 2
+// files (5 %) changed, over a data directory holding the previous
+// snapshot ("5pct-changed"), and the same files into an empty one
+// ("full"). Issue 24 asks the first to take at most 10 % of the second
+// (compare cpu-ms/op; files-parsed/op shows what was parsed).
+func BenchmarkImportLoD2Incremental(b *testing.B) {
+	requireSample(b, sampleNRW)
+	src := b.TempDir()
+	paths, total := splitSample(b, sampleNRW, src, splitOptions{Parts: 8, Replicas: 5})
+	prev := b.TempDir()
+	c := Common{DataDir: prev, BL: "nrw", Snapshot: "2026-01-01", LicenseID: "dl-de-zero-2.0"}
+	if _, err := LoD2(context.Background(), c, paths); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []string{paths[3], paths[30]} {
+		raw, _ := os.ReadFile(p)
+		os.WriteFile(p, bytes.Replace(raw, []byte(" 5659"), []byte(" 5658"), 1), 0o644)
+	}
+	for _, tc := range []struct {
+		name string
+		data func() string
+	}{
+		{"full", func() string { return b.TempDir() }},
+		{"5pct-changed", func() string { return prev }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(total)
+			b.ReportAllocs()
+			parsed := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				var sum LoD2Summary
+				c := Common{DataDir: tc.data(), BL: "nrw", Snapshot: "2027-01-01", LicenseID: "dl-de-zero-2.0", Summary: &sum}
+				if _, err := LoD2(context.Background(), c, paths); err != nil {
+					b.Fatal(err)
+				}
+				parsed += sum.ParsedFiles
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(parsed)/float64(b.N), "files-parsed/op")
+		})
+	}
 }

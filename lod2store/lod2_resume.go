@@ -17,7 +17,9 @@ type WriterState struct {
 	EPSG                                            int
 	Buildings, Surfaces, ValidBuildings, Duplicates int64
 	Roofs                                           int64
-	SpoolBytes                                      int64 // search records spooled
+	SpoolBytes                                      int64  // search records spooled
+	Sources                                         int64  // source_files rows
+	Prev                                            string // see CreateLoD2From
 }
 
 // Checkpoint commits what was added so far and starts a new transaction.
@@ -39,10 +41,13 @@ func (w *LoD2Writer) Checkpoint(ctx context.Context) (WriterState, error) {
 	return w.state(), nil
 }
 
+// State returns what the writer has written so far (committed or not).
+func (w *LoD2Writer) State() WriterState { return w.state() }
+
 func (w *LoD2Writer) state() WriterState {
 	return WriterState{EPSG: w.epsg, Buildings: w.stats.Buildings, Surfaces: w.stats.Surfaces,
 		ValidBuildings: w.stats.ValidBuildings, Duplicates: w.stats.Duplicates, Roofs: w.roofs,
-		SpoolBytes: w.spool.offs[len(w.spool.offs)-1]}
+		SpoolBytes: w.spool.offs[len(w.spool.offs)-1], Sources: w.sources, Prev: w.prevPath()}
 }
 
 // ResumeLoD2 reopens the file at path that a LoD2Writer was writing when
@@ -84,8 +89,9 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 		`DELETE FROM surfaces WHERE surface_id > ?2`,
 		`DELETE FROM buildings WHERE building_id > ?1`,
 		`DELETE FROM building_ids WHERE building_id > ?1`,
+		`DELETE FROM source_files WHERE file_id > ?3`,
 	} {
-		if _, err := db.ExecContext(ctx, q, st.Buildings, st.Surfaces); err != nil {
+		if _, err := db.ExecContext(ctx, q, st.Buildings, st.Surfaces, st.Sources); err != nil {
 			return fail(err)
 		}
 	}
@@ -96,7 +102,13 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 		return fail(err)
 	}
 	w.stats = LoD2Stats{Buildings: st.Buildings, Surfaces: st.Surfaces, ValidBuildings: st.ValidBuildings, Duplicates: st.Duplicates}
-	w.roofs = st.Roofs
+	w.roofs, w.sources = st.Roofs, st.Sources
+	if st.Prev != "" {
+		w.prev = &prevPack{path: st.Prev}
+		if err := w.attach(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	if err := w.begin(ctx); err != nil {
 		return fail(err)
 	}
@@ -175,14 +187,7 @@ func (w *LoD2Writer) reindex(st WriterState) error {
 		if int64(p.surfaceID) != int64(i) {
 			return fmt.Errorf("%w: spool record %d is surface %d", ErrCorrupt, i, p.surfaceID)
 		}
-		bb := emptyBox()
-		p.eachRing(func(xy []byte, n int) bool {
-			for j := range n {
-				x, y := xyAt(xy, j)
-				bb.extend(box{x, y, x, y})
-			}
-			return false
-		})
+		bb := recordBox(p)
 		w.ids = append(w.ids, p.surfaceID)
 		w.boxes = append(w.boxes, bb)
 		w.ext.extend(bb)
@@ -198,9 +203,17 @@ func (w *LoD2Writer) Close() {
 		_ = w.tx.Rollback()
 		w.tx = nil
 	}
+	_ = w.detach(context.Background())
 	_ = w.db.Close()
 	if w.spool != nil {
 		_ = w.spool.w.Flush()
 		_ = w.spool.f.Close()
 	}
+}
+
+func (w *LoD2Writer) prevPath() string {
+	if w.prev == nil {
+		return ""
+	}
+	return w.prev.path
 }

@@ -47,19 +47,22 @@ type LoD2Stats struct {
 // LoD2Writer writes one LoD2 SpatiaLite file. It is not safe for
 // concurrent use.
 type LoD2Writer struct {
-	roofs int64 // roof surfaces written (metadata roof_count)
-	path  string
-	db    *sql.DB
-	tx    *sql.Tx
-	zone  geo.Zone
-	epsg  int
-	stmts struct{ surface, building, id, unid *sql.Stmt }
-	stats LoD2Stats
-	ids   []uint32
-	boxes []box
-	ext   box
-	spool *recordSpool
-	prep  *Preparer // for Add
+	roofs   int64 // roof surfaces written (metadata roof_count)
+	path    string
+	db      *sql.DB
+	tx      *sql.Tx
+	zone    geo.Zone
+	epsg    int
+	stmts   struct{ surface, building, id, unid *sql.Stmt }
+	stats   LoD2Stats
+	ids     []uint32
+	boxes   []box
+	ext     box
+	spool   *recordSpool
+	prep    *Preparer // for Add
+	prev    *prevPack // for CopySource
+	rec     []byte
+	sources int64 // source_files rows
 }
 
 const lod2Schema = `
@@ -82,11 +85,18 @@ CREATE TABLE building_ids (
   building_id INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE svc_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-`
+` + sourceSchema
 
 // CreateLoD2 creates a new LoD2 file at path (which must not exist) for
 // geometry in epsg (25832 or 25833).
 func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error) {
+	return CreateLoD2From(ctx, path, epsg, "")
+}
+
+// CreateLoD2From is CreateLoD2 for an import that copies unchanged source
+// files from prev, the LoD2 file of an earlier snapshot of the same CRS
+// (see CopySource); "" for none.
+func CreateLoD2From(ctx context.Context, path string, epsg int, prev string) (*LoD2Writer, error) {
 	zone, err := geo.ZoneForEPSG(epsg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInput, err)
@@ -99,6 +109,9 @@ func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error)
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
 	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox(), prep: &Preparer{zone: zone, epsg: epsg}}
+	if prev != "" {
+		w.prev = &prevPack{path: prev}
+	}
 	if w.spool, err = newRecordSpool(path + ".spool"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
@@ -134,7 +147,41 @@ func (w *LoD2Writer) init(ctx context.Context) error {
 	if err := spatialite.AddGeometryColumn(ctx, w.db, "surfaces", "geom", w.epsg, "MULTIPOLYGON", "XYZ"); err != nil {
 		return err
 	}
+	if err := w.attach(ctx); err != nil {
+		return err
+	}
 	return w.begin(ctx)
+}
+
+// attach opens the previous pack read-only as schema "prev" and maps its
+// search file (ATTACH is not allowed inside a transaction: before begin).
+func (w *LoD2Writer) attach(ctx context.Context) error {
+	if w.prev == nil {
+		return nil
+	}
+	if _, err := w.db.ExecContext(ctx, `ATTACH DATABASE ? AS prev`, "file:"+w.prev.path+"?mode=ro"); err != nil {
+		return fmt.Errorf("attach %s: %w", w.prev.path, err)
+	}
+	sf, err := openSearchFile(w.prev.path + SearchFileSuffix)
+	if err != nil {
+		return fmt.Errorf("attach %s: %w", w.prev.path, err)
+	}
+	w.prev.search = sf
+	return nil
+}
+
+// detach lets go of the previous pack.
+func (w *LoD2Writer) detach(ctx context.Context) error {
+	if w.prev == nil || w.prev.search == nil {
+		return nil
+	}
+	w.prev.search.close()
+	w.prev.search = nil
+	if w.tx != nil {
+		return nil // the connection is closed next
+	}
+	_, err := w.db.ExecContext(ctx, `DETACH DATABASE prev`)
+	return err
 }
 
 // begin starts the transaction the next rows go into.
@@ -350,7 +397,11 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	if err := w.tx.Commit(); err != nil {
 		return fail(err)
 	}
-	if _, err := w.db.ExecContext(ctx, `ANALYZE`); err != nil {
+	w.tx = nil
+	if err := w.detach(ctx); err != nil {
+		return fail(err)
+	}
+	if _, err := w.db.ExecContext(ctx, `ANALYZE main`); err != nil {
 		return fail(err)
 	}
 	if err := w.db.Close(); err != nil {
@@ -390,7 +441,9 @@ func (w *LoD2Writer) extentWGS84() (minLon, minLat, maxLon, maxLat float64) {
 func (w *LoD2Writer) Abort() {
 	if w.tx != nil {
 		_ = w.tx.Rollback()
+		w.tx = nil
 	}
+	_ = w.detach(context.Background())
 	_ = w.db.Close()
 	if w.spool != nil {
 		w.spool.close()

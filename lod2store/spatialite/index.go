@@ -85,7 +85,7 @@ func createIndexWith(ctx context.Context, db DB, table, column string, build fun
 		}
 		idx := quote(IndexName(t, c))
 		for _, s := range []string{
-			`DROP TABLE IF EXISTS ` + idx,
+			`DROP TABLE IF EXISTS main.` + idx, // main: an attached database may have one too
 			`CREATE VIRTUAL TABLE ` + idx + ` USING rtree(pkid, xmin, xmax, ymin, ymax)`,
 		} {
 			if _, err := db.ExecContext(ctx, s); err != nil {
