@@ -16,10 +16,11 @@ import (
 const defaultLogEvery = 10 * time.Second
 
 // importProgress shows the progress of an import on w: on a terminal a
-// bar (files, MB, rate, ETA); elsewhere (a pipe, a log file, systemd) a
-// plain line every logEvery and one at the end, so logs stay free of bar
-// redraws but a long import still says how far it is. It sets o.Progress
-// and returns a function that ends the display.
+// bar (files, MB, rate, ETA); elsewhere (a pipe, a log file, systemd)
+// plain lines, the first at the first report, then one every logEvery and
+// the final figures at the end, so logs stay free of bar redraws but a
+// long import still says how far it is. It sets o.Progress and returns a
+// function that ends the display.
 func importProgress(w io.Writer, o *importer.Common, what, unit string, logEvery time.Duration) func() {
 	if p := newProgress(w); p != nil {
 		return importBar(p, o, unit)
@@ -36,8 +37,8 @@ func importProgress(w io.Writer, o *importer.Common, what, unit string, logEvery
 		}
 	}
 	return func() {
-		// A short import that printed nothing stays quiet; a long one
-		// ends with its final figures.
+		// Ends with the final figures (an import that never reported, one
+		// refused before its first file, prints nothing).
 		if pending && !last.IsZero() {
 			fmt.Fprintln(w, progressLine(what, unit, latest, time.Since(start)))
 		}
