@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"sync"
@@ -184,6 +185,25 @@ func (t *Tally) Add(lon, lat float64) bool {
 	s, _ := At(lon, lat)
 	t.in[s.Code]++
 	return near
+}
+
+// TallyCounts are the counts of a Tally, for saving it (an import
+// journal) and restoring it with RestoreTally.
+type TallyCounts struct {
+	N    int            `json:"n"`
+	Near int            `json:"near"`
+	In   map[string]int `json:"in"`
+}
+
+// Counts returns t's counts.
+func (t *Tally) Counts() TallyCounts { return TallyCounts{N: t.n, Near: t.near, In: maps.Clone(t.in)} }
+
+// RestoreTally returns a Tally for st and marginM holding the counts c.
+func RestoreTally(st State, marginM float64, c TallyCounts) *Tally {
+	t := NewTally(st, marginM)
+	t.n, t.near = c.N, c.Near
+	maps.Copy(t.in, c.In)
+	return t
 }
 
 // Len returns how many points were added.

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/svc-geodata/svc/citygml"
 	"github.com/svc-geodata/svc/importer"
@@ -47,6 +47,7 @@ func commonFlags(c *cobra.Command, o *importer.Common) {
 func newImportLoD2() *cobra.Command {
 	var o importer.Common
 	var report string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "lod2 --bl BL --snapshot YYYY-MM-DD --license ID PATH...",
 		Short: "Import LoD2 CityGML (files, directories or zip archives) into a BL pack",
@@ -58,10 +59,22 @@ Wall, roof and ground surfaces are kept; closure surfaces are skipped.
 The import refuses files whose CRS or building ids say they belong to another BL, and files
 whose buildings lie mostly (over half) outside the BL's boundary (BKG VG5000, 3 km margin, so
 border tiles pass), naming the state they lie in; --force imports them anyway. --report lists
-every invalid building with why: the surface, the failed check and a coordinate.`,
+every invalid building with why: the surface, the failed check and a coordinate.
+
+--workers files (default: every core) are parsed, validated and encoded at once; one writer adds
+them in input order, so the pack is the same byte for byte whatever the number. A bad file
+(malformed XML, an unreadable zip entry, another CRS than the first file's) is skipped whole and
+listed with why in the summary and --report; --strict stops the import at it instead. Progress
+goes to stderr: a bar on a terminal, else a line every --progress-interval.
+
+An import is resumable: it works in <data>/lod2/<bl>/.resume-<snapshot>/ and checkpoints every
+16 MiB of input; after a kill, Ctrl-C, a full disk or --strict stopping it, the same command with
+--resume continues from the last checkpoint without reading the files before it (without
+--resume the interrupted import is discarded). Files whose content (SHA-256) is unchanged from
+the newest other published snapshot of the BL are copied from it instead of parsed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			stop := progressBar(c.ErrOrStderr(), &o, "buildings")
+			stop := importProgress(c.ErrOrStderr(), &o, "import lod2", "buildings", logEvery)
 			start := time.Now()
 			var sum importer.LoD2Summary
 			o := o.Normalize()
@@ -72,10 +85,20 @@ every invalid building with why: the surface, the failed check and a coordinate.
 				return err
 			}
 			out := c.OutOrStdout()
+			if sum.ResumedFiles > 0 {
+				fmt.Fprintf(out, "resumed: %d of %d files were done by the interrupted import (not read again)\n", sum.ResumedFiles, sum.Files)
+			}
+			if sum.ReusedFiles > 0 {
+				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (copied, not parsed); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.ParsedFiles)
+			}
+			if sum.Restarted != "" {
+				fmt.Fprintf(out, "started over: an interrupted import of this snapshot was discarded (%s)\n", sum.Restarted)
+			}
 			fmt.Fprintf(out, "imported %s: %d buildings, %d surfaces, %.1f %% valid, %s, in %s\n",
 				m.Key(), m.LoD2.BuildingCount, m.LoD2.SurfaceCount, *m.LoD2.ValidationPassPct, m.CRS, time.Since(start).Round(time.Millisecond))
 			printIDs(out, "failed geometric validation (kept, flagged)", invalidLabels(sum))
 			printIDs(out, "had no usable surface (left out)", sum.Skipped)
+			printBadFiles(out, sum.BadFiles)
 			if sum.Duplicates > 0 {
 				fmt.Fprintf(out, "%d repeated gml:ids left out (the first occurrence was kept)\n", sum.Duplicates)
 			}
@@ -92,37 +115,20 @@ every invalid building with why: the surface, the failed check and a coordinate.
 	}
 	commonFlags(c, &o)
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS, building ids or position say they belong to another BL")
-	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings to this file, with why (check, surface, coordinate)")
+	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings and the skipped files to this file, with why (check, surface, coordinate)")
+	c.Flags().IntVar(&o.Workers, "workers", runtime.NumCPU(), "files parsed at once (the pack is the same for any number)")
+	c.Flags().BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
+	c.Flags().BoolVar(&o.Resume, "resume", false, "continue an interrupted import of the same --bl, --snapshot and paths from its last checkpoint")
+	c.Flags().DurationVar(&logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
 	addEnvHelp(c)
 	return c
 }
 
-// progressBar shows bytes, files and items on a terminal; elsewhere it
-// stays silent. It returns a function that ends the display.
+// progressBar shows the progress of an import: a bar on a terminal, a
+// line every 10 s elsewhere (see importProgress). It returns a function
+// that ends the display.
 func progressBar(w io.Writer, o *importer.Common, unit string) func() {
-	p := newProgress(w)
-	if p == nil {
-		return func() {}
-	}
-	var bar *mpb.Bar
-	var last importer.Progress
-	o.Progress = func(pr importer.Progress) {
-		last = pr
-		if bar == nil {
-			bar = p.New(pr.BytesTotal, mpb.BarStyle(),
-				mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
-					return fmt.Sprintf("files %d/%d  %s %d", last.Files, last.FilesTotal, unit, last.Buildings+last.Tiles)
-				})),
-				mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f"), decor.Name("  "), decor.AverageSpeed(decor.SizeB1024(0), "% .1f")))
-		}
-		bar.SetCurrent(pr.Bytes)
-	}
-	return func() {
-		if bar != nil {
-			bar.SetTotal(-1, true)
-		}
-		p.Wait()
-	}
+	return importProgress(w, o, "import", unit, defaultLogEvery)
 }
 
 // newProgress returns a progress display on w when w is a terminal, else
@@ -174,6 +180,26 @@ func printIDs(w io.Writer, what string, ids []string) {
 	fmt.Fprintf(w, "%d buildings %s: %s%s\n", len(ids), what, strings.Join(ids[:min(show, len(ids))], ", "), more)
 }
 
+// printBadFiles lists the files an import left out, with why.
+func printBadFiles(w io.Writer, bad []importer.BadFile) {
+	if len(bad) == 0 {
+		return
+	}
+	const show = 5
+	fmt.Fprintf(w, "%d files skipped as bad (nothing of them imported; --strict stops at the first):\n", len(bad))
+	for _, f := range bad[:min(show, len(bad))] {
+		fmt.Fprintf(w, "  %s: %s\n", f.Name, oneLine(f.Reason))
+	}
+	if len(bad) > show {
+		fmt.Fprintf(w, "  ... (%d more; --report FILE lists all)\n", len(bad)-show)
+	}
+}
+
+// oneLine keeps a reason on one line of the report.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
+}
+
 // invalidLabels returns the invalid buildings' ids with their failed
 // checks, e.g. "DENW43AL00002dmd (degenerate)".
 func invalidLabels(s importer.LoD2Summary) []string {
@@ -195,7 +221,8 @@ func invalidLabels(s importer.LoD2Summary) []string {
 // after a header line: gml:id, status, source (file:line of the building)
 // and why, one line per failed polygon (which surface, which check, the
 // plane distance for non-planar ones, and the coordinate to look at in
-// the file's CRS).
+// the file's CRS); then every skipped file with status bad-file, no
+// gml:id, the file as source and the error as reason.
 func writeReport(path string, s importer.LoD2Summary) error {
 	var b strings.Builder
 	b.WriteString("# gml_id\tstatus\tsource\treason\n")
@@ -218,6 +245,9 @@ func writeReport(path string, s importer.LoD2Summary) error {
 			src = s.SkippedAt[i]
 		}
 		fmt.Fprintf(&b, "%s\tskipped\t%s\tno wall, roof or ground polygon to keep (left out)\n", id, src)
+	}
+	for _, f := range s.BadFiles {
+		fmt.Fprintf(&b, "\tbad-file\t%s\t%s\n", f.Name, oneLine(f.Reason))
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)

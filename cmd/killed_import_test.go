@@ -2,10 +2,14 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,62 +18,79 @@ import (
 	"github.com/svc-geodata/svc/pack"
 )
 
-// TestKilledImport kills `svc import lod2` with SIGKILL in the middle of a
-// large import: the earlier snapshot stays published and intact, the new
-// one is not published, and the next import removes the dead temporary
-// directory and says so.
-func TestKilledImport(t *testing.T) {
+// TestKilledImportResumes kills `svc import lod2` with SIGKILL after its
+// first checkpoints: the earlier snapshot stays published and intact, the
+// new one is not published. `--resume` then finishes it without reading
+// the files done before the kill (they are overwritten with garbage of
+// the same size first: read again they would be bad files) and publishes
+// the same pack as an uninterrupted import: the same rows and the same
+// search file. A run without --resume starts over and says so.
+func TestKilledImportResumes(t *testing.T) {
 	bin, err := buildSvc()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	writeTown := func(name string, n int) string {
+	writeTown := func(path string, first, n int) {
 		var bs []demo.Building
 		for i := range n {
-			bs = append(bs, demo.Building{ID: fmt.Sprintf("DEHEDM%08d", i+1), X: 470000 + float64(i%200)*25, Y: 5550000 + float64(i/200)*25,
-				Z0: 100, Length: 10, Depth: 8, Height: 6, PitchDeg: 35, Roof: demo.RoofKind(i % 3)})
+			k := first + i
+			bs = append(bs, demo.Building{ID: fmt.Sprintf("DEHEDM%08d", k+1), X: 470000 + float64(k%200)*25, Y: 5550000 + float64(k/200)*25,
+				Z0: 100, Length: 10, Depth: 8, Height: 6, PitchDeg: 35, Roof: demo.RoofKind(k % 3)})
 		}
-		p := filepath.Join(dir, name)
-		f, _ := os.Create(p)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		w := bufio.NewWriter(f)
 		if err := demo.WriteCityGML(w, demo.CityGMLOptions{EPSG: 25832, Version: 2}, bs); err != nil {
 			t.Fatal(err)
 		}
 		w.Flush()
 		f.Close()
-		return p
 	}
-	small, big := writeTown("small.gml", 20), writeTown("big.gml", 40000)
-	args := func(snap, file string) []string {
-		return []string{"import", "lod2", "--data", data, "--bl", "he", "--snapshot", snap, "--license", "dl-de-by-2.0", file}
+	small := filepath.Join(dir, "small.gml")
+	writeTown(small, 0, 20)
+	tiles := filepath.Join(dir, "tiles")
+	os.Mkdir(tiles, 0o755)
+	const files, per = 16, 1200
+	for i := range files {
+		writeTown(filepath.Join(tiles, fmt.Sprintf("t%02d.gml", i)), i*per, per)
 	}
-	if out, err := runCLI(t, args("2026-07-20", small)...); err != nil {
+	args := func(data, snap, src string) []string {
+		return []string{"import", "lod2", "--data", data, "--bl", "he", "--snapshot", snap, "--license", "dl-de-by-2.0", "--workers", "2", src}
+	}
+	if out, err := runCLI(t, args(data, "2026-07-20", small)...); err != nil {
 		t.Fatalf("first import: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, args("2026-08-01", big)...)
+	// The reference: the same tiles imported without interruption.
+	ref := filepath.Join(dir, "ref")
+	if out, err := runCLI(t, args(ref, "2026-08-01", tiles)...); err != nil {
+		t.Fatalf("reference import: %v\n%s", err, out)
+	}
+
+	cmd := exec.Command(bin, args(data, "2026-08-01", tiles)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	base := filepath.Join(data, "lod2", "he")
-	tmp := ""
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && tmp == ""; time.Sleep(20 * time.Millisecond) {
-		entries, _ := os.ReadDir(base)
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".tmp-") {
-				tmp = e.Name()
-			}
+	journal := filepath.Join(base, pack.ResumePrefix+"2026-08-01", "import-journal.jsonl")
+	checkpoint := regexp.MustCompile(`"checkpoint":\{"files":(\d+)`)
+	done := 0
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end) && done == 0; time.Sleep(5 * time.Millisecond) {
+		raw, _ := os.ReadFile(journal)
+		if m := checkpoint.FindAllSubmatch(raw, -1); len(m) > 0 {
+			done, _ = strconv.Atoi(string(m[len(m)-1][1]))
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // well into the import
 	_ = cmd.Process.Kill()
 	state, _ := cmd.Process.Wait()
-	if tmp == "" {
-		t.Fatalf("no temporary directory seen; the import ended with %v", state)
-	}
 	if state.Success() {
 		t.Skip("the import finished before the kill: nothing was interrupted")
+	}
+	if done == 0 {
+		t.Fatalf("no checkpoint seen before the kill; the import ended with %v", state)
 	}
 	if _, err := os.Stat(filepath.Join(base, "2026-08-01", pack.ManifestName)); err == nil {
 		t.Fatal("the killed import was published")
@@ -77,17 +98,85 @@ func TestKilledImport(t *testing.T) {
 	if m, err := pack.ReadManifest(filepath.Join(base, "2026-07-20")); err != nil || m.LoD2 == nil || m.LoD2.BuildingCount != 20 {
 		t.Fatalf("the earlier snapshot: %+v %v", m.LoD2, err)
 	}
-	if _, err := os.Stat(filepath.Join(base, tmp)); err != nil {
-		t.Fatalf("the dead temporary directory is already gone: %v", err)
+	// What the journal says is done must not be read again.
+	raw, _ := os.ReadFile(journal)
+	m := checkpoint.FindAllSubmatch(raw, -1)
+	done, _ = strconv.Atoi(string(m[len(m)-1][1]))
+	for i := range done {
+		p := filepath.Join(tiles, fmt.Sprintf("t%02d.gml", i))
+		st, _ := os.Stat(p)
+		os.WriteFile(p, bytes.Repeat([]byte("x"), int(st.Size())), 0o644)
 	}
-	out, err := runCLI(t, args("2026-08-02", small)...)
+
+	out, err := runCLI(t, append(args(data, "2026-08-01", tiles), "--resume")...)
 	if err != nil {
-		t.Fatalf("next import: %v\n%s", err, out)
+		t.Fatalf("--resume: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "removed") || !strings.Contains(out, "interrupted import") {
-		t.Errorf("the next import did not report the removal:\n%s", out)
+	t.Logf("killed after %d of %d files were checkpointed; --resume said:\n%s", done, files, out)
+	if want := fmt.Sprintf("resumed: %d of %d files were done", done, files); !strings.Contains(out, want) {
+		t.Errorf("--resume output lacks %q:\n%s", want, out)
 	}
-	if _, err := os.Stat(filepath.Join(base, tmp)); !os.IsNotExist(err) {
-		t.Errorf("the dead temporary directory is still there: %v", err)
+	if strings.Contains(out, "skipped as bad") {
+		t.Errorf("--resume read finished files again:\n%s", out)
 	}
+	got, err := pack.ReadManifest(filepath.Join(base, "2026-08-01"))
+	if err != nil || got.LoD2.BuildingCount != files*per {
+		t.Fatalf("resumed pack: %+v %v", got.LoD2, err)
+	}
+	if _, err := os.Stat(filepath.Join(base, pack.ResumePrefix+"2026-08-01")); !os.IsNotExist(err) {
+		t.Errorf("the resumable directory is still there after the commit: %v", err)
+	}
+	want, _ := pack.ReadManifest(filepath.Join(ref, "lod2", "he", "2026-08-01"))
+	for _, f := range []string{"lod2.sqlite.search"} {
+		a, _ := os.ReadFile(filepath.Join(base, "2026-08-01", f))
+		b, _ := os.ReadFile(filepath.Join(ref, "lod2", "he", "2026-08-01", f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from the uninterrupted import's", f)
+		}
+	}
+	if a, b := dumpLoD2(t, filepath.Join(base, "2026-08-01", "lod2.sqlite")), dumpLoD2(t, filepath.Join(ref, "lod2", "he", "2026-08-01", "lod2.sqlite")); a != b {
+		t.Errorf("the resumed pack's rows differ from the uninterrupted import's")
+	}
+	if got.LoD2.SurfaceCount != want.LoD2.SurfaceCount {
+		t.Errorf("surfaces %d, uninterrupted %d", got.LoD2.SurfaceCount, want.LoD2.SurfaceCount)
+	}
+}
+
+// dumpLoD2 returns every row of the LoD2 tables and of the R*Tree's node
+// table, in key order, as text: two imports of the same buildings give the
+// same dump whatever their page layout.
+func dumpLoD2(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT surface_id, building_id, gmlid, surface_class, hex(geom) FROM surfaces ORDER BY surface_id`,
+		`SELECT building_id, gmlid, surface_count, valid FROM buildings ORDER BY building_id`,
+		`SELECT gmlid, building_id FROM building_ids ORDER BY gmlid`,
+		`SELECT nodeno, hex(data) FROM idx_surfaces_geom_node ORDER BY nodeno`,
+		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+	}
+	return b.String()
 }

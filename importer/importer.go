@@ -25,14 +25,24 @@ type Common struct {
 	LicenseID string // e.g. dl-de-zero-2.0
 	SourceURL string
 	Name      string // display name; default derived from BL and licence
-	// Progress, when set, is called as work advances (from the importing
-	// goroutine, at most a few times per second per file).
+	// Progress, when set, is called as work advances, from one goroutine
+	// at a time, at most a few times per second.
 	Progress func(Progress)
 	// Force imports data whose CRS or building ids say it belongs to
 	// another BL than BL (see ErrWrongBL).
 	Force bool
 	// Summary, when set, receives what a LoD2 import left out or flagged.
 	Summary *LoD2Summary
+	// Workers is how many files a LoD2 import parses at once; 0 means
+	// runtime.NumCPU(). The pack does not depend on it.
+	Workers int
+	// Strict fails a LoD2 import at its first bad file instead of leaving
+	// the file out (see LoD2Summary.BadFiles).
+	Strict bool
+	// Resume continues an interrupted LoD2 import of the same BL, snapshot
+	// and inputs from its last checkpoint; without it such an import is
+	// discarded and the import starts over (LoD2Summary.Restarted).
+	Resume bool
 }
 
 // Normalize returns c with its BL code in canonical form: codes are
@@ -50,6 +60,8 @@ type Progress struct {
 	Files, FilesTotal int
 	Bytes, BytesTotal int64
 	Buildings, Tiles  int64
+	BadFiles          int   // input files skipped as bad
+	BytesResumed      int64 // of Bytes, done by an interrupted import (Common.Resume)
 }
 
 func (c Common) check() (bl.State, error) {

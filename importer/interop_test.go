@@ -50,4 +50,23 @@ func TestLoD2FileOpensInGISTools(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("spatialite said %.300q, want %q", lines, want)
 	}
+
+	// The R*Tree is packed by the importer (not built by SQLite insert by
+	// insert): SpatiaLite must find it consistent with the geometries and
+	// answer a window through it as a full scan does (the index is a
+	// filter of float32 boxes rounded outwards, so it is combined with the
+	// exact test, as SpatiaLite users do).
+	frame := "BuildMbr(391400, 5817750, 391800, 5817950, 25833)"
+	sql = "SELECT CheckSpatialIndex('surfaces', 'geom'); " +
+		"SELECT count(*) FROM surfaces WHERE MbrIntersects(geom, " + frame + ") AND " +
+		"ROWID IN (SELECT ROWID FROM SpatialIndex WHERE f_table_name = 'surfaces' AND search_frame = " + frame + "); " +
+		"SELECT count(*) FROM surfaces WHERE MbrIntersects(geom, " + frame + ");"
+	out, err = exec.Command(spatialite, "-silent", file, sql).Output()
+	if err != nil {
+		t.Fatalf("spatialite: %v\n%s", err, out)
+	}
+	lines = strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 || lines[0] != "1" || lines[1] != lines[2] || lines[1] == "0" {
+		t.Errorf("spatialite: CheckSpatialIndex, window through the index, full scan: %q", lines)
+	}
 }

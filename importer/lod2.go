@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/citygml"
-	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 )
@@ -21,7 +21,14 @@ const LoD2File = "lod2.sqlite"
 
 // LoD2 imports CityGML files, directories of them or zip archives (paths)
 // into a new LoD2 pack of c.BL and c.Snapshot and publishes it. Geometry is
-// kept in the source CRS, which must be the same in every file.
+// kept in the source CRS, that of the first file with a building; a file
+// in another CRS is bad.
+//
+// c.Workers goroutines parse, validate and encode whole files; one writer
+// adds their buildings in input order, so the pack's content is the same
+// for any worker count. A bad file (unreadable, malformed XML, a broken
+// zip entry, another CRS) is left out whole and listed in the summary's
+// BadFiles; with c.Strict it fails the import instead.
 //
 // Surface classes: WallSurface 709, GroundSurface 710 and RoofSurface 712
 // are kept. Geometry given only as lod2Solid/lod2MultiSurface is classified
@@ -37,34 +44,98 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	w, err := pack.Create(c.DataDir, pack.Key{Product: pack.LoD2, BL: c.BL, Snapshot: c.Snapshot})
+	w, fresh, err := pack.CreateResumable(c.DataDir, pack.Key{Product: pack.LoD2, BL: c.BL, Snapshot: c.Snapshot})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	defer w.Abort()
-	imp := &lod2Import{c: c, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st)}
-	for _, in := range inputs {
-		imp.prog.BytesTotal += in.Size
-	}
-	imp.prog.FilesTotal = len(inputs)
-	err = imp.run(ctx)
-	if err == nil {
-		err = imp.checkBL(st)
-	}
+	imp := &lod2Import{c: c, st: st, ctx: ctx, dir: w.Dir(), inputs: inputs, place: newPlaceCheck(st), bytesTotal: inputsTotal(inputs)}
+	m, err := imp.importAll(w, fresh)
 	if err != nil {
 		if imp.w != nil {
-			imp.w.Abort()
+			imp.w.Close()
+		}
+		imp.jr.close()
+		// Keep what a later --resume can continue after an interruption
+		// (cancel, kill, I/O error, a bad file with --strict); an import
+		// that got nowhere or was refused (options, wrong BL) leaves
+		// nothing behind.
+		if imp.kept && !errors.Is(err, ErrOptions) && !errors.Is(err, ErrWrongBL) {
+			w.Suspend()
+		} else {
+			w.Abort()
 		}
 		return pack.Manifest{}, err
 	}
-	stats, err := imp.w.Finish(ctx, map[string]string{
+	return m, nil
+}
+
+// importAll takes over or clears the resumable directory, imports the
+// files not done yet, checks them, finishes the store and commits.
+func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, error) {
+	c := imp.c
+	h := journalHeader{Format: journalFormat, BL: c.BL, Snapshot: c.Snapshot, Inputs: len(imp.inputs)}
+	from, end := 0, int64(0)
+	if !fresh {
+		why := "import run without --resume"
+		if c.Resume {
+			r, ok, err := readJournal(w.Dir(), h)
+			switch {
+			case err != nil:
+				why = err.Error()
+			case !ok:
+				why = "no checkpoint of these inputs"
+			default:
+				if from, err = imp.restore(r); errors.Is(err, ErrOptions) {
+					return pack.Manifest{}, err
+				} else if err != nil {
+					why, from = err.Error(), 0
+					imp.reset()
+				} else {
+					end = r.end
+					imp.kept = from > 0
+				}
+			}
+		}
+		if from == 0 && end == 0 {
+			imp.restarted = why
+			if err := w.Clear(); err != nil {
+				return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+			}
+		}
+	}
+	imp.resumedFiles, imp.bytesResumed = from, imp.bytes.Load()
+	if imp.w == nil {
+		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot)
+	} else if p := imp.w.State().Prev; p != "" {
+		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot)
+		if imp.prev != nil && imp.prev.path != p {
+			imp.prev = nil // published meanwhile: the store copies from the one it attached
+		}
+	}
+	jr, err := openJournal(w.Dir(), h, end)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: journal: %w", err)
+	}
+	imp.jr = jr
+	if err := imp.run(imp.ctx, from); err != nil {
+		return pack.Manifest{}, err
+	}
+	if err := imp.checkBL(imp.st); err != nil {
+		return pack.Manifest{}, err
+	}
+	stats, err := imp.w.Finish(imp.ctx, map[string]string{
 		"bl": c.BL, "snapshot": c.Snapshot, "license_id": c.LicenseID, "source_url": c.SourceURL,
 		"import_finished_at": time.Now().UTC().Format(time.RFC3339),
 	})
+	imp.w = nil
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	m := c.manifest(st)
+	imp.jr.close()
+	if err := os.Remove(filepath.Join(w.Dir(), journalName)); err != nil {
+		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+	}
+	m := c.manifest(imp.st)
 	m.CRS = fmt.Sprintf("EPSG:%d", imp.epsg)
 	m.BBoxWGS84 = stats.BBoxWGS84[:]
 	pct := 0.0
@@ -72,14 +143,32 @@ func LoD2(ctx context.Context, c Common, paths []string) (pack.Manifest, error) 
 		pct = math.Round(1000*float64(stats.ValidBuildings)/float64(stats.Buildings)) / 10
 	}
 	m.LoD2 = &pack.LoD2Info{File: LoD2File, BuildingCount: stats.Buildings, SurfaceCount: stats.Surfaces, ValidationPassPct: &pct}
-	if m, err = w.Commit(ctx, m); err != nil {
+	if m, err = w.Commit(imp.ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	if c.Summary != nil {
 		*c.Summary = LoD2Summary{Invalid: imp.invalid, Skipped: imp.skipped, Duplicates: stats.Duplicates,
-			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt}
+			InvalidDetail: imp.invalidDetail, SkippedAt: imp.skippedAt, BadFiles: imp.bad,
+			Files: len(imp.inputs), ResumedFiles: imp.resumedFiles, Restarted: imp.restarted,
+			ParsedFiles: int(imp.parsed.Load()), ReusedFiles: imp.reused}
+		if imp.prev != nil {
+			c.Summary.ReusedFrom = imp.prev.snapshot
+		}
 	}
 	return m, nil
+}
+
+// reset forgets what a failed restore took over.
+func (imp *lod2Import) reset() {
+	if imp.w != nil {
+		imp.w.Close()
+	}
+	imp.w, imp.epsg, imp.prefixes, imp.example = nil, 0, nil, nil
+	imp.invalid, imp.skipped, imp.invalidDetail, imp.skippedAt, imp.bad = nil, nil, nil, nil, nil
+	imp.place = newPlaceCheck(imp.st)
+	for _, n := range []*atomic.Int64{&imp.bytes, &imp.files, &imp.written, &imp.badFiles} {
+		n.Store(0)
+	}
 }
 
 // LoD2Summary lists what an import did not take as it came: buildings that
@@ -93,6 +182,21 @@ type LoD2Summary struct {
 	InvalidDetail []InvalidBuilding
 	// SkippedAt is the source (file:line) of each of Skipped.
 	SkippedAt []string
+	// BadFiles are the input files left out whole, in input order (see
+	// Common.Strict).
+	BadFiles []BadFile
+	// Files is the number of input files.
+	Files int
+	// ResumedFiles is how many input files an interrupted import had done
+	// (Common.Resume): they were not read again.
+	ResumedFiles int
+	// ParsedFiles is how many files this run parsed; ReusedFiles how many
+	// unchanged ones it copied from the snapshot ReusedFrom instead.
+	ParsedFiles, ReusedFiles int
+	ReusedFrom               string
+	// Restarted says why an interrupted import of the same snapshot was
+	// discarded and the import started over; "" when there was none.
+	Restarted string
 }
 
 // maxDefects is how many failed polygons an InvalidBuilding keeps.
@@ -147,6 +251,7 @@ func (imp *lod2Import) checkBL(st bl.State) error {
 
 type lod2Import struct {
 	c        Common
+	st       bl.State
 	prefixes map[string]int    // BL of AdV-prefixed building ids -> buildings
 	example  map[string]string // BL -> a building id with its prefix
 	invalid  []string          // gml:ids that failed validation
@@ -154,128 +259,26 @@ type lod2Import struct {
 	// invalidDetail and skippedAt follow invalid and skipped.
 	invalidDetail []InvalidBuilding
 	skippedAt     []string
+	bad           []BadFile
 	place         *placeCheck // where each file's buildings lie
 	dir           string
 	inputs        []citygml.Input
 	w             *lod2store.LoD2Writer
 	epsg          int
-	prog          Progress
-	done          int64 // bytes of finished files
-	last          time.Time
-}
-
-func (imp *lod2Import) run(ctx context.Context) error {
-	for i, in := range imp.inputs {
-		imp.prog.File, imp.prog.Files = in.Name, i
-		if err := imp.file(ctx, in); err != nil {
-			return err
-		}
-		imp.done += in.Size
-		imp.prog.Bytes = imp.done
-	}
-	imp.prog.Files = len(imp.inputs)
-	imp.report(true)
-	if imp.w == nil || imp.prog.Buildings == 0 {
-		return fmt.Errorf("%w: no buildings found in %d input file(s)", ErrOptions, len(imp.inputs))
-	}
-	return nil
-}
-
-func (imp *lod2Import) file(ctx context.Context, in citygml.Input) error {
-	rc, err := in.Open()
-	if err != nil {
-		return fmt.Errorf("importer: %s: %w", in.Name, err)
-	}
-	defer rc.Close()
-	r := citygml.NewReader(rc, in.Name)
-	for n := 0; ; n++ {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		b, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("importer: %w", err)
-		}
-		if err := imp.add(ctx, in.Name, b); err != nil {
-			return err
-		}
-		imp.prog.Bytes = imp.done + r.Offset()
-		imp.report(false)
-	}
-}
-
-func (imp *lod2Import) add(ctx context.Context, name string, b *citygml.Building) error {
-	if imp.w == nil {
-		imp.epsg = b.EPSG
-		w, err := lod2store.CreateLoD2(ctx, filepath.Join(imp.dir, LoD2File), b.EPSG)
-		if err != nil {
-			return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
-		}
-		imp.w = w
-	}
-	if b.EPSG != imp.epsg {
-		return fmt.Errorf("importer: %s:%d: building %s is in EPSG:%d but the import is in EPSG:%d; import each CRS as its own BL pack",
-			name, b.Line, b.ID, b.EPSG, imp.epsg)
-	}
-	imp.locate(name, b)
-	in := convert(b)
-	before := imp.w.Stats()
-	if err := imp.w.Add(ctx, in); err != nil {
-		return fmt.Errorf("importer: %s:%d: %w", name, b.Line, err)
-	}
-	after := imp.w.Stats()
-	switch {
-	case after.Duplicates > before.Duplicates:
-	case after.Buildings == before.Buildings:
-		imp.skipped = append(imp.skipped, b.ID)
-		imp.skippedAt = append(imp.skippedAt, fmt.Sprintf("%s:%d", name, b.Line))
-	case !in.Valid:
-		imp.invalid = append(imp.invalid, b.ID)
-		d := citygml.Defects(b, citygml.DefaultPlanarityTolM)
-		imp.invalidDetail = append(imp.invalidDetail, InvalidBuilding{ID: b.ID, Source: fmt.Sprintf("%s:%d", name, b.Line),
-			Defects: d[:min(len(d), maxDefects):min(len(d), maxDefects)], Failed: len(d)})
-	}
-	if st, ok := bl.ForID(b.ID); ok {
-		if imp.prefixes == nil {
-			imp.prefixes, imp.example = map[string]int{}, map[string]string{}
-		}
-		imp.prefixes[st.Code]++
-		if imp.example[st.Code] == "" {
-			imp.example[st.Code] = b.ID
-		}
-	}
-	imp.prog.Buildings++
-	return nil
-}
-
-// locate counts the building's first vertex for the place check of its
-// file.
-func (imp *lod2Import) locate(name string, b *citygml.Building) {
-	z, err := geo.ZoneForEPSG(b.EPSG)
-	if err != nil {
-		return
-	}
-	for _, s := range b.Surfaces {
-		for _, p := range s.Polygons {
-			if len(p.Exterior) > 0 {
-				imp.place.add(name, z, p.Exterior[0][0], p.Exterior[0][1])
-				return
-			}
-		}
-	}
-}
-
-func (imp *lod2Import) report(force bool) {
-	if imp.c.Progress == nil || (!force && time.Since(imp.last) < 100*time.Millisecond) {
-		return
-	}
-	imp.last = time.Now()
-	imp.c.Progress(imp.prog)
+	ctx           context.Context // the writer's (its transaction is bound to it)
+	jr            *journal
+	kept          bool // a checkpoint holds finished files: worth resuming
+	resumedFiles  int
+	bytesResumed  int64
+	prev          *previous // the snapshot unchanged files are copied from
+	reused        int
+	parsed        atomic.Int64
+	restarted     string
+	// Progress counters, read by the progress goroutine.
+	bytesTotal            int64
+	bytes, files, written atomic.Int64
+	badFiles              atomic.Int64
+	lastFile              atomic.Pointer[string]
 }
 
 // convert maps a parsed building to the store's input form.

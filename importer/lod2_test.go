@@ -88,6 +88,10 @@ func TestImportRealSamples(t *testing.T) {
 	}
 }
 
+// TestImportFailureKeepsPrevious: with --strict a truncated file fails
+// the import, naming the file, and the earlier snapshot stays the only
+// one; without it the file is left out, named with its reason, and the
+// rest is published.
 func TestImportFailureKeepsPrevious(t *testing.T) {
 	t.Parallel()
 	requireSample(t, sampleNRW)
@@ -99,10 +103,10 @@ func TestImportFailureKeepsPrevious(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "broken.gml")
 	raw, _ := os.ReadFile(sampleNRW)
 	os.WriteFile(bad, raw[:len(raw)/2], 0o644) // truncated mid-document
-	c.Snapshot = "2026-02-01"
+	c.Snapshot, c.Strict = "2026-02-01", true
 	_, err := LoD2(context.Background(), c, []string{sampleNRW, bad})
 	if err == nil {
-		t.Fatal("truncated file imported")
+		t.Fatal("truncated file imported with --strict")
 	}
 	if !strings.Contains(err.Error(), "broken.gml") {
 		t.Errorf("error does not name the file: %v", err)
@@ -114,6 +118,18 @@ func TestImportFailureKeepsPrevious(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("after failed import the BL directory holds %v", names)
+	}
+	var sum LoD2Summary
+	c.Strict, c.Summary = false, &sum
+	m, err := LoD2(context.Background(), c, []string{bad, sampleNRW})
+	if err != nil {
+		t.Fatalf("without --strict: %v", err)
+	}
+	if m.LoD2.BuildingCount != 109 {
+		t.Errorf("published %d buildings, want the 109 of the good file", m.LoD2.BuildingCount)
+	}
+	if len(sum.BadFiles) != 1 || sum.BadFiles[0].Name != bad || !strings.Contains(sum.BadFiles[0].Reason, "broken.gml:") {
+		t.Errorf("bad files %+v, want %s with file:line", sum.BadFiles, bad)
 	}
 }
 

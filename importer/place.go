@@ -43,6 +43,12 @@ func (pc *placeCheck) add(name string, z geo.Zone, e, n float64) {
 	t.Add(lon, lat)
 }
 
+// addTally adds the tally t of the file name, which must not have one.
+func (pc *placeCheck) addTally(name string, t *bl.Tally) {
+	pc.tally[name] = t
+	pc.files = append(pc.files, name)
+}
+
 // addBBox counts a grid of points over the extent minE/minN/maxE/maxN.
 func (pc *placeCheck) addBBox(name string, z geo.Zone, bbox [4]float64) {
 	for i := range footprintGrid {

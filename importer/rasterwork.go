@@ -29,9 +29,9 @@ import (
 // Readers and pack.Sweep ignore the work directory (its name is no
 // snapshot and not .tmp-*); a successful import removes it.
 const (
-	workPrefix  = ".resume-"
-	workLock    = ".lock"
-	journalName = "journal.jsonl"
+	workPrefix    = ".resume-"
+	workLock      = ".lock"
+	rasterJournal = "journal.jsonl"
 	// SourcesFile lists, in a raster pack, the source of each tile by
 	// content (SHA-256) and the conversion that made it, so that the next
 	// snapshot's import reuses tiles whose source is unchanged.
@@ -100,7 +100,7 @@ func openWork(dataDir string, key pack.Key, resume bool) (*rasterWork, error) {
 		wk.close()
 		return nil, err
 	}
-	if wk.jf, err = os.OpenFile(filepath.Join(dir, journalName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if wk.jf, err = os.OpenFile(filepath.Join(dir, rasterJournal), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		wk.close()
 		return nil, fmt.Errorf("importer: %w", err)
 	}
@@ -127,7 +127,7 @@ func (wk *rasterWork) clear() error {
 // readJournal loads the finished tiles of an interrupted import. A torn
 // last line (a kill while appending) is ignored: its tile is redone.
 func (wk *rasterWork) readJournal() error {
-	f, err := os.Open(filepath.Join(wk.dir, journalName))
+	f, err := os.Open(filepath.Join(wk.dir, rasterJournal))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 
-	"github.com/twpayne/go-geom"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
 
 	"github.com/svc-geodata/svc/geo"
@@ -46,23 +47,22 @@ type LoD2Stats struct {
 // LoD2Writer writes one LoD2 SpatiaLite file. It is not safe for
 // concurrent use.
 type LoD2Writer struct {
-	roofs int64 // roof surfaces written (metadata roof_count)
-	path  string
-	db    *sql.DB
-	tx    *sql.Tx
-	zone  geo.Zone
-	epsg  int
-	stmts struct{ surface, building, id, unid *sql.Stmt }
-	stats LoD2Stats
-	ids   []uint32
-	boxes []box
-	ext   box
-	blob  []byte
-	json  []byte
-	rec   []byte
-	spool *recordSpool
-	flat  []float64
-	ends  [][]int
+	roofs   int64 // roof surfaces written (metadata roof_count)
+	path    string
+	db      *sql.DB
+	tx      *sql.Tx
+	zone    geo.Zone
+	epsg    int
+	stmts   struct{ surface, building, id, unid *sql.Stmt }
+	stats   LoD2Stats
+	ids     []uint32
+	boxes   []box
+	ext     box
+	spool   *recordSpool
+	prep    *Preparer // for Add
+	prev    *prevPack // for CopySource
+	rec     []byte
+	sources int64 // source_files rows
 }
 
 const lod2Schema = `
@@ -85,11 +85,18 @@ CREATE TABLE building_ids (
   building_id INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE svc_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-`
+` + sourceSchema
 
 // CreateLoD2 creates a new LoD2 file at path (which must not exist) for
 // geometry in epsg (25832 or 25833).
 func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error) {
+	return CreateLoD2From(ctx, path, epsg, "")
+}
+
+// CreateLoD2From is CreateLoD2 for an import that copies unchanged source
+// files from prev, the LoD2 file of an earlier snapshot of the same CRS
+// (see CopySource); "" for none.
+func CreateLoD2From(ctx context.Context, path string, epsg int, prev string) (*LoD2Writer, error) {
 	zone, err := geo.ZoneForEPSG(epsg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInput, err)
@@ -97,14 +104,14 @@ func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error)
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("%w: %s exists", ErrInput, path)
 	}
-	// The file is private to an import until its pack is committed, so it
-	// needs neither a journal nor syncs; Finish syncs it once at the end.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=page_size(8192)")
+	db, err := openWriteDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1)
-	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox()}
+	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox(), prep: &Preparer{zone: zone, epsg: epsg}}
+	if prev != "" {
+		w.prev = &prevPack{path: prev}
+	}
 	if w.spool, err = newRecordSpool(path + ".spool"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
@@ -114,6 +121,20 @@ func CreateLoD2(ctx context.Context, path string, epsg int) (*LoD2Writer, error)
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
 	return w, nil
+}
+
+// openWriteDB opens the file being written. It is private to an import
+// until its pack is committed, so it needs no syncs (Finish syncs it once
+// at the end); the rollback journal (deleted at each commit) lets a
+// process killed in the middle of a transaction leave the file as of the
+// last Checkpoint, which ResumeLoD2 continues from.
+func openWriteDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)&_pragma=page_size(8192)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 func (w *LoD2Writer) init(ctx context.Context) error {
@@ -126,6 +147,45 @@ func (w *LoD2Writer) init(ctx context.Context) error {
 	if err := spatialite.AddGeometryColumn(ctx, w.db, "surfaces", "geom", w.epsg, "MULTIPOLYGON", "XYZ"); err != nil {
 		return err
 	}
+	if err := w.attach(ctx); err != nil {
+		return err
+	}
+	return w.begin(ctx)
+}
+
+// attach opens the previous pack read-only as schema "prev" and maps its
+// search file (ATTACH is not allowed inside a transaction: before begin).
+func (w *LoD2Writer) attach(ctx context.Context) error {
+	if w.prev == nil {
+		return nil
+	}
+	if _, err := w.db.ExecContext(ctx, `ATTACH DATABASE ? AS prev`, "file:"+w.prev.path+"?mode=ro"); err != nil {
+		return fmt.Errorf("attach %s: %w", w.prev.path, err)
+	}
+	sf, err := openSearchFile(w.prev.path + SearchFileSuffix)
+	if err != nil {
+		return fmt.Errorf("attach %s: %w", w.prev.path, err)
+	}
+	w.prev.search = sf
+	return nil
+}
+
+// detach lets go of the previous pack.
+func (w *LoD2Writer) detach(ctx context.Context) error {
+	if w.prev == nil || w.prev.search == nil {
+		return nil
+	}
+	w.prev.search.close()
+	w.prev.search = nil
+	if w.tx != nil {
+		return nil // the connection is closed next
+	}
+	_, err := w.db.ExecContext(ctx, `DETACH DATABASE prev`)
+	return err
+}
+
+// begin starts the transaction the next rows go into.
+func (w *LoD2Writer) begin(ctx context.Context) error {
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -146,145 +206,97 @@ func (w *LoD2Writer) init(ctx context.Context) error {
 	return err
 }
 
-// Add writes one building. A building whose gml:id was already written
-// (tiles that overlap at their borders) is skipped and counted as duplicate.
-// Buildings without any usable polygon are skipped too.
+// Outcome says what AddPrepared did with a building.
+type Outcome int
+
+// The outcomes of AddPrepared.
+const (
+	Written   Outcome = iota // written
+	Duplicate                // its gml:id was already written: left out
+	Empty                    // no usable surface: left out
+)
+
+// Add writes one building (Prepare, then AddPrepared). A building whose
+// gml:id was already written (tiles that overlap at their borders) is
+// skipped and counted as duplicate. Buildings without any usable polygon
+// are skipped too.
 func (w *LoD2Writer) Add(ctx context.Context, b BuildingInput) error {
+	p, err := w.prep.Prepare(b)
+	if err != nil {
+		return err
+	}
+	_, err = w.AddPrepared(ctx, p)
+	return err
+}
+
+// AddPrepared writes one building prepared by a Preparer of the writer's
+// EPSG code, giving it the next building id and its surfaces the next
+// surface ids. A building whose gml:id was already written is left out
+// (Duplicate), as is one without usable surface (Empty). The surface
+// records of p are changed (their ids set), so p is written once.
+func (w *LoD2Writer) AddPrepared(ctx context.Context, p Prepared) (Outcome, error) {
 	bid := w.stats.Buildings + 1
-	if b.GMLID != "" {
-		res, err := w.stmts.id.ExecContext(ctx, b.GMLID, bid)
+	if p.GMLID != "" {
+		res, err := w.stmts.id.ExecContext(ctx, p.GMLID, bid)
 		if err != nil {
-			return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+			return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			w.stats.Duplicates++
-			return nil
+			return Duplicate, nil
 		}
 	}
-	written := int64(0)
-	for _, s := range b.Surfaces {
-		ok, err := w.addSurface(ctx, bid, b.GMLID, s)
-		if err != nil {
-			return err
+	if len(p.surfaces) == 0 {
+		if _, err := w.stmts.unid.ExecContext(ctx, p.GMLID); err != nil {
+			return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 		}
-		if ok {
-			written++
+		return Empty, nil
+	}
+	for i := range p.surfaces {
+		if err := w.addSurface(ctx, bid, p.GMLID, &p.surfaces[i]); err != nil {
+			return 0, err
 		}
 	}
-	if written == 0 {
-		if _, err := w.stmts.unid.ExecContext(ctx, b.GMLID); err != nil {
-			return fmt.Errorf("store: building %s: %w", b.GMLID, err)
-		}
-		return nil
-	}
-	for _, p := range b.PartIDs {
-		if _, err := w.stmts.id.ExecContext(ctx, p, bid); err != nil {
-			return fmt.Errorf("store: building %s part %s: %w", b.GMLID, p, err)
+	for _, part := range p.PartIDs {
+		if _, err := w.stmts.id.ExecContext(ctx, part, bid); err != nil {
+			return 0, fmt.Errorf("store: building %s part %s: %w", p.GMLID, part, err)
 		}
 	}
 	valid := 0
-	if b.Valid {
+	if p.Valid {
 		valid = 1
 		w.stats.ValidBuildings++
 	}
-	if _, err := w.stmts.building.ExecContext(ctx, bid, b.GMLID, written, valid); err != nil {
-		return fmt.Errorf("store: building %s: %w", b.GMLID, err)
+	if _, err := w.stmts.building.ExecContext(ctx, bid, p.GMLID, len(p.surfaces), valid); err != nil {
+		return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 	}
 	w.stats.Buildings++
-	return nil
+	return Written, nil
 }
 
-// addSurface writes one surface, reporting false when none of its polygons
-// is usable (fewer than three distinct points).
-func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID string, s SurfaceInput) (bool, error) {
-	if s.Class != ClassWall && s.Class != ClassGround && s.Class != ClassRoof {
-		return false, fmt.Errorf("%w: surface class %d", ErrInput, s.Class)
-	}
-	w.flat, w.ends = w.flat[:0], w.ends[:0]
-	bb := emptyBox()
-	for _, poly := range s.Polygons {
-		var ends []int
-		for ri, ring := range poly {
-			r := cleanRing(ring)
-			if r == nil {
-				if ri == 0 {
-					break // no exterior: drop the polygon
-				}
-				continue
-			}
-			for _, p := range r {
-				if math.IsNaN(p[0]+p[1]+p[2]) || math.IsInf(p[0]+p[1]+p[2], 0) {
-					return false, fmt.Errorf("%w: non-finite coordinate in building %s", ErrInput, buildingID)
-				}
-				w.flat = append(w.flat, p[0], p[1], p[2])
-				bb.extend(box{p[0], p[1], p[0], p[1]})
-			}
-			ends = append(ends, len(w.flat))
-		}
-		if len(ends) > 0 {
-			w.ends = append(w.ends, ends)
-		}
-	}
-	if len(w.ends) == 0 {
-		return false, nil
-	}
-	mp := geom.NewMultiPolygonFlat(geom.XYZ, w.flat, w.ends)
-	var err error
-	if w.blob, err = spatialite.AppendEncode(w.blob[:0], mp, w.epsg); err != nil {
-		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
-	}
-	w.json = w.appendCoords(w.json[:0], w.flat, w.ends)
+// addSurface writes one prepared surface of building bid.
+func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID string, s *preparedSurface) error {
 	sid := w.stats.Surfaces + 1
-	owner := s.OwnerID
-	if owner == "" {
-		owner = buildingID
+	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, s.owner, s.class, s.blob); err != nil {
+		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
-	// The search record counts rings and ring points in 16 bits: refuse
-	// what it cannot hold before anything of the surface is written.
-	if len(owner) > math.MaxUint16 {
-		return false, fmt.Errorf("%w: building %s: gml:id of %d bytes (at most %d)", ErrInput, buildingID, len(owner), math.MaxUint16)
-	}
-	if err := checkRecordLimits(w.flat, w.ends); err != nil {
-		return false, fmt.Errorf("%w: building %s: %v", ErrInput, buildingID, err)
-	}
-	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, owner, s.Class, w.blob); err != nil {
-		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
-	}
-	w.rec = appendRecord(w.rec[:0], uint32(sid), uint32(bid), s.Class, owner, w.json, w.flat, w.ends)
-	if err := w.spool.add(w.rec); err != nil {
-		return false, fmt.Errorf("store: building %s: %w", buildingID, err)
+	setRecordIDs(s.rec, uint32(sid), uint32(bid))
+	if err := w.spool.add(s.rec); err != nil {
+		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
 	w.stats.Surfaces++
-	if s.Class == ClassRoof {
+	if s.class == ClassRoof {
 		w.roofs++
 	}
 	w.ids = append(w.ids, uint32(sid))
-	w.boxes = append(w.boxes, bb)
-	w.ext.extend(bb)
-	return true, nil
-}
-
-// cleanRing drops consecutive repeated points and closes the ring; it
-// returns nil for rings with fewer than three distinct points.
-func cleanRing(r Ring) Ring {
-	out := make(Ring, 0, len(r)+1)
-	for _, p := range r {
-		if len(out) == 0 || out[len(out)-1] != p {
-			out = append(out, p)
-		}
-	}
-	if len(out) > 1 && out[0] == out[len(out)-1] {
-		out = out[:len(out)-1]
-	}
-	if len(out) < 3 {
-		return nil
-	}
-	return append(out, out[0])
+	w.boxes = append(w.boxes, s.bb)
+	w.ext.extend(s.bb)
+	return nil
 }
 
 // appendCoords writes GeoJSON MultiPolygon coordinates in WGS84: lon/lat
 // with 8 decimals (about 1 mm), heights with 3.
-func (w *LoD2Writer) appendCoords(dst []byte, flat []float64, endss [][]int) []byte {
+func appendCoords(dst []byte, zone geo.Zone, flat []float64, endss [][]int) []byte {
 	dst = append(dst, '[')
 	start := 0
 	for pi, ends := range endss {
@@ -301,7 +313,7 @@ func (w *LoD2Writer) appendCoords(dst []byte, flat []float64, endss [][]int) []b
 				if i > start {
 					dst = append(dst, ',')
 				}
-				lon, lat := geo.FromUTM(w.zone, flat[i], flat[i+1])
+				lon, lat := geo.FromUTM(zone, flat[i], flat[i+1])
 				dst = append(dst, '[')
 				dst = appendNum(dst, lon, 8)
 				dst = append(dst, ',')
@@ -345,10 +357,15 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 		return fail(fmt.Errorf("%w: no building surfaces", ErrInput))
 	}
 	index, leafIDs := buildIndex(w.ids, w.boxes)
-	if err := w.spool.writeSearchFile(w.path+SearchFileSuffix, index, leafIDs); err != nil {
-		return fail(err)
+	// The search file and the SQLite file are independent: write them at
+	// the same time.
+	searchDone := make(chan error, 1)
+	go func() { searchDone <- w.spool.writeSearchFile(w.path+SearchFileSuffix, index, leafIDs) }()
+	fail = func(err error) (LoD2Stats, error) {
+		<-searchDone
+		w.Abort()
+		return LoD2Stats{}, fmt.Errorf("store: finish %s: %w", w.path, err)
 	}
-	w.spool.close()
 	minLon, minLat, maxLon, maxLat := w.extentWGS84()
 	w.stats.BBoxWGS84 = [4]float64{minLon, minLat, maxLon, maxLat}
 	meta["epsg"] = strconv.Itoa(w.epsg)
@@ -357,14 +374,15 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)
 	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
 	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.ext.minX, w.ext.minY, w.ext.maxX, w.ext.maxY)
-	for k, v := range meta {
-		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, v); err != nil {
+	// Sorted: the insertion order decides the rows' ROWIDs and so the
+	// file's bytes, which must not change from one import to the next.
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, meta[k]); err != nil {
 			return fail(err)
 		}
 	}
-	// The R*Tree for GIS tools is filled in the search index's Hilbert
-	// order, which keeps its inserts local and builds it several times
-	// faster than ROWID order.
+	// The R*Tree for GIS tools is packed from the search index's Hilbert
+	// order: its leaves hold runs of that order, written directly.
 	entries := func(yield func(int64, spatialite.Rect) bool) {
 		for _, id := range leafIDs {
 			b := w.boxes[id-1]
@@ -373,13 +391,17 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 			}
 		}
 	}
-	if err := spatialite.CreateSpatialIndexFrom(ctx, w.tx, "surfaces", "geom", entries); err != nil {
+	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", len(leafIDs), entries); err != nil {
 		return fail(err)
 	}
 	if err := w.tx.Commit(); err != nil {
 		return fail(err)
 	}
-	if _, err := w.db.ExecContext(ctx, `ANALYZE`); err != nil {
+	w.tx = nil
+	if err := w.detach(ctx); err != nil {
+		return fail(err)
+	}
+	if _, err := w.db.ExecContext(ctx, `ANALYZE main`); err != nil {
 		return fail(err)
 	}
 	if err := w.db.Close(); err != nil {
@@ -388,6 +410,11 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	if err := syncFile(w.path); err != nil {
 		return fail(err)
 	}
+	if err := <-searchDone; err != nil {
+		searchDone <- nil // for fail
+		return fail(err)
+	}
+	w.spool.close()
 	return w.stats, nil
 }
 
@@ -414,7 +441,9 @@ func (w *LoD2Writer) extentWGS84() (minLon, minLat, maxLon, maxLat float64) {
 func (w *LoD2Writer) Abort() {
 	if w.tx != nil {
 		_ = w.tx.Rollback()
+		w.tx = nil
 	}
+	_ = w.detach(context.Background())
 	_ = w.db.Close()
 	if w.spool != nil {
 		w.spool.close()

@@ -130,8 +130,7 @@ func (s *LoD2) facet(p *geom.Polygon) Facet {
 		f.AzimuthDeg = &az
 	}
 	f.TiltDeg = math.Round(f.TiltDeg*100) / 100
-	w := LoD2Writer{zone: s.zone}
-	f.Coords = w.appendCoords(nil, flat, [][]int{ends})
+	f.Coords = appendCoords(nil, s.zone, flat, [][]int{ends})
 	f.Coords = f.Coords[1 : len(f.Coords)-1] // one Polygon, not a MultiPolygon
 	return f
 }

@@ -65,17 +65,18 @@ func (s *recordSpool) writeSearchFile(path string, index []byte, leafIDs []uint3
 		off += uint64(s.offs[id] - s.offs[id-1])
 	}
 	binary.Write(w, binary.LittleEndian, off)
-	buf := make([]byte, 0, 4096)
+	// The spool is read through a mapping: one pread per record was a
+	// third of the time of this function.
+	spool, unmap, err := mapFile(s.f.Name())
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	defer unmap()
+	if int64(len(spool)) < s.offs[len(s.offs)-1] {
+		return fmt.Errorf("spool: %d bytes, %d written", len(spool), s.offs[len(s.offs)-1])
+	}
 	for _, id := range leafIDs {
-		n := s.offs[id] - s.offs[id-1]
-		if int64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := s.f.ReadAt(buf, s.offs[id-1]); err != nil {
-			return fmt.Errorf("spool: %w", err)
-		}
-		if _, err := w.Write(buf); err != nil {
+		if _, err := w.Write(spool[s.offs[id-1]:s.offs[id]]); err != nil {
 			return err
 		}
 	}

@@ -6,12 +6,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/svc-geodata/svc/bl"
@@ -147,15 +150,37 @@ func listFiles(ctx context.Context, dir string) ([]File, error) {
 		if rel == ManifestName {
 			return nil
 		}
-		sum, err := fileSHA256(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, File{Path: filepath.ToSlash(rel), Size: info.Size(), SHA256: sum})
+		files = append(files, File{Path: filepath.ToSlash(rel), Size: info.Size()})
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, err
+	return files, hashFiles(ctx, dir, files)
+}
+
+// hashFiles sets the SHA256 of each file (relative to dir), hashing up to
+// one file per core at a time: a pack's large files (a LoD2 pack's
+// SpatiaLite and search files) need not wait for each other.
+func hashFiles(ctx context.Context, dir string, files []File) error {
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for i := range files {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			files[i].SHA256, errs[i] = fileSHA256(filepath.Join(dir, filepath.FromSlash(files[i].Path)))
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // writeFileAtomic writes v as indented JSON to path through a temporary

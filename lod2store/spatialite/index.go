@@ -50,10 +50,31 @@ func CreateSpatialIndexFrom(ctx context.Context, db DB, table, column string, en
 	})
 }
 
+// CreateSpatialIndexPacked is CreateSpatialIndexFrom for a table that
+// gets no more rows: it writes the R*Tree's nodes directly (see packRTree),
+// leaves holding consecutive entries, full, instead of inserting row by
+// row, many times faster. entries yields exactly n (ROWID, MBR) pairs, in
+// a spatially coherent order (a Hilbert curve), once. The tree is a valid
+// SQLite R*Tree: later inserts, updates and deletes through SQLite work as
+// on any other.
+func CreateSpatialIndexPacked(ctx context.Context, db DB, table, column string, n int, entries iter.Seq2[int64, Rect]) error {
+	return createIndexWith(ctx, db, table, column, func(db DB, t, c string) (layerStats, error) {
+		return packRTree(ctx, db, IndexName(t, c), n, entries)
+	})
+}
+
 // filler feeds every MBR to add and returns the number of table rows seen.
 type filler func(db DB, t, c string, add func(rowid int64, r Rect) error) (int64, error)
 
 func createIndex(ctx context.Context, db DB, table, column string, fill filler) error {
+	return createIndexWith(ctx, db, table, column, func(db DB, t, c string) (layerStats, error) {
+		return fillIndex(ctx, db, t, c, fill)
+	})
+}
+
+// createIndexWith (re)creates the R*Tree, has build fill it and writes
+// the statistics, in one transaction.
+func createIndexWith(ctx context.Context, db DB, table, column string, build func(db DB, t, c string) (layerStats, error)) error {
 	t, c, err := names(table, column)
 	if err != nil {
 		return err
@@ -64,14 +85,14 @@ func createIndex(ctx context.Context, db DB, table, column string, fill filler) 
 		}
 		idx := quote(IndexName(t, c))
 		for _, s := range []string{
-			`DROP TABLE IF EXISTS ` + idx,
+			`DROP TABLE IF EXISTS main.` + idx, // main: an attached database may have one too
 			`CREATE VIRTUAL TABLE ` + idx + ` USING rtree(pkid, xmin, xmax, ymin, ymax)`,
 		} {
 			if _, err := db.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("spatialite: create index %s: %w", idx, err)
 			}
 		}
-		st, err := fillIndex(ctx, db, t, c, fill)
+		st, err := build(db, t, c)
 		if err != nil {
 			return err
 		}

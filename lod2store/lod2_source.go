@@ -1,0 +1,194 @@
+package lod2store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The source_files table records, per input file of the import, which
+// buildings and surfaces came from it (consecutive ids, since a pack is
+// written in input order) with its content hash, so that the import of a
+// later snapshot can copy the rows of an unchanged file instead of parsing
+// it again. Additive: packs without it read as having no sources.
+const sourceSchema = `
+CREATE TABLE source_files (
+  file_id        INTEGER PRIMARY KEY,
+  name           TEXT NOT NULL,
+  size           INTEGER NOT NULL,
+  sha256         TEXT NOT NULL,
+  first_building INTEGER NOT NULL,
+  buildings      INTEGER NOT NULL,
+  first_surface  INTEGER NOT NULL,
+  surfaces       INTEGER NOT NULL,
+  duplicates     INTEGER NOT NULL,
+  summary        TEXT NOT NULL
+);
+`
+
+// SourceFile is one input file of a pack: its name as imported, size,
+// SHA-256 of its content, the buildings (ids FirstBuilding and on) and
+// surfaces written from it, the repeated gml:ids left out, and what the
+// importer keeps of it for its summary (opaque here).
+type SourceFile struct {
+	Name                     string
+	Size                     int64
+	SHA256                   string
+	FirstBuilding, Buildings int64
+	FirstSurface, Surfaces   int64
+	Duplicates               int64
+	Summary                  string
+}
+
+// Mark is a writer position, for AddSource.
+type Mark struct{ buildings, surfaces, duplicates int64 }
+
+// Mark returns the current position.
+func (w *LoD2Writer) Mark() Mark {
+	return Mark{w.stats.Buildings, w.stats.Surfaces, w.stats.Duplicates}
+}
+
+// AddSource records a source file whose buildings were written since m.
+func (w *LoD2Writer) AddSource(ctx context.Context, m Mark, name string, size int64, sha256, summary string) error {
+	_, err := w.tx.ExecContext(ctx, `INSERT INTO source_files (name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, name, size, sha256, m.buildings+1, w.stats.Buildings-m.buildings,
+		m.surfaces+1, w.stats.Surfaces-m.surfaces, w.stats.Duplicates-m.duplicates, summary)
+	if err != nil {
+		return fmt.Errorf("store: source %s: %w", name, err)
+	}
+	w.sources++
+	return nil
+}
+
+// ReadSources returns the source files of the LoD2 file at path and its
+// EPSG code; none for a file written before sources were recorded.
+func ReadSources(ctx context.Context, path string) ([]SourceFile, int, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+	}
+	defer db.Close()
+	var epsg int
+	if err := db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM svc_metadata WHERE key = 'epsg'`).Scan(&epsg); err != nil {
+		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary
+FROM source_files ORDER BY file_id`)
+	if err != nil {
+		if strings.Contains(err.Error(), "no such table") {
+			return nil, epsg, nil
+		}
+		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+	}
+	defer rows.Close()
+	var out []SourceFile
+	for rows.Next() {
+		var s SourceFile
+		if err := rows.Scan(&s.Name, &s.Size, &s.SHA256, &s.FirstBuilding, &s.Buildings, &s.FirstSurface, &s.Surfaces, &s.Duplicates, &s.Summary); err != nil {
+			return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+		}
+		out = append(out, s)
+	}
+	return out, epsg, rows.Err()
+}
+
+// ErrConflict reports a source file whose rows cannot be copied: one of
+// its gml:ids was already written.
+var ErrConflict = errors.New("store: gml:id already written")
+
+// CopySource writes the buildings and surfaces of src from the previous
+// pack (the writer's Prev) as if they were added again: the next building
+// and surface ids, the same rows, the same search records. It returns the
+// buildings copied and how many of them are valid. A gml:id already
+// written wraps ErrConflict and copies nothing (parse the file instead).
+func (w *LoD2Writer) CopySource(ctx context.Context, src SourceFile) (valid int64, err error) {
+	if w.prev == nil {
+		return 0, fmt.Errorf("store: copy %s: no previous pack", src.Name)
+	}
+	b0, b1 := src.FirstBuilding, src.FirstBuilding+src.Buildings-1
+	s0, s1 := src.FirstSurface, src.FirstSurface+src.Surfaces-1
+	var clash int64
+	if err := w.tx.QueryRowContext(ctx, `SELECT count(*) FROM prev.building_ids p
+WHERE p.building_id BETWEEN ?1 AND ?2 AND EXISTS (SELECT 1 FROM main.building_ids n WHERE n.gmlid = p.gmlid)`, b0, b1).Scan(&clash); err != nil {
+		return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
+	}
+	if clash > 0 {
+		return 0, fmt.Errorf("%w: %d of %s", ErrConflict, clash, src.Name)
+	}
+	offB, offS := w.stats.Buildings+1-b0, w.stats.Surfaces+1-s0
+	for _, q := range []string{
+		`INSERT INTO main.building_ids SELECT gmlid, building_id + ?3 FROM prev.building_ids WHERE building_id BETWEEN ?1 AND ?2`,
+		`INSERT INTO main.buildings SELECT building_id + ?3, gmlid, surface_count, valid FROM prev.buildings WHERE building_id BETWEEN ?1 AND ?2 ORDER BY building_id`,
+	} {
+		if _, err := w.tx.ExecContext(ctx, q, b0, b1, offB); err != nil {
+			return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
+		}
+	}
+	if _, err := w.tx.ExecContext(ctx, `INSERT INTO main.surfaces SELECT surface_id + ?3, building_id + ?4, gmlid, surface_class, geom
+FROM prev.surfaces WHERE surface_id BETWEEN ?1 AND ?2 ORDER BY surface_id`, s0, s1, offS, offB); err != nil {
+		return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
+	}
+	if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(sum(valid), 0) FROM prev.buildings WHERE building_id BETWEEN ?1 AND ?2`, b0, b1).Scan(&valid); err != nil {
+		return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
+	}
+	for sid := s0; sid <= s1; sid++ {
+		if err := w.copyRecord(sid, offS, offB); err != nil {
+			return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
+		}
+	}
+	w.stats.Buildings += src.Buildings
+	w.stats.ValidBuildings += valid
+	return valid, nil
+}
+
+// copyRecord spools the search record of the previous pack's surface sid
+// with its ids moved by offS and offB.
+func (w *LoD2Writer) copyRecord(sid, offS, offB int64) error {
+	if sid < 1 || sid > int64(len(w.prev.search.idx.pos)) {
+		return fmt.Errorf("%w: surface %d not in the search file", ErrCorrupt, sid)
+	}
+	r, err := w.prev.search.record(int(w.prev.search.idx.pos[sid-1]))
+	if err != nil {
+		return err
+	}
+	p, err := parseRecord(r)
+	if err != nil {
+		return err
+	}
+	w.rec = append(w.rec[:0], r...)
+	nsid, nbid := uint32(int64(p.surfaceID)+offS), uint32(int64(p.buildingID)+offB)
+	setRecordIDs(w.rec, nsid, nbid)
+	if err := w.spool.add(w.rec); err != nil {
+		return err
+	}
+	bb := recordBox(p)
+	w.stats.Surfaces++
+	if p.class == ClassRoof {
+		w.roofs++
+	}
+	w.ids = append(w.ids, nsid)
+	w.boxes = append(w.boxes, bb)
+	w.ext.extend(bb)
+	return nil
+}
+
+// recordBox is the box of a record's rings.
+func recordBox(p parsed) box {
+	bb := emptyBox()
+	p.eachRing(func(xy []byte, n int) bool {
+		for j := range n {
+			x, y := xyAt(xy, j)
+			bb.extend(box{x, y, x, y})
+		}
+		return false
+	})
+	return bb
+}
+
+// prevPack is the previous snapshot's pack a writer copies from.
+type prevPack struct {
+	path   string
+	search *searchFile
+}
