@@ -118,6 +118,13 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 	}
 	imp.jr = jr
 	if err := imp.run(imp.ctx, from); err != nil {
+		// A cancelled context closes the writer's prepared statements under
+		// it, which database/sql reports as "statement is closed": the cause
+		// is the interruption, and callers (exit status, --resume advice)
+		// must see it as such.
+		if cerr := imp.ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w (%v)", cerr, err)
+		}
 		return pack.Manifest{}, err
 	}
 	if err := imp.checkBL(imp.st); err != nil {
