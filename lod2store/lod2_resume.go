@@ -1,12 +1,8 @@
 package lod2store
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/svc-geodata/svc/geo"
 )
@@ -28,7 +24,7 @@ type WriterState struct {
 // removed by ResumeLoD2); a kill before it returns leaves the previous
 // checkpoint's state.
 func (w *LoD2Writer) Checkpoint(ctx context.Context) (WriterState, error) {
-	if err := w.spool.w.Flush(); err != nil {
+	if err := w.spool.flush(); err != nil {
 		return WriterState{}, fmt.Errorf("store: checkpoint %s: %w", w.path, err)
 	}
 	if err := w.tx.Commit(); err != nil {
@@ -47,7 +43,7 @@ func (w *LoD2Writer) State() WriterState { return w.state() }
 func (w *LoD2Writer) state() WriterState {
 	return WriterState{EPSG: w.epsg, Buildings: w.stats.Buildings, Surfaces: w.stats.Surfaces,
 		ValidBuildings: w.stats.ValidBuildings, Duplicates: w.stats.Duplicates, Roofs: w.roofs,
-		SpoolBytes: w.spool.offs[len(w.spool.offs)-1], Sources: w.sources, Prev: w.prevPath()}
+		SpoolBytes: w.spool.size, Sources: w.sources, Prev: w.prevPath()}
 }
 
 // ResumeLoD2 reopens the file at path that a LoD2Writer was writing when
@@ -63,11 +59,11 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 	if err != nil {
 		return nil, fmt.Errorf("store: resume %s: %w", path, err)
 	}
-	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: st.EPSG, ext: emptyBox(), prep: &Preparer{zone: zone, epsg: st.EPSG}}
+	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: st.EPSG, prep: &Preparer{zone: zone, epsg: st.EPSG}}
 	fail := func(err error) (*LoD2Writer, error) {
 		db.Close()
 		if w.spool != nil {
-			w.spool.f.Close()
+			w.spool.closeFiles()
 		}
 		return nil, fmt.Errorf("store: resume %s: %w", path, err)
 	}
@@ -95,10 +91,7 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 			return fail(err)
 		}
 	}
-	if w.spool, err = reopenSpool(path+".spool", st.SpoolBytes); err != nil {
-		return fail(err)
-	}
-	if err := w.reindex(st); err != nil {
+	if w.spool, err = reopenSpool(path+".spool", st.SpoolBytes, st.Surfaces); err != nil {
 		return fail(err)
 	}
 	w.stats = LoD2Stats{Buildings: st.Buildings, Surfaces: st.Surfaces, ValidBuildings: st.ValidBuildings, Duplicates: st.Duplicates}
@@ -115,86 +108,6 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 	return w, nil
 }
 
-// reopenSpool opens the spool of a dead writer, cut to size bytes, and
-// finds its record boundaries.
-func reopenSpool(path string, size int64) (*recordSpool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil || st.Size() < size {
-		f.Close()
-		return nil, fmt.Errorf("%w: spool shorter than the checkpoint (%v)", ErrCorrupt, err)
-	}
-	if err := f.Truncate(size); err != nil {
-		f.Close()
-		return nil, err
-	}
-	s := &recordSpool{f: f, offs: []int64{0}}
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)
-	var head [recordHeader]byte
-	for off := int64(0); off < size; {
-		if _, err := io.ReadFull(r, head[:]); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%w: spool record at %d: %v", ErrCorrupt, off, err)
-		}
-		tail := int64(binary.LittleEndian.Uint16(head[10:])) + int64(binary.LittleEndian.Uint32(head[12:])) // gml:id, coords
-		n := recordHeader + tail
-		for range binary.LittleEndian.Uint16(head[16:]) {
-			var pts [2]byte
-			if _, err := io.ReadFull(r, pts[:]); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%w: spool record at %d: %v", ErrCorrupt, off, err)
-			}
-			k := int64(binary.LittleEndian.Uint16(pts[:]))
-			n += 2 + 16*k
-			if _, err := r.Discard(int(16 * k)); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%w: spool record at %d: %v", ErrCorrupt, off, err)
-			}
-		}
-		if _, err := r.Discard(int(tail)); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%w: spool record at %d: %v", ErrCorrupt, off, err)
-		}
-		off += n
-		s.offs = append(s.offs, off)
-	}
-	if _, err := f.Seek(size, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	s.w = bufio.NewWriterSize(f, 1<<20)
-	return s, nil
-}
-
-// reindex rebuilds the surface ids and boxes from the spooled records.
-func (w *LoD2Writer) reindex(st WriterState) error {
-	data, unmap, err := mapFile(w.spool.f.Name())
-	if err != nil {
-		return err
-	}
-	defer unmap()
-	if int64(len(w.spool.offs)-1) != st.Surfaces {
-		return fmt.Errorf("%w: spool holds %d records, the checkpoint says %d surfaces", ErrCorrupt, len(w.spool.offs)-1, st.Surfaces)
-	}
-	for i := 1; i < len(w.spool.offs); i++ {
-		p, err := parseRecord(record(data[w.spool.offs[i-1]:w.spool.offs[i]]))
-		if err != nil {
-			return err
-		}
-		if int64(p.surfaceID) != int64(i) {
-			return fmt.Errorf("%w: spool record %d is surface %d", ErrCorrupt, i, p.surfaceID)
-		}
-		bb := recordBox(p)
-		w.ids = append(w.ids, p.surfaceID)
-		w.boxes = append(w.boxes, bb)
-		w.ext.extend(bb)
-	}
-	return nil
-}
-
 // Close ends the writer without finishing the file and keeps what the
 // last Checkpoint committed (the open transaction is rolled back), for
 // ResumeLoD2.
@@ -206,8 +119,7 @@ func (w *LoD2Writer) Close() {
 	_ = w.detach(context.Background())
 	_ = w.db.Close()
 	if w.spool != nil {
-		_ = w.spool.w.Flush()
-		_ = w.spool.f.Close()
+		w.spool.closeFiles()
 	}
 }
 

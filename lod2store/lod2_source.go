@@ -160,17 +160,14 @@ func (w *LoD2Writer) copyRecord(sid, offS, offB int64) error {
 	w.rec = append(w.rec[:0], r...)
 	nsid, nbid := uint32(int64(p.surfaceID)+offS), uint32(int64(p.buildingID)+offB)
 	setRecordIDs(w.rec, nsid, nbid)
-	if err := w.spool.add(w.rec); err != nil {
+	bb := recordBox(p)
+	if err := w.spool.add(w.rec, bb); err != nil {
 		return err
 	}
-	bb := recordBox(p)
 	w.stats.Surfaces++
 	if p.class == ClassRoof {
 		w.roofs++
 	}
-	w.ids = append(w.ids, nsid)
-	w.boxes = append(w.boxes, bb)
-	w.ext.extend(bb)
 	return nil
 }
 

@@ -55,14 +55,19 @@ type LoD2Writer struct {
 	epsg    int
 	stmts   struct{ surface, building, id, unid *sql.Stmt }
 	stats   LoD2Stats
-	ids     []uint32
-	boxes   []box
-	ext     box
 	spool   *recordSpool
 	prep    *Preparer // for Add
 	prev    *prevPack // for CopySource
 	rec     []byte
 	sources int64 // source_files rows
+	runLen  int   // leaf entries sorted in memory at once; 0: defaultRunEntries
+}
+
+func (w *LoD2Writer) runEntries() int {
+	if w.runLen > 0 {
+		return w.runLen
+	}
+	return defaultRunEntries
 }
 
 const lod2Schema = `
@@ -108,7 +113,7 @@ func CreateLoD2From(ctx context.Context, path string, epsg int, prev string) (*L
 	if err != nil {
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
-	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, ext: emptyBox(), prep: &Preparer{zone: zone, epsg: epsg}}
+	w := &LoD2Writer{path: path, db: db, zone: zone, epsg: epsg, prep: &Preparer{zone: zone, epsg: epsg}}
 	if prev != "" {
 		w.prev = &prevPack{path: prev}
 	}
@@ -281,16 +286,13 @@ func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID strin
 		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
 	setRecordIDs(s.rec, uint32(sid), uint32(bid))
-	if err := w.spool.add(s.rec); err != nil {
+	if err := w.spool.add(s.rec, s.bb); err != nil {
 		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
 	w.stats.Surfaces++
 	if s.class == ClassRoof {
 		w.roofs++
 	}
-	w.ids = append(w.ids, uint32(sid))
-	w.boxes = append(w.boxes, s.bb)
-	w.ext.extend(s.bb)
 	return nil
 }
 
@@ -356,11 +358,21 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	if w.stats.Surfaces == 0 {
 		return fail(fmt.Errorf("%w: no building surfaces", ErrInput))
 	}
-	index, leafIDs := buildIndex(w.ids, w.boxes)
+	// The leaf order, sorted on disk (leafsort.go), feeds the search file
+	// and the R*Tree.
+	leaves := w.path + ".leaves"
+	defer os.Remove(leaves)
+	if err := w.spool.flush(); err != nil {
+		return fail(err)
+	}
+	n := int(w.stats.Surfaces)
+	if err := sortLeaves(ctx, w.spool.bf.Name(), w.stats.Surfaces, w.spool.ext, w.runEntries(), leaves); err != nil {
+		return fail(err)
+	}
 	// The search file and the SQLite file are independent: write them at
 	// the same time.
 	searchDone := make(chan error, 1)
-	go func() { searchDone <- w.spool.writeSearchFile(w.path+SearchFileSuffix, index, leafIDs) }()
+	go func() { searchDone <- writeSearchFile(ctx, w.path+SearchFileSuffix, leaves, n, w.spool.f.Name()) }()
 	fail = func(err error) (LoD2Stats, error) {
 		<-searchDone
 		w.Abort()
@@ -373,7 +385,7 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	meta["surface_count"] = strconv.FormatInt(w.stats.Surfaces, 10)
 	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)
 	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
-	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.ext.minX, w.ext.minY, w.ext.maxX, w.ext.maxY)
+	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.spool.ext.minX, w.spool.ext.minY, w.spool.ext.maxX, w.spool.ext.maxY)
 	// Sorted: the insertion order decides the rows' ROWIDs and so the
 	// file's bytes, which must not change from one import to the next.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
@@ -383,16 +395,30 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	}
 	// The R*Tree for GIS tools is packed from the search index's Hilbert
 	// order: its leaves hold runs of that order, written directly.
+	lr, err := openLeaves(leaves)
+	if err != nil {
+		return fail(err)
+	}
+	defer lr.close()
+	var readErr error
 	entries := func(yield func(int64, spatialite.Rect) bool) {
-		for _, id := range leafIDs {
-			b := w.boxes[id-1]
-			if !yield(int64(id), spatialite.Rect{MinX: b.minX, MinY: b.minY, MaxX: b.maxX, MaxY: b.maxY}) {
+		for {
+			ok, err := lr.next()
+			if err != nil || !ok {
+				readErr = err
+				return
+			}
+			b := lr.cur.bb
+			if !yield(int64(lr.cur.sid), spatialite.Rect{MinX: b.minX, MinY: b.minY, MaxX: b.maxX, MaxY: b.maxY}) {
 				return
 			}
 		}
 	}
-	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", len(leafIDs), entries); err != nil {
-		return fail(err)
+	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", n, entries); err != nil {
+		return fail(errors.Join(err, readErr))
+	}
+	if readErr != nil {
+		return fail(readErr)
 	}
 	if err := w.tx.Commit(); err != nil {
 		return fail(err)
@@ -426,8 +452,8 @@ func (w *LoD2Writer) extentWGS84() (minLon, minLat, maxLon, maxLat float64) {
 	for i := 0; i <= steps; i++ {
 		t := float64(i) / steps
 		for _, p := range [][2]float64{
-			{w.ext.minX + t*(w.ext.maxX-w.ext.minX), w.ext.minY}, {w.ext.minX + t*(w.ext.maxX-w.ext.minX), w.ext.maxY},
-			{w.ext.minX, w.ext.minY + t*(w.ext.maxY-w.ext.minY)}, {w.ext.maxX, w.ext.minY + t*(w.ext.maxY-w.ext.minY)},
+			{w.spool.ext.minX + t*(w.spool.ext.maxX-w.spool.ext.minX), w.spool.ext.minY}, {w.spool.ext.minX + t*(w.spool.ext.maxX-w.spool.ext.minX), w.spool.ext.maxY},
+			{w.spool.ext.minX, w.spool.ext.minY + t*(w.spool.ext.maxY-w.spool.ext.minY)}, {w.spool.ext.maxX, w.spool.ext.minY + t*(w.spool.ext.maxY-w.spool.ext.minY)},
 		} {
 			lon, lat := geo.FromUTM(w.zone, p[0], p[1])
 			minLon, minLat = math.Min(minLon, lon), math.Min(minLat, lat)

@@ -2,9 +2,11 @@ package lod2store
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 )
 
@@ -20,76 +22,162 @@ const searchMagic = "SVCSRCH1"
 // SearchFileSuffix is appended to the SpatiaLite file's name.
 const SearchFileSuffix = ".search"
 
-// recordSpool collects records in insertion order in a temporary file
-// until the leaf order is known.
-type recordSpool struct {
-	f    *os.File
-	w    *bufio.Writer
-	offs []int64 // start of each record; one more at the end
+// indexLevels is the number of boxes on each level of a packed index of
+// n leaves, leaves first, up to the single root.
+func indexLevels(n int) []int {
+	counts := []int{n}
+	for c := n; c > 1; {
+		c = (c + nodeSize - 1) / nodeSize
+		counts = append(counts, c)
+	}
+	return counts
 }
 
-func newRecordSpool(path string) (*recordSpool, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	return &recordSpool{f: f, w: bufio.NewWriterSize(f, 1<<20), offs: []int64{0}}, nil
-}
-
-func (s *recordSpool) add(rec []byte) error {
-	if _, err := s.w.Write(rec); err != nil {
-		return err
-	}
-	s.offs = append(s.offs, s.offs[len(s.offs)-1]+int64(len(rec)))
-	return nil
-}
-
-// writeSearchFile writes the index and the spooled records, reordered to
-// the index's leaf order, to path and syncs it.
-func (s *recordSpool) writeSearchFile(path string, index []byte, leafIDs []uint32) error {
-	if err := s.w.Flush(); err != nil {
-		return err
-	}
+// writeSearchFile writes the search file at path from the n leaf entries
+// of the file leaves (in leaf order) and the spooled records, and syncs
+// it. Every section (ids, each level of boxes, offsets, records) is
+// written as a stream at its own offset, known from n: memory does not
+// depend on n.
+func writeSearchFile(ctx context.Context, path, leaves string, n int, spool string) error {
 	out, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	w := bufio.NewWriterSize(out, 1<<20)
-	w.WriteString(searchMagic)
-	binary.Write(w, binary.LittleEndian, uint64(len(index)))
-	w.Write(index)
-	var off uint64
-	for _, id := range leafIDs {
-		binary.Write(w, binary.LittleEndian, off)
-		off += uint64(s.offs[id] - s.offs[id-1])
+	counts := indexLevels(n)
+	indexLen := int64(indexHeader + 4*n)
+	for _, c := range counts {
+		indexLen += 16 * int64(c)
 	}
-	binary.Write(w, binary.LittleEndian, off)
+	var head []byte
+	head = append(head, searchMagic...)
+	head = binary.LittleEndian.AppendUint64(head, uint64(indexLen))
+	head = append(head, indexMagic...)
+	head = binary.LittleEndian.AppendUint32(head, uint32(n))
+	head = binary.LittleEndian.AppendUint32(head, nodeSize)
+	if _, err := out.Write(head); err != nil {
+		return err
+	}
+	at := int64(len(head))
+	section := func(size int64) *bufio.Writer {
+		w := bufio.NewWriterSize(io.NewOffsetWriter(out, at), 1<<16)
+		at += size
+		return w
+	}
+	ids := section(4 * int64(n))
+	levels := make([]*bufio.Writer, len(counts))
+	for l, c := range counts {
+		levels[l] = section(16 * int64(c))
+	}
+	offs := section(8 * int64(n+1))
+	records := section(0)
 	// The spool is read through a mapping: one pread per record was a
-	// third of the time of this function.
-	spool, unmap, err := mapFile(s.f.Name())
+	// third of the time of this function. Its pages are dropped from the
+	// process every 64 MiB copied, so they do not add up in its RSS.
+	data, unmap, err := mapFile(spool)
 	if err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	defer unmap()
-	if int64(len(spool)) < s.offs[len(s.offs)-1] {
-		return fmt.Errorf("spool: %d bytes, %d written", len(spool), s.offs[len(s.offs)-1])
+	lr, err := openLeaves(leaves)
+	if err != nil {
+		return err
 	}
-	for _, id := range leafIDs {
-		if _, err := w.Write(spool[s.offs[id-1]:s.offs[id]]); err != nil {
+	defer lr.close()
+	casc := newLevelCascade(levels)
+	var b8 [8]byte
+	var off, copied uint64
+	for i := range n {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		ok, err := lr.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: %d leaf entries, want %d", ErrCorrupt, i, n)
+		}
+		e := &lr.cur
+		if e.off+uint64(e.n) > uint64(len(data)) {
+			return fmt.Errorf("%w: spool of %d bytes, record at %d+%d", ErrCorrupt, len(data), e.off, e.n)
+		}
+		binary.LittleEndian.PutUint32(b8[:], e.sid)
+		ids.Write(b8[:4])
+		casc.add(0, [4]float32{down(e.bb.minX), down(e.bb.minY), up(e.bb.maxX), up(e.bb.maxY)})
+		binary.LittleEndian.PutUint64(b8[:], off)
+		offs.Write(b8[:])
+		off += uint64(e.n)
+		if _, err := records.Write(data[e.off : e.off+uint64(e.n)]); err != nil {
+			return err
+		}
+		if copied += uint64(e.n); copied >= 64<<20 {
+			dropPages(data)
+			copied = 0
+		}
+	}
+	casc.finish()
+	binary.LittleEndian.PutUint64(b8[:], off)
+	offs.Write(b8[:])
+	for _, w := range append(append([]*bufio.Writer{ids}, levels...), offs, records) {
+		if err := w.Flush(); err != nil {
 			return err
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	if casc.err != nil {
+		return casc.err
 	}
 	return out.Sync()
 }
 
-func (s *recordSpool) close() {
-	name := s.f.Name()
-	s.f.Close()
-	os.Remove(name)
+// levelCascade writes the boxes of each index level as the level below
+// is written: a node's box is the float32 cover of its nodeSize children,
+// as buildIndex computes it from the whole level.
+type levelCascade struct {
+	w     []*bufio.Writer
+	acc   [][4]float32
+	count []int
+	buf   [16]byte
+	err   error
+}
+
+func newLevelCascade(w []*bufio.Writer) *levelCascade {
+	return &levelCascade{w: w, acc: make([][4]float32, len(w)), count: make([]int, len(w))}
+}
+
+func (c *levelCascade) add(level int, b [4]float32) {
+	for i, f := range b {
+		binary.LittleEndian.PutUint32(c.buf[4*i:], math.Float32bits(f))
+	}
+	if _, err := c.w[level].Write(c.buf[:]); err != nil && c.err == nil {
+		c.err = err
+	}
+	if level+1 >= len(c.w) {
+		return
+	}
+	p := level + 1
+	if c.count[p] == 0 {
+		c.acc[p] = [4]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
+	}
+	a := &c.acc[p]
+	a[0], a[1] = min(a[0], b[0]), min(a[1], b[1])
+	a[2], a[3] = max(a[2], b[2]), max(a[3], b[3])
+	if c.count[p]++; c.count[p] == nodeSize {
+		c.count[p] = 0
+		c.add(p, *a)
+	}
+}
+
+// finish writes the last, partly filled node of each level.
+func (c *levelCascade) finish() {
+	for l := 1; l < len(c.w); l++ {
+		if c.count[l] > 0 {
+			c.count[l] = 0
+			c.add(l, c.acc[l])
+		}
+	}
 }
 
 // searchFile is an open search file.
