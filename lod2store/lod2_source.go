@@ -137,6 +137,9 @@ FROM prev.surfaces WHERE surface_id BETWEEN ?1 AND ?2 ORDER BY surface_id`, s0, 
 		if err := w.copyRecord(sid, offS, offB); err != nil {
 			return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
 		}
+		if sid%dropEvery == 0 { // see writeSearchFile
+			dropPages(w.prev.search.data)
+		}
 	}
 	w.stats.Buildings += src.Buildings
 	w.stats.ValidBuildings += valid
