@@ -130,7 +130,7 @@ func (s *recordSpool) reindex(size, surfaces int64) error {
 			return err
 		}
 		off += int64(n)
-		if s.count%dropEvery == 0 {
+		if s.count%4096 == 0 {
 			dropPages(data[:off])
 		}
 	}
