@@ -65,18 +65,18 @@ func writeSearchFile(ctx context.Context, path, leaves string, n int, spool stri
 		return err
 	}
 	at := int64(len(head))
-	section := func(size int64) *bufio.Writer {
-		w := bufio.NewWriterSize(io.NewOffsetWriter(out, at), 1<<16)
+	section := func(size int64, buf int) *bufio.Writer {
+		w := bufio.NewWriterSize(io.NewOffsetWriter(out, at), buf)
 		at += size
 		return w
 	}
-	ids := section(4 * int64(n))
+	ids := section(4*int64(n), 1<<16)
 	levels := make([]*bufio.Writer, len(counts))
 	for l, c := range counts {
-		levels[l] = section(16 * int64(c))
+		levels[l] = section(16*int64(c), 1<<16)
 	}
-	offs := section(8 * int64(n+1))
-	records := section(0)
+	offs := section(8*int64(n+1), 1<<16)
+	records := section(0, 1<<20) // most of the file
 	// The records are read with one pread each, not through a mapping:
 	// in leaf order they come from all over the spool, and each fault of
 	// a mapping maps the pages around it too (fault-around, large folios),
