@@ -25,6 +25,15 @@ type Position struct {
 	SurfaceID int64
 }
 
+// from is where a search of BL bl starts for this position: after its
+// surface in bl itself, from the start (0) elsewhere.
+func (p Position) from(bl string) int64 {
+	if bl == p.BL {
+		return p.SurfaceID
+	}
+	return 0
+}
+
 // FedHit is a Hit with the BL it came from.
 type FedHit struct {
 	BL string
@@ -69,12 +78,6 @@ func AppendSearch(ctx context.Context, dst []FedHit, sources []Source, bbox geo.
 	if !slices.IsSortedFunc(srcs, func(a, b Source) int { return strings.Compare(a.BL, b.BL) }) {
 		srcs = slices.SortedFunc(slices.Values(sources), func(a, b Source) int { return strings.Compare(a.BL, b.BL) })
 	}
-	from := func(src Source) int64 {
-		if src.BL == after.BL {
-			return after.SurfaceID
-		}
-		return 0
-	}
 	searched, only := 0, 0
 	for i, src := range srcs {
 		if (after.BL != "" && src.BL < after.BL) || !f.All && !bbox.Intersects(src.LoD2.BBox()) {
@@ -89,7 +92,7 @@ func AppendSearch(ctx context.Context, dst []FedHit, sources []Source, bbox geo.
 	case 1:
 		src := srcs[only]
 		var err error
-		dst, err = src.LoD2.appendSearch(ctx, dst, src.BL, bbox, from(src), limit+1, f)
+		dst, err = src.LoD2.appendSearch(ctx, dst, src.BL, bbox, after.from(src.BL), limit+1, f)
 		if errors.Is(err, ErrCorrupt) {
 			skipped = append(skipped, &DamagedError{BL: src.BL, Pack: src.Pack, Err: err})
 		} else if err != nil {
@@ -104,7 +107,7 @@ func AppendSearch(ctx context.Context, dst []FedHit, sources []Source, bbox geo.
 				continue
 			}
 			g.Go(func() error {
-				hits, err := src.LoD2.appendSearch(gctx, nil, src.BL, bbox, from(src), limit+1, f)
+				hits, err := src.LoD2.appendSearch(gctx, nil, src.BL, bbox, after.from(src.BL), limit+1, f)
 				if errors.Is(err, ErrCorrupt) {
 					damaged[i] = &DamagedError{BL: src.BL, Pack: src.Pack, Err: err}
 					return nil
