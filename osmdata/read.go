@@ -48,9 +48,35 @@ type Stats struct {
 	// (cut at its edge) that could not be used.
 	SkippedWays   int `json:"skipped_ways"`
 	OutsideExtent int `json:"outside_extent"`
-	// Clip is the UTM box the features were clipped to (nil: none); the
-	// coastline ends on its edges, where the sea is closed.
+	// Clip is the UTM box the features were clipped to (nil: none).
 	Clip *Box `json:"clip,omitempty"`
+	// Sea is what became of the coastline (nil: the extract has none).
+	Sea *SeaStats `json:"sea,omitempty"`
+}
+
+// SeaStats describe the sea built from an extract's coastline.
+type SeaStats struct {
+	// Boundary names what the open coastline chains were closed along:
+	// "clip polygon", "header bounds" or "node extent" (the file has
+	// neither: the box of its nodes), cut to the clip box.
+	Boundary string  `json:"boundary"`
+	Polygons int     `json:"polygons"`
+	AreaM2   float64 `json:"area_m2"`
+	Chains   int     `json:"chains"`
+	Closed   int     `json:"closed"`
+	Snapped  int     `json:"snapped"`
+	MaxSnapM float64 `json:"max_snap_m"`
+	// Unclosed chains are left out of the sea, each with its ways, where
+	// it stops (WGS84) and why.
+	Unclosed []UnclosedStat `json:"unclosed,omitempty"`
+}
+
+// UnclosedStat is a coastline chain left out of the sea.
+type UnclosedStat struct {
+	Ways   []int64 `json:"ways"`
+	Lon    float64 `json:"lon"`
+	Lat    float64 `json:"lat"`
+	Reason string  `json:"reason"`
 }
 
 // Options configure Read.
@@ -66,6 +92,10 @@ type Options struct {
 	Keep func(lon, lat float64) bool
 	// XML reads OSM XML instead of PBF.
 	XML bool
+	// Boundary is the polygon the extract was cut by (`osmium extract
+	// --polygon`, a Geofabrik .poly); nil: the file's header bounds, else
+	// the extent of its nodes. Open coastline chains are closed along it.
+	Boundary *Poly
 }
 
 // Errors of Read.
@@ -267,9 +297,12 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	need = slices.Compact(need)
 	coords := make([][2]float64, len(need)) // projected x, y
 	found := make([]bool, len(need))
+	ext := geo.BBox{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
 	_, err = pass(false, true, true, func(obj osm.Object) error {
 		n := obj.(*osm.Node)
 		st.Nodes++
+		ext.MinLon, ext.MaxLon = math.Min(ext.MinLon, n.Lon), math.Max(ext.MaxLon, n.Lon)
+		ext.MinLat, ext.MaxLat = math.Min(ext.MinLat, n.Lat), math.Max(ext.MaxLat, n.Lat)
 		if i, ok := slices.BinarySearch(need, int64(n.ID)); ok {
 			x, y := geo.ToUTM(o.Zone, n.Lon, n.Lat)
 			coords[i], found[i] = [2]float64{x, y}, true
@@ -299,6 +332,7 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	box := clipBox(clip, o.Zone)
 	st.Clip = box
 	emitted := 0
+	var coast []CoastLine
 	add := func(f Feature) error {
 		if box != nil {
 			f = box.apply(f)
@@ -328,6 +362,9 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		}
 		if !member[id] {
 			w.meta = nil // not needed again: let it go
+		}
+		if f.Theme == ThemeCoastline {
+			coast = append(coast, coastRuns(id, w.nodes, line)...)
 		}
 		if !ok {
 			// A line cut by the extract's edge keeps its pieces of known
@@ -379,6 +416,16 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	}
 	if emitted == 0 && st.OutsideExtent > 0 {
 		return st, ErrOutside
+	}
+	if len(coast) > 0 {
+		var hb *geo.BBox
+		if hdr != nil && hdr.Bounds != nil {
+			b := hdr.Bounds
+			hb = &geo.BBox{MinLon: b.MinLon, MinLat: b.MinLat, MaxLon: b.MaxLon, MaxLat: b.MaxLat}
+		}
+		if err := emitSea(coast, o, hb, ext, box, &st, emit); err != nil {
+			return st, err
+		}
 	}
 	return st, nil
 }
@@ -436,6 +483,30 @@ func bufferLine(pts [][2]float64, half float64) [][][][2]float64 {
 		nx, ny := -dy/l*half, dx/l*half
 		ring := [][2]float64{{a[0] + nx, a[1] + ny}, {a[0] - nx, a[1] - ny}, {b[0] - nx, b[1] - ny}, {b[0] + nx, b[1] + ny}, {a[0] + nx, a[1] + ny}}
 		out = append(out, [][][2]float64{ring})
+	}
+	return out
+}
+
+// coastRuns is a coastline way as CoastLines: whole, or its runs of
+// present nodes, each end flagged when a missing node (the extract's cut)
+// ends it.
+func coastRuns(id int64, ids []int64, line func([]int64) ([][2]float64, bool)) []CoastLine {
+	var out []CoastLine
+	cur := CoastLine{WayID: id}
+	for _, n := range ids {
+		p, ok := line([]int64{n})
+		if !ok {
+			if len(cur.Points) >= 2 {
+				cur.CutEnd = true
+				out = append(out, cur)
+			}
+			cur = CoastLine{WayID: id, CutStart: true}
+			continue
+		}
+		cur.Points = append(cur.Points, p[0])
+	}
+	if len(cur.Points) >= 2 {
+		out = append(out, cur)
 	}
 	return out
 }
