@@ -20,8 +20,8 @@ func newImportOSM() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "osm --bl BL --snapshot YYYY-MM-DD [--license odbl-1.0] [--clip-poly FILE.poly] FILE.osm.pbf",
 		Short: "Import an OpenStreetMap extract (.osm.pbf or .osm) for the BL's OSM cover",
-		Long: `osm reads an OpenStreetMap extract of the BL (a Geofabrik .osm.pbf, or OSM XML) in three
-streaming passes (relations, ways, nodes), keeping only what the OSM cover themes need: land-cover
+		Long: `osm reads an OpenStreetMap extract of the BL (a Geofabrik .osm.pbf, or OSM XML) in four
+streaming passes (relations, ways, nodes, ways), keeping only what the OSM cover themes need: land-cover
 areas (multipolygon relations assembled from their member ways, holes included), roads, paths and
 rails with their width, lanes, layer, bridge and tunnel tags, and the coastline. Geometry is
 projected to the BL's UTM zone and cut to the extent of the BL's published DGM (import the DGM
@@ -35,7 +35,8 @@ skipped and counted; lines cut at the edge keep their pieces.
 The sea is built from natural=coastline (land on its left). Extracts are cut by a box or a
 polygon, so coastline chains stop at the cut: they are closed along the extract's boundary,
 which is the polygon given with --clip-poly (the osmosis .poly the extract was cut by, e.g.
-Geofabrik's), else the file's header bounds, else the box of its nodes, cut to the clip extent.
+Geofabrik's), else the file's header bounds, else the box of the nodes its kept ways use, cut
+to the clip extent.
 Chains ending within 1 km of that boundary (ways cut by osmium's simple or smart strategy) are
 carried to it; a chain that cannot be closed is named with its ways and why in the summary and
 in --report FILE, and left out of the sea. Then run 'svc build osm-cover' (it needs the BL's

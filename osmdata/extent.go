@@ -11,7 +11,7 @@ const ThemeSea = "sea"
 
 // extractRegion is the region an extract covers, in the zone of o: the
 // polygon it was cut by (o.Boundary), else its header bounds, else the box
-// of its nodes; cut to clip (nil: no cut). It also returns which of the
+// of the nodes its kept ways use; cut to clip (nil: no cut). It also returns which of the
 // three it used.
 func extractRegion(o Options, header *geo.BBox, nodes geo.BBox, clip *Box) (*region, string) {
 	boxRing := func(b geo.BBox) [][2]float64 {
