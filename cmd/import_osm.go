@@ -105,6 +105,9 @@ func seaSummary(s *pack.OSMSea) string {
 	if s.Snapped > 0 {
 		fmt.Fprintf(&b, " (%d ends cut by the extract carried to it, at most %.0f m)", s.Snapped, s.MaxSnapM)
 	}
+	if s.Warning != "" {
+		b.WriteString("; WARNING: " + s.Warning)
+	}
 	if n := len(s.Unclosed); n > 0 {
 		fmt.Fprintf(&b, "; NOT CLOSED, left out of the sea: %d chains", n)
 		for i, u := range s.Unclosed {
@@ -142,6 +145,9 @@ func writeOSMReport(path string, o *pack.OSMInfo) error {
 	if s := o.Sea; s != nil {
 		for _, u := range s.Unclosed {
 			fmt.Fprintf(&b, "coastline-not-closed\t%s\t%.7f\t%.7f\t%s\n", joinIDs(u.Ways, len(u.Ways)), u.Lon, u.Lat, u.Reason)
+		}
+		if s.Warning != "" {
+			fmt.Fprintf(&b, "sea-over-land\t\t\t\t%s\n", s.Warning)
 		}
 		fmt.Fprintf(&b, "sea\t\t\t\t%d polygons, %.0f m², %d of %d chains closed along the %s, %d ends carried up to %.1f m\n",
 			s.Polygons, s.AreaM2, s.Closed, s.Chains, s.Boundary, s.Snapped, s.MaxSnapM)

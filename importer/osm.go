@@ -151,7 +151,8 @@ func OSMWith(ctx context.Context, c Common, file string, oo OSMOptions) (pack.Ma
 	}
 	if s := stats.Sea; s != nil {
 		m.OSM.Sea = &pack.OSMSea{Boundary: s.Boundary, Polygons: s.Polygons, AreaM2: s.AreaM2, Chains: s.Chains,
-			Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: math.Round(s.MaxSnapM*10) / 10}
+			Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: math.Round(s.MaxSnapM*10) / 10,
+			RoadsInSea: s.RoadsInSea, RoadsProbed: s.RoadsProbed, Warning: s.Warning}
 		for _, u := range s.Unclosed {
 			m.OSM.Sea.Unclosed = append(m.OSM.Sea.Unclosed, pack.OSMUnclosed(u))
 		}

@@ -125,7 +125,7 @@ func TestCutExtractsSea(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if st.Sea == nil || len(st.Sea.Unclosed) > 0 {
+				if st.Sea == nil || len(st.Sea.Unclosed) > 0 || st.Sea.Warning != "" {
 					t.Fatalf("sea %+v", st.Sea)
 				}
 				var sea [][][][2]float64
@@ -182,5 +182,53 @@ func TestCutExtractsSea(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestIssueCut is the cut issue 24 names: `osmium extract -s simple --bbox
+// 7.8611,54.16,7.885,54.1977` of Helgoland, without header bounds. With
+// osmium before 1.19 the main island's coastline way is not in the file at
+// all (its first node lies outside the box): no reader can close it, and
+// the sea around the rock in the north-west covers the island. The import
+// must not be silent about it: the roads found in that sea raise a
+// warning. With a fixed osmium the way is there, cut: it is closed along
+// the box of the used nodes and the upland is land.
+func TestIssueCut(t *testing.T) {
+	osmium := testtool.Require(t, "osmium", "apt-get install osmium-tool")
+	src := testtool.Shared(t, "samples/osm/helgoland.osm.pbf")
+	out := filepath.Join(t.TempDir(), "cut.osm.pbf")
+	if o, err := exec.Command(osmium, "extract", "-O", "-s", "simple", "--bbox", "7.8611,54.16,7.885,54.1977", "-o", out, src).CombinedOutput(); err != nil {
+		t.Fatalf("osmium extract: %v\n%s", err, o)
+	}
+	feats, st, err := Read(context.Background(), func() (io.ReadCloser, error) { return os.Open(out) }, Options{Zone: geo.Zone32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasMain := false
+	var sea [][][][2]float64
+	for _, f := range feats {
+		hasMain = hasMain || f.ID == 278264186 && f.Theme == ThemeCoastline
+		if f.Theme == ThemeSea {
+			sea = append(sea, f.Polygons...)
+		}
+	}
+	if st.Sea == nil {
+		t.Fatal("no sea stats")
+	}
+	t.Logf("main coastline in the file: %t; sea %+v", hasMain, *st.Sea)
+	if !hasMain {
+		if st.Sea.Warning == "" || st.Sea.RoadsInSea < 20 {
+			t.Errorf("land drawn as sea without a warning: %+v", *st.Sea)
+		}
+		return
+	}
+	x, y := geo.ToUTM(geo.Zone32, 7.8800, 54.1830)
+	for _, p := range sea {
+		if pointInRing([2]float64{x, y}, p[0]) {
+			t.Errorf("the upland is sea: %+v", *st.Sea)
+		}
+	}
+	if st.Sea.Warning != "" {
+		t.Errorf("warning with the coastline present: %s", st.Sea.Warning)
 	}
 }

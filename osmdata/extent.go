@@ -1,6 +1,7 @@
 package osmdata
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/svc-geodata/svc/geo"
@@ -36,10 +37,28 @@ func extractRegion(o Options, header *geo.BBox, nodes geo.BBox, clip *Box) (*reg
 // emitSea builds the sea of the coastline lines within the extract's
 // region, hands its polygons to emit as features of ThemeSea and records
 // what became of the coastline in st.Sea.
-func emitSea(coast []CoastLine, o Options, header *geo.BBox, nodes geo.BBox, clip *Box, st *Stats, emit func(Feature) error) error {
+func emitSea(coast []CoastLine, o Options, header *geo.BBox, nodes geo.BBox, clip *Box, probes *landProbes, st *Stats, emit func(Feature) error) error {
 	r, from := extractRegion(o, header, nodes, clip)
 	s := seaIn(coast, r)
 	ss := &SeaStats{Boundary: from, Polygons: len(s.Polygons), Chains: s.Chains, Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: s.MaxSnapM}
+	if len(s.Polygons) > 0 {
+		var rings [][][2]float64
+		for _, p := range s.Polygons {
+			rings = append(rings, p...)
+		}
+		sea := newRegion(rings)
+		ss.RoadsProbed = len(probes.pts)
+		for _, p := range probes.pts {
+			if sea.containsFast(p) {
+				ss.RoadsInSea++
+			}
+		}
+		if ss.RoadsInSea >= 20 && ss.RoadsInSea*10 > ss.RoadsProbed {
+			ss.Warning = fmt.Sprintf("%d of %d sampled roads and paths lie in the sea: land is drawn as sea, a coastline way is "+
+				"probably missing from the extract (osmium before 1.19 leaves out of a simple extract the ways whose first node lies outside)",
+				ss.RoadsInSea, ss.RoadsProbed)
+		}
+	}
 	if r == nil {
 		ids := map[int64]bool{}
 		var u UnclosedStat
@@ -70,6 +89,34 @@ func emitSea(coast []CoastLine, o Options, header *geo.BBox, nodes geo.BBox, cli
 	ss.AreaM2 = math.Round(ss.AreaM2)
 	st.Sea = ss
 	return nil
+}
+
+// landProbes keeps an even sample of at most maxProbes points: when full,
+// every second point goes and the stride doubles (deterministic).
+type landProbes struct {
+	pts    [][2]float64
+	stride int
+	seen   int
+}
+
+const maxProbes = 4096
+
+func (l *landProbes) add(p [2]float64) {
+	if l.stride == 0 {
+		l.stride = 1
+	}
+	l.seen++
+	if l.seen%l.stride != 0 {
+		return
+	}
+	l.pts = append(l.pts, p)
+	if len(l.pts) == maxProbes {
+		for i := range maxProbes / 2 {
+			l.pts[i] = l.pts[2*i+1]
+		}
+		l.pts = l.pts[:maxProbes/2]
+		l.stride *= 2
+	}
 }
 
 func round7(v float64) float64 { return math.Round(v*1e7) / 1e7 }

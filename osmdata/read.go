@@ -69,6 +69,12 @@ type SeaStats struct {
 	Closed   int     `json:"closed"`
 	Snapped  int     `json:"snapped"`
 	MaxSnapM float64 `json:"max_snap_m"`
+	// RoadsInSea of RoadsProbed sampled road and path midpoints (bridges
+	// excepted) lie in the sea; more than a tenth means land drawn as sea:
+	// a coastline way missing from the extract (Warning says so).
+	RoadsInSea  int    `json:"roads_in_sea"`
+	RoadsProbed int    `json:"roads_probed"`
+	Warning     string `json:"warning,omitempty"`
 	// Unclosed chains are left out of the sea, each with its ways, where
 	// it stops (WGS84) and why.
 	Unclosed []UnclosedStat `json:"unclosed,omitempty"`
@@ -380,6 +386,7 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	st.Clip = box
 	emitted := 0
 	var coast []CoastLine
+	var probes landProbes // where roads and paths lie: land, to check the sea against
 	add := func(f Feature) error {
 		if box != nil {
 			f = box.apply(f)
@@ -393,6 +400,9 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		}
 		st.Features[f.Theme+"/"+f.Class]++
 		emitted++
+		if f.Theme == ThemeTransport && !f.Bridge && len(f.Lines) > 0 {
+			probes.add(f.Lines[0][len(f.Lines[0])/2])
+		}
 		return emit(f)
 	}
 	// Pass 4: the classified ways again, each emitted as soon as read.
@@ -467,7 +477,7 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 			b := hdr.Bounds
 			hb = &geo.BBox{MinLon: b.MinLon, MinLat: b.MinLat, MaxLon: b.MaxLon, MaxLat: b.MaxLat}
 		}
-		if err := emitSea(coast, o, hb, ext, box, &st, emit); err != nil {
+		if err := emitSea(coast, o, hb, ext, box, &probes, &st, emit); err != nil {
 			return st, err
 		}
 	}

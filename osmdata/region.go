@@ -129,6 +129,31 @@ func (r *region) contains(p [2]float64) bool {
 	return in
 }
 
+// containsFast is contains by casting a ray east through the grid: only
+// the edges in the cells of p's row from p's column on are tested.
+func (r *region) containsFast(p [2]float64) bool {
+	if p[0] < r.minX || p[0] > r.maxX || p[1] < r.minY || p[1] > r.maxY {
+		return false
+	}
+	x0, y, _, _ := r.cellRange(p, p)
+	r.query++
+	in := false
+	for x := x0; x < r.nx; x++ {
+		for _, e := range r.cells[y*r.nx+x] {
+			id := r.edgeOff[e[0]] + int(e[1])
+			if r.stamp[id] == r.query {
+				continue
+			}
+			r.stamp[id] = r.query
+			a, b := r.rings[e[0]][e[1]], r.rings[e[0]][e[1]+1]
+			if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < (b[0]-a[0])*(p[1]-a[1])/(b[1]-a[1])+a[0] {
+				in = !in
+			}
+		}
+	}
+	return in
+}
+
 // crossings are the parameters t in [0, 1] where segment pq meets the
 // boundary, sorted.
 func (r *region) crossings(p, q [2]float64) []float64 {

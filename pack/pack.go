@@ -150,6 +150,11 @@ type OSMSea struct {
 	Closed   int     `json:"closed"`
 	Snapped  int     `json:"snapped"`
 	MaxSnapM float64 `json:"max_snap_m"`
+	// RoadsInSea of RoadsProbed sampled roads lie in the sea; Warning
+	// says land is drawn as sea (a coastline way missing).
+	RoadsInSea  int    `json:"roads_in_sea"`
+	RoadsProbed int    `json:"roads_probed"`
+	Warning     string `json:"warning,omitempty"`
 	// Unclosed chains were left out of the sea.
 	Unclosed []OSMUnclosed `json:"unclosed,omitempty"`
 }
