@@ -86,14 +86,15 @@ func (c *cell) leaves(out []*cell) []*cell {
 	return out
 }
 
-// geometricError of a cell: leaves show everything (0); an inner cell's
-// error is a tenth of its edge, so its buildings load once the camera is
-// within a few cell widths (CesiumJS's default 16 px screen-space error).
+// geometricError of a cell: leaves show everything (0); an inner cell is
+// empty and its error is its edge over errPerEdge, so its buildings load
+// once the camera is within a few cell widths (CesiumJS's default 16 px
+// screen-space error) and the first view of a whole BL loads none.
 func (c *cell) geometricError() float64 {
 	if len(c.children) == 0 {
 		return 0
 	}
-	return c.size / 10
+	return c.size / errPerEdge
 }
 
 // unionRegions sets inner cells' regions from their children.

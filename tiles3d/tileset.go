@@ -1,5 +1,7 @@
 package tiles3d
 
+import "fmt"
+
 // tileJSON is one tile of tileset.json (3D Tiles 1.1).
 type tileJSON struct {
 	Transform      []float64      `json:"transform,omitempty"`
@@ -8,6 +10,9 @@ type tileJSON struct {
 	Refine         string         `json:"refine,omitempty"`
 	Content        *contentJSON   `json:"content,omitempty"`
 	Children       []*tileJSON    `json:"children,omitempty"`
+	// key names the external tileset the tile may become (level_x_y of
+	// its quadtree cell); see writeHierarchy.
+	key string
 }
 
 type contentJSON struct {
@@ -29,13 +34,16 @@ func tilesetDoc(root *cell, rootM frame, heightModel, attribution string) tilese
 		r.Transform = root.abs.matrix() // the root is the only leaf
 	}
 	r.Refine = "ADD"
-	ge := root.size / 5
+	// Twice the root's error, so that CesiumJS opens the root at the
+	// first view of the whole BL.
+	ge := 2 * root.size / errPerEdge
 	return tilesetJSON{Asset: assetOf("1.1", "svc build tileset", heightModel, attribution), GeometricError: ge, Root: r}
 }
 
 // tileOf renders a cell; leaves get their frame relative to the root's.
 func tileOf(c *cell, rootInv frame) *tileJSON {
-	t := &tileJSON{BoundingVolume: map[string]any{"region": c.region[:]}, GeometricError: c.geometricError()}
+	t := &tileJSON{BoundingVolume: map[string]any{"region": c.region[:]}, GeometricError: c.geometricError(),
+		key: fmt.Sprintf("%d_%d_%d", c.level, c.x, c.y)}
 	if c.content != "" {
 		t.Content = &contentJSON{URI: c.content}
 		t.Transform = rootInv.mul(c.abs).matrix()

@@ -1,0 +1,258 @@
+package tiles3d
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Hierarchical tilesets: every product's tile tree is an explicit quadtree
+// cut into tileset files of at most tilesPerFile tiles, the deeper parts in
+// external tilesets (3D Tiles 1.0/1.1 "tileset JSON as content") under
+// SubDir; see docs/3d-tiles.md for why this layout and not implicit tiling.
+const (
+	// tilesPerFile bounds the tiles of a tileset file: it holds its root
+	// tile's descendants level by level while they fit, at least one
+	// level; a tile of the last level with children becomes a reference
+	// to an external tileset whose root is that tile. A quadtree's
+	// tileset.json so holds at least its first four levels (1 + 4 + 16 +
+	// 64 = 85 tiles), and a file at most 100 tiles of about 200 (empty)
+	// to 600 bytes (content with a transform).
+	tilesPerFile = 100
+	// SubDir holds the external tilesets, next to tileset.json.
+	SubDir = "sub"
+	// errPerEdge is the ratio of an empty inner tile's edge to its
+	// geometric error. CesiumJS refines a tile while its geometric error
+	// covers more than 16 px (maximumScreenSpaceError), i.e. within about
+	// 3.5 edges of it on an 800 px high view (60° field of view): the
+	// first view of a whole state (camera at about 1.2 times the state's
+	// extent) stops at the second quadtree level, inside tileset.json, and
+	// a street view loads the leaves within a few kilometres.
+	errPerEdge = 20
+)
+
+// HierarchyStats describes the tileset files of a written tile tree.
+type HierarchyStats struct {
+	RootBytes    int64 // size of tileset.json
+	Files        int   // tileset files, tileset.json included
+	MaxFileBytes int64 // the largest tileset file
+	JSONBytes    int64 // all tileset files
+	ContentTiles int   // tiles with renderable content (glb/b3dm)
+}
+
+// writeHierarchy writes doc to dir/name, the parts of its tree deeper than
+// fileDepth in external tilesets under dir/SubDir (created as needed).
+// Content URIs in doc are relative to dir. Each tile's key names its
+// external tileset (SubDir/<key>.json); tiles without a key get their path
+// of child indexes. The output depends only on doc.
+func writeHierarchy(dir, name string, doc tilesetJSON) (HierarchyStats, error) {
+	h := &hierWriter{dir: dir, asset: doc.Asset}
+	refine := doc.Root.Refine
+	if refine == "" {
+		refine = "REPLACE"
+	}
+	root := h.cut(doc.Root, 0, fileLevels(doc.Root), keyOf(doc.Root, "r"), false, refine)
+	if h.err != nil {
+		return HierarchyStats{}, h.err
+	}
+	n, err := writeDoc(filepath.Join(dir, name), tilesetJSON{Asset: doc.Asset, GeometricError: doc.GeometricError, Root: root})
+	if err != nil {
+		return HierarchyStats{}, err
+	}
+	h.add(n)
+	h.stats.RootBytes = n
+	return h.stats, nil
+}
+
+type hierWriter struct {
+	dir   string
+	asset map[string]any
+	stats HierarchyStats
+	err   error
+	made  bool // SubDir exists
+}
+
+func (h *hierWriter) add(n int64) {
+	h.stats.Files++
+	h.stats.JSONBytes += n
+	h.stats.MaxFileBytes = max(h.stats.MaxFileBytes, n)
+}
+
+// cut copies t for a file in which it lies depth of limit levels below the
+// file's root; inSub says the file is under SubDir (content URIs then go up
+// one directory). refine is t's effective refinement.
+func (h *hierWriter) cut(t *tileJSON, depth, limit int, key string, inSub bool, refine string) *tileJSON {
+	c := *t
+	c.Children = nil
+	if t.Content != nil {
+		h.stats.ContentTiles++
+		if inSub {
+			c.Content = &contentJSON{URI: "../" + t.Content.URI}
+		}
+	}
+	if t.Refine != "" {
+		refine = t.Refine
+	}
+	if depth >= limit && len(t.Children) > 0 && t.Content == nil && h.err == nil {
+		uri := key + ".json"
+		if !inSub {
+			uri = SubDir + "/" + uri
+		}
+		h.external(t, key, refine)
+		// The reference keeps the tile's volume, error and transform; the
+		// external root has none of its own (its transform is relative to
+		// this tile's).
+		return &tileJSON{Transform: t.Transform, BoundingVolume: t.BoundingVolume, GeometricError: t.GeometricError,
+			Content: &contentJSON{URI: uri}}
+	}
+	for i, ch := range t.Children {
+		c.Children = append(c.Children, h.cut(ch, depth+1, limit, keyOf(ch, key+"-"+strconv.Itoa(i)), inSub, refine))
+	}
+	return &c
+}
+
+// external writes the external tileset whose root is t.
+func (h *hierWriter) external(t *tileJSON, key, refine string) {
+	if !h.made {
+		if err := os.MkdirAll(filepath.Join(h.dir, SubDir), 0o755); err != nil {
+			h.err = fmt.Errorf("tiles3d: %w", err)
+			return
+		}
+		h.made = true
+	}
+	r := *t
+	r.Transform, r.Refine = nil, refine
+	root := h.cut(&r, 0, fileLevels(&r), key, true, refine)
+	n, err := writeDoc(filepath.Join(h.dir, SubDir, key+".json"), tilesetJSON{Asset: h.asset, GeometricError: t.GeometricError, Root: root})
+	if err != nil && h.err == nil {
+		h.err = err
+	}
+	h.add(n)
+}
+
+// fileLevels is the number of levels below t that a file rooted at t
+// holds: whole levels while the tiles fit in tilesPerFile, at least one.
+func fileLevels(t *tileJSON) int {
+	level, n := []*tileJSON{t}, 1
+	for l := 0; ; l++ {
+		var next []*tileJSON
+		for _, x := range level {
+			next = append(next, x.Children...)
+		}
+		if len(next) == 0 || (l >= 1 && n+len(next) > tilesPerFile) {
+			return l
+		}
+		n += len(next)
+		level = next
+	}
+}
+
+func keyOf(t *tileJSON, fallback string) string {
+	if t.key != "" {
+		return t.key
+	}
+	return fallback
+}
+
+// writeDoc writes a tileset file and returns its size.
+func writeDoc(path string, doc tilesetJSON) (int64, error) {
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return 0, fmt.Errorf("tiles3d: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return 0, fmt.Errorf("tiles3d: %w", err)
+	}
+	return int64(len(data)), nil
+}
+
+// groupTiles arranges content tiles (leaves, each with a region) in a
+// quadtree over the centres of their regions: a cell with at most
+// tilesPerCell tiles is an empty tile whose children are those tiles, a
+// larger one splits in four. Empty tiles have the union of their
+// children's regions and a geometric error of their larger edge over
+// errPerEdge, so the first view of a whole state loads no leaf. It returns
+// nil without tiles.
+func groupTiles(tiles []*tileJSON) *tileJSON {
+	if len(tiles) == 0 {
+		return nil
+	}
+	w, s, e, n := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, t := range tiles {
+		cx, cy := regionCentre(t)
+		w, s, e, n = math.Min(w, cx), math.Min(s, cy), math.Max(e, cx), math.Max(n, cy)
+	}
+	// A square in metres around the centres, so that cells stay square.
+	cosLat := math.Cos((s + n) / 2)
+	side := math.Max((e-w)*cosLat, n-s) * (1 + 1e-9)
+	if side == 0 {
+		side = 1e-9
+	}
+	return groupCell(tiles, w, s, side/cosLat, side, 0, 0, 0)
+}
+
+// tilesPerCell bounds the children of a cell of groupTiles: 4 DGM tiles
+// of 1 km make a 2 km cell.
+const tilesPerCell = 4
+
+func groupCell(tiles []*tileJSON, w, s, dLon, dLat float64, level, x, y int) *tileJSON {
+	node := &tileJSON{key: fmt.Sprintf("%d_%d_%d", level, x, y)}
+	if len(tiles) <= tilesPerCell || level >= maxDepth+6 {
+		node.Children = tiles
+	} else {
+		var parts [4][]*tileJSON
+		for _, t := range tiles {
+			cx, cy := regionCentre(t)
+			q := 0
+			if cx >= w+dLon/2 {
+				q |= 1
+			}
+			if cy >= s+dLat/2 {
+				q |= 2
+			}
+			parts[q] = append(parts[q], t)
+		}
+		for q, p := range parts {
+			if len(p) > 0 {
+				node.Children = append(node.Children, groupCell(p, w+float64(q&1)*dLon/2, s+float64(q>>1)*dLat/2, dLon/2, dLat/2,
+					level+1, 2*x+q&1, 2*y+q>>1))
+			}
+		}
+	}
+	r := unionRegion(node.Children)
+	node.BoundingVolume = map[string]any{"region": r}
+	node.GeometricError = regionEdgeM(r) / errPerEdge
+	for _, c := range node.Children {
+		// Keep the errors decreasing down the tree (a child's at most its
+		// parent's), which the validator checks.
+		node.GeometricError = math.Max(node.GeometricError, c.GeometricError)
+	}
+	return node
+}
+
+func regionCentre(t *tileJSON) (lon, lat float64) {
+	r := t.BoundingVolume["region"].([]float64)
+	return (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+}
+
+// unionRegion is the region enclosing every tile's.
+func unionRegion(tiles []*tileJSON) []float64 {
+	region := append([]float64(nil), tiles[0].BoundingVolume["region"].([]float64)...)
+	for _, c := range tiles[1:] {
+		r := c.BoundingVolume["region"].([]float64)
+		region[0], region[1] = math.Min(region[0], r[0]), math.Min(region[1], r[1])
+		region[2], region[3] = math.Max(region[2], r[2]), math.Max(region[3], r[3])
+		region[4], region[5] = math.Min(region[4], r[4]), math.Max(region[5], r[5])
+	}
+	return region
+}
+
+// regionEdgeM is the larger horizontal edge of a region in metres (on a
+// sphere of the Earth's mean radius).
+func regionEdgeM(r []float64) float64 {
+	const earthR = 6371000
+	return math.Max((r[2]-r[0])*math.Cos((r[1]+r[3])/2), r[3]-r[1]) * earthR
+}
