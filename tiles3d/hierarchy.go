@@ -10,25 +10,29 @@ import (
 )
 
 // Hierarchical tilesets: every product's tile tree is an explicit quadtree
-// cut into tileset files of at most tilesPerFile tiles, the deeper parts in
-// external tilesets (3D Tiles 1.0/1.1 "tileset JSON as content") under
-// SubDir; see docs/3d-tiles.md for why this layout and not implicit tiling.
+// cut into tileset files, the deeper parts in external tilesets (3D Tiles
+// 1.0/1.1 "tileset JSON as content") under SubDir; see docs/3d-tiles.md for
+// why this layout and not implicit tiling.
 const (
-	// tilesPerFile bounds the tiles of a tileset file: it holds its root
-	// tile's descendants level by level while they fit, at least one
-	// level; a tile of the last level with children becomes a reference
-	// to an external tileset whose root is that tile. A quadtree's
-	// tileset.json so holds at least its first four levels (1 + 4 + 16 +
-	// 64 = 85 tiles), and a file at most 100 tiles of about 200 (empty)
-	// to 600 bytes (content with a transform).
-	tilesPerFile = 100
+	// rootLevels are the quadtree levels in tileset.json: 1 + 4 + 16 + 64
+	// = 85 tiles at most, of which the last level's inner tiles reference
+	// external tilesets (19 KB for empty tiles, 64 KB if all were content
+	// with a transform). Whatever the BL's size, the first view of a whole
+	// BL refines at most to this level (see errPerEdge).
+	rootLevels = 4
+	// fileBytes bounds an external tileset (and a tileset of that size
+	// stays one file): below the root's levels the tree is packed
+	// bottom-up, a subtree staying with its parent while their JSON fits,
+	// the largest subtrees moving to their own files first. A file
+	// outgrows it only by the leaves of one tile.
+	fileBytes = 64 << 10
 	// SubDir holds the external tilesets, next to tileset.json.
 	SubDir = "sub"
 	// errPerEdge is the ratio of an empty inner tile's edge to its
 	// geometric error. CesiumJS refines a tile while its geometric error
 	// covers more than 16 px (maximumScreenSpaceError), i.e. within about
 	// 3.5 edges of it on an 800 px high view (60° field of view): the
-	// first view of a whole state (camera at about 1.2 times the state's
+	// first view of a whole state (camera at about 1.5 times the state's
 	// extent) stops at the second quadtree level, inside tileset.json, and
 	// a street view loads the leaves within a few kilometres.
 	errPerEdge = 20
@@ -54,7 +58,11 @@ func writeHierarchy(dir, name string, doc tilesetJSON) (HierarchyStats, error) {
 	if refine == "" {
 		refine = "REPLACE"
 	}
-	root := h.cut(doc.Root, 0, fileLevels(doc.Root), keyOf(doc.Root, "r"), false, refine)
+	h.cuts = map[*tileJSON]bool{}
+	if treeBytes(doc.Root) > fileBytes {
+		h.pack(doc.Root, 0)
+	}
+	root := h.cut(doc.Root, true, keyOf(doc.Root, "r"), false, refine)
 	if h.err != nil {
 		return HierarchyStats{}, h.err
 	}
@@ -72,7 +80,8 @@ type hierWriter struct {
 	asset map[string]any
 	stats HierarchyStats
 	err   error
-	made  bool // SubDir exists
+	made  bool               // SubDir exists
+	cuts  map[*tileJSON]bool // roots of external tilesets
 }
 
 func (h *hierWriter) add(n int64) {
@@ -81,10 +90,10 @@ func (h *hierWriter) add(n int64) {
 	h.stats.MaxFileBytes = max(h.stats.MaxFileBytes, n)
 }
 
-// cut copies t for a file in which it lies depth of limit levels below the
-// file's root; inSub says the file is under SubDir (content URIs then go up
-// one directory). refine is t's effective refinement.
-func (h *hierWriter) cut(t *tileJSON, depth, limit int, key string, inSub bool, refine string) *tileJSON {
+// cut copies t for a file (whose root t is when top); inSub says the file is
+// under SubDir (content URIs then go up one directory). refine is t's
+// effective refinement.
+func (h *hierWriter) cut(t *tileJSON, top bool, key string, inSub bool, refine string) *tileJSON {
 	c := *t
 	c.Children = nil
 	if t.Content != nil {
@@ -96,7 +105,7 @@ func (h *hierWriter) cut(t *tileJSON, depth, limit int, key string, inSub bool, 
 	if t.Refine != "" {
 		refine = t.Refine
 	}
-	if depth >= limit && len(t.Children) > 0 && t.Content == nil && h.err == nil {
+	if !top && h.cuts[t] && h.err == nil {
 		uri := key + ".json"
 		if !inSub {
 			uri = SubDir + "/" + uri
@@ -109,7 +118,7 @@ func (h *hierWriter) cut(t *tileJSON, depth, limit int, key string, inSub bool, 
 			Content: &contentJSON{URI: uri}}
 	}
 	for i, ch := range t.Children {
-		c.Children = append(c.Children, h.cut(ch, depth+1, limit, keyOf(ch, key+"-"+strconv.Itoa(i)), inSub, refine))
+		c.Children = append(c.Children, h.cut(ch, false, keyOf(ch, key+"-"+strconv.Itoa(i)), inSub, refine))
 	}
 	return &c
 }
@@ -125,7 +134,7 @@ func (h *hierWriter) external(t *tileJSON, key, refine string) {
 	}
 	r := *t
 	r.Transform, r.Refine = nil, refine
-	root := h.cut(&r, 0, fileLevels(&r), key, true, refine)
+	root := h.cut(&r, true, key, true, refine)
 	n, err := writeDoc(filepath.Join(h.dir, SubDir, key+".json"), tilesetJSON{Asset: h.asset, GeometricError: t.GeometricError, Root: root})
 	if err != nil && h.err == nil {
 		h.err = err
@@ -133,21 +142,64 @@ func (h *hierWriter) external(t *tileJSON, key, refine string) {
 	h.add(n)
 }
 
-// fileLevels is the number of levels below t that a file rooted at t
-// holds: whole levels while the tiles fit in tilesPerFile, at least one.
-func fileLevels(t *tileJSON) int {
-	level, n := []*tileJSON{t}, 1
-	for l := 0; ; l++ {
-		var next []*tileJSON
-		for _, x := range level {
-			next = append(next, x.Children...)
-		}
-		if len(next) == 0 || (l >= 1 && n+len(next) > tilesPerFile) {
-			return l
-		}
-		n += len(next)
-		level = next
+// pack chooses the roots of external tilesets in the tree below t (depth
+// levels below the root) and returns the bytes t and what stays with it
+// take in its file.
+func (h *hierWriter) pack(t *tileJSON, depth int) int {
+	size := tileBytes(t)
+	if len(t.Children) == 0 {
+		return size
 	}
+	rs := make([]int, len(t.Children))
+	for i, c := range t.Children {
+		rs[i] = h.pack(c, depth+1)
+	}
+	cuttable := func(c *tileJSON) bool { return len(c.Children) > 0 && c.Content == nil && !h.cuts[c] }
+	if depth == rootLevels-1-1 {
+		// The last level of tileset.json: its inner tiles all go.
+		for i, c := range t.Children {
+			if cuttable(c) {
+				h.cuts[c], rs[i] = true, tileBytes(c)
+			}
+		}
+	}
+	for _, r := range rs {
+		size += r
+	}
+	for depth >= rootLevels-1 && size > fileBytes {
+		k := -1
+		for i, c := range t.Children {
+			if cuttable(c) && (k < 0 || rs[i] > rs[k]) {
+				k = i
+			}
+		}
+		if k < 0 {
+			break
+		}
+		h.cuts[t.Children[k]] = true
+		size -= rs[k] - tileBytes(t.Children[k])
+		rs[k] = tileBytes(t.Children[k])
+	}
+	return size
+}
+
+// treeBytes is tileBytes over t and its descendants.
+func treeBytes(t *tileJSON) int {
+	n := tileBytes(t)
+	for _, c := range t.Children {
+		n += treeBytes(c)
+	}
+	return n
+}
+
+// tileBytes is the size of a tile's JSON without its children, plus room
+// for what the file may add: a comma, a children array, a relative URI's
+// "../" or the content of an external tileset reference.
+func tileBytes(t *tileJSON) int {
+	c := *t
+	c.Children = nil
+	b, _ := json.Marshal(&c)
+	return len(b) + 50
 }
 
 func keyOf(t *tileJSON, fallback string) string {
@@ -167,6 +219,23 @@ func writeDoc(path string, doc tilesetJSON) (int64, error) {
 		return 0, fmt.Errorf("tiles3d: %w", err)
 	}
 	return int64(len(data)), nil
+}
+
+// writeGrouped writes the tileset of content tiles (leaves whose URIs are
+// relative to path's directory) at path, grouped by groupTiles under a
+// REPLACE root, in files of writeHierarchy. multi reports whether the
+// quadtree has more than one level of empty tiles.
+func writeGrouped(path string, children []*tileJSON, asset map[string]any) (st HierarchyStats, multi bool, err error) {
+	root := groupTiles(children)
+	root.Refine = "REPLACE"
+	for _, c := range root.Children {
+		multi = multi || len(c.Children) > 0
+	}
+	// Twice the root's error, so that CesiumJS opens the root at the first
+	// view of the whole BL.
+	doc := tilesetJSON{Asset: asset, GeometricError: 2 * root.GeometricError, Root: root}
+	st, err = writeHierarchy(filepath.Dir(path), filepath.Base(path), doc)
+	return st, multi, err
 }
 
 // groupTiles arranges content tiles (leaves, each with a region) in a
