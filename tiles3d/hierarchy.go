@@ -22,10 +22,18 @@ const (
 	rootLevels = 4
 	// fileBytes bounds an external tileset (and a tileset of that size
 	// stays one file): below the root's levels the tree is packed
-	// bottom-up, a subtree staying with its parent while their JSON fits,
-	// the largest subtrees moving to their own files first. A file
-	// outgrows it only by the leaves of one tile.
+	// bottom-up, a subtree staying with its parent while their JSON fits
+	// in the budget of the parent's level, the largest subtrees moving to
+	// their own files first. A file outgrows it only by the leaves of one
+	// tile.
 	fileBytes = 64 << 10
+	// shallowFileBytes is the budget of an external tileset rooted at the
+	// last level of tileset.json; it doubles with each level below, up to
+	// fileBytes. Views that refine just past tileset.json (a whole state
+	// framed from closer, viewer.zoomTo) fetch a few dozen of these, so
+	// they hold little more than the next levels; only street views reach
+	// the large files near the leaves, and few of them.
+	shallowFileBytes = 4 << 10
 	// SubDir holds the external tilesets, next to tileset.json.
 	SubDir = "sub"
 	// errPerEdge is the ratio of an empty inner tile's edge to its
@@ -166,7 +174,7 @@ func (h *hierWriter) pack(t *tileJSON, depth int) int {
 	for _, r := range rs {
 		size += r
 	}
-	for depth >= rootLevels-1 && size > fileBytes {
+	for depth >= rootLevels-1 && size > budgetAt(depth) {
 		k := -1
 		for i, c := range t.Children {
 			if cuttable(c) && (k < 0 || rs[i] > rs[k]) {
@@ -181,6 +189,12 @@ func (h *hierWriter) pack(t *tileJSON, depth int) int {
 		rs[k] = tileBytes(t.Children[k])
 	}
 	return size
+}
+
+// budgetAt is the size of an external tileset rooted depth levels below
+// the root (at least rootLevels-1).
+func budgetAt(depth int) int {
+	return min(fileBytes, shallowFileBytes<<min(depth-(rootLevels-1), 8))
 }
 
 // treeBytes is tileBytes over t and its descendants.
