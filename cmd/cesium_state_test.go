@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/internal/fixture"
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/raster"
 )
 
 // stateReport is what cmd/testdata/cesium/state.html reports.
@@ -89,8 +92,24 @@ func TestStateTilesetRequestsInCesium(t *testing.T) {
 	base := serveInBackground(t, data)
 	tileset := tilesetURL(t, base+fmt.Sprintf("/v1/tilesets?bbox=%f,%f,%f,%f", w, s, e, n), "tilesets", "nrw")
 
+	t.Logf("tileset.json %d bytes", fi.Size())
+	rep := stateViews(ctx, t, chromium, cesiumDir, data, tileset, [4]float64{w, s, e, n}, [3]float64{lon, lat, roofs})
+	st := rep.Views["street"]
+	if st.FeaturesSelected == 0 {
+		t.Errorf("street view: no building feature selected")
+	}
+}
+
+// stateViews loads the tileset at tilesetURL (served from data's tiles)
+// with testdata/cesium/state.html: the whole state (W, S, E, N degrees) and
+// a street view at street (lon, lat and ground or roof height), logs the
+// views and asserts the request budgets and that the street view draws the
+// tileset.
+func stateViews(ctx context.Context, t *testing.T, chromium, cesiumDir, data, tilesetURL string, state [4]float64, street [3]float64) stateReport {
+	t.Helper()
 	page := newCesiumPage(t, cesiumDir)
-	q := url.Values{"tileset": {tileset}, "state": {fmt.Sprintf("%f,%f,%f,%f", w, s, e, n)}, "street": {fmt.Sprintf("%f,%f,%.1f", lon, lat, roofs)}}
+	q := url.Values{"tileset": {tilesetURL}, "state": {fmt.Sprintf("%f,%f,%f,%f", state[0], state[1], state[2], state[3])},
+		"street": {fmt.Sprintf("%f,%f,%.1f", street[0], street[1], street[2])}}
 	body := page.loadPage(ctx, t, chromium, page.URL+"/state.html?"+q.Encode())
 	var rep stateReport
 	if err := json.Unmarshal(body, &rep); err != nil || !rep.Done {
@@ -102,7 +121,7 @@ func TestStateTilesetRequestsInCesium(t *testing.T) {
 	if !rep.OK || len(rep.Errors) > 0 || len(rep.Failed) > 0 {
 		t.Fatalf("CesiumJS %s: errors %q, failed tiles %q", rep.Cesium, rep.Errors, rep.Failed)
 	}
-	t.Logf("CesiumJS %s; tileset.json %d bytes", rep.Cesium, fi.Size())
+	t.Logf("CesiumJS %s", rep.Cesium)
 	for _, name := range []string{"state", "zoomTo", "street"} {
 		v, ok := rep.Views[name]
 		if !ok {
@@ -132,9 +151,10 @@ func TestStateTilesetRequestsInCesium(t *testing.T) {
 	if st.Requests > streetViewMaxRequests {
 		t.Errorf("street view: %d tile requests, want at most %d", st.Requests, streetViewMaxRequests)
 	}
-	if st.Hits == 0 || st.FeaturesSelected == 0 {
-		t.Errorf("street view draws no building: %d/100 picks hit, %d features selected", st.Hits, st.FeaturesSelected)
+	if st.Hits == 0 || st.ContentReady == 0 {
+		t.Errorf("street view draws nothing of the tileset: %d/100 picks hit, %d tiles with content", st.Hits, st.ContentReady)
 	}
+	return rep
 }
 
 // densestLeaf walks the tileset files in dir and returns the centre (WGS84
@@ -181,4 +201,69 @@ type stateTile struct {
 	BoundingVolume struct{ Region []float64 }
 	Content        *struct{ URI string }
 	Children       []*stateTile
+}
+
+// TestStateTerrainMeshRequestsInCesium does the same for a terrain mesh of
+// the synthetic state's extent: 50 x 42 DGM tiles of 4 km (125 m pixels,
+// rolling hills of 100-400 m; the quadtree groups tiles by count, so 2,100
+// tiles make the tree of the upper levels of a state's 34,000), imported
+// with `svc import dgm --force` (the synthetic state reaches past NRW's
+// border) and built with `svc build terrain-mesh`. The street
+// view must draw the mesh (scene.pick hits it).
+func TestStateTerrainMeshRequestsInCesium(t *testing.T) {
+	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	testtool.Node(t, "cesium")
+	cesiumDir := filepath.Join(testtool.NodeModules(t), "cesium", "Build", "Cesium")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	const px, edge = 32, 4000.0
+	src := t.TempDir()
+	height := func(x, y float64) float64 {
+		return 250 + 100*math.Sin(x/7300)*math.Cos(y/9100) + 40*math.Sin((x+y)/2300)
+	}
+	args := []string{"import", "dgm", "--data", "", "--bl", "nrw", "--snapshot", "2026-07-20", "--license", "dl-de-zero-2.0", "--force"}
+	for i := range int(math.Floor(fixture.StateW / edge)) {
+		for j := range int(math.Floor(fixture.StateH / edge)) {
+			e0, n0 := fixture.StateE0+float64(i)*edge, fixture.StateN0+float64(j)*edge
+			g := raster.Grid{Width: px, Height: px, Data: make([]float32, px*px), EPSG: 25832,
+				GeoTransform: [6]float64{e0, edge / px, 0, n0 + edge, 0, -edge / px}}
+			for r := range px {
+				for c := range px {
+					g.Data[r*px+c] = float32(height(e0+(float64(c)+0.5)*edge/px, n0+edge-(float64(r)+0.5)*edge/px))
+				}
+			}
+			var buf bytes.Buffer
+			if err := raster.WriteCOG(&buf, g, raster.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(src, fmt.Sprintf("dgm_32_%d_%d.tif", int(e0/1000), int(n0/1000)))
+			if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, p)
+		}
+	}
+	data := t.TempDir()
+	args[3] = data
+	for _, c := range [][]string{args, {"build", "terrain-mesh", "--data", data, "--bl", "nrw"}} {
+		out, err := run(ctx, c...)
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", c[0], c[1], err, tail(out, 2000))
+		}
+		t.Log(strings.TrimSpace(tail(out, 300)))
+	}
+	fi, err := os.Stat(filepath.Join(data, "terrain-mesh", "nrw", "2026-07-20", "tileset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tileset.json %d bytes", fi.Size())
+	w, s := geo.FromUTM(geo.Zone32, fixture.StateE0, fixture.StateN0)
+	e, n := geo.FromUTM(geo.Zone32, fixture.StateE0+fixture.StateW, fixture.StateN0+fixture.StateH)
+	x, y := fixture.StateE0+fixture.StateW/2, fixture.StateN0+fixture.StateH/2
+	lon, lat := geo.FromUTM(geo.Zone32, x, y)
+	und, _ := geoid.Default().Undulation(lon, lat)
+	base := serveInBackground(t, data)
+	tileset := tilesetURL(t, base+"/v1/terrain-mesh/datasets", "datasets", "nrw")
+	stateViews(ctx, t, chromium, cesiumDir, data, tileset, [4]float64{w, s, e, n}, [3]float64{lon, lat, height(x, y) + und})
 }

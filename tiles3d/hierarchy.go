@@ -33,16 +33,18 @@ const (
 	// framed from closer, viewer.zoomTo) fetch a few dozen of these, so
 	// they hold little more than the next levels; only street views reach
 	// the large files near the leaves, and few of them.
-	shallowFileBytes = 4 << 10
+	shallowFileBytes = 8 << 10
 	// SubDir holds the external tilesets, next to tileset.json.
 	SubDir = "sub"
-	// errPerEdge is the ratio of an empty inner tile's edge to its
-	// geometric error. CesiumJS refines a tile while its geometric error
-	// covers more than 16 px (maximumScreenSpaceError), i.e. within about
-	// 3.5 edges of it on an 800 px high view (60° field of view): the
-	// first view of a whole state (camera at about 1.5 times the state's
-	// extent) stops at the second quadtree level, inside tileset.json, and
-	// a street view loads the leaves within a few kilometres.
+	// errPerEdge is the ratio of the edge of an empty tile over content
+	// tiles to its geometric error; coarser empty tiles have their
+	// children's largest error. CesiumJS refines a tile while its
+	// geometric error covers more than 16 px (maximumScreenSpaceError),
+	// i.e. within about 3.5 edges of it on an 800 px high view (60° field
+	// of view): a street view loads the leaves within a few kilometres,
+	// and the coarse tiles refine only near them, so the first view of a
+	// whole state (camera at about 1.5 times the state's extent) opens
+	// nothing but tileset.json.
 	errPerEdge = 20
 )
 
@@ -256,9 +258,10 @@ func writeGrouped(path string, children []*tileJSON, asset map[string]any) (st H
 // quadtree over the centres of their regions: a cell with at most
 // tilesPerCell tiles is an empty tile whose children are those tiles, a
 // larger one splits in four. Empty tiles have the union of their
-// children's regions and a geometric error of their larger edge over
-// errPerEdge, so the first view of a whole state loads no leaf. It returns
-// nil without tiles.
+// children's regions; the geometric error of a tile over content tiles is
+// its larger edge over errPerEdge, of a coarser one its children's largest,
+// so the first view of a whole state loads no leaf and opens no external
+// tileset. It returns nil without tiles.
 func groupTiles(tiles []*tileJSON) *tileJSON {
 	if len(tiles) == 0 {
 		return nil
@@ -307,11 +310,15 @@ func groupCell(tiles []*tileJSON, w, s, dLon, dLat float64, level, x, y int) *ti
 	}
 	r := unionRegion(node.Children)
 	node.BoundingVolume = map[string]any{"region": r}
-	node.GeometricError = regionEdgeM(r) / errPerEdge
+	// As the buildings' cells (cell.geometricError): a tile over content
+	// tiles has its edge over errPerEdge, a coarser one its children's
+	// largest error.
 	for _, c := range node.Children {
-		// Keep the errors decreasing down the tree (a child's at most its
-		// parent's), which the validator checks.
-		node.GeometricError = math.Max(node.GeometricError, c.GeometricError)
+		if len(c.Children) == 0 {
+			node.GeometricError = math.Max(node.GeometricError, regionEdgeM(r)/errPerEdge)
+		} else {
+			node.GeometricError = math.Max(node.GeometricError, c.GeometricError)
+		}
 	}
 	return node
 }

@@ -36,7 +36,7 @@ func tilesetDoc(root *cell, rootM frame, heightModel, attribution string) tilese
 	r.Refine = "ADD"
 	// Twice the root's error, so that CesiumJS opens the root at the
 	// first view of the whole BL.
-	ge := 2 * root.size / errPerEdge
+	ge := 2 * r.GeometricError
 	return tilesetJSON{Asset: assetOf("1.1", "svc build tileset", heightModel, attribution), GeometricError: ge, Root: r}
 }
 
