@@ -29,10 +29,10 @@ const (
 	fileBytes = 64 << 10
 	// shallowFileBytes is the budget of an external tileset rooted at the
 	// last level of tileset.json; it doubles with each level below, up to
-	// fileBytes. Views that refine just past tileset.json (a whole state
-	// framed from closer, viewer.zoomTo) fetch a few dozen of these, so
-	// they hold little more than the next levels; only street views reach
-	// the large files near the leaves, and few of them.
+	// fileBytes. A view refining just past tileset.json (a region of some
+	// tens of km) fetches several of these and wants little more than the
+	// next levels in them; only street views reach the large files near
+	// the leaves, and few of them.
 	shallowFileBytes = 8 << 10
 	// SubDir holds the external tilesets, next to tileset.json.
 	SubDir = "sub"
