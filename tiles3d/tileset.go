@@ -34,9 +34,11 @@ func tilesetDoc(root *cell, rootM frame, heightModel, attribution string) tilese
 		r.Transform = root.abs.matrix() // the root is the only leaf
 	}
 	r.Refine = "ADD"
-	// Twice the root's error, so that CesiumJS opens the root at the
-	// first view of the whole BL.
-	ge := 2 * r.GeometricError
+	// What leaving the whole tileset out costs, as for a parent of the
+	// root: twice the error a tile of the root's edge over leaves has.
+	// CesiumJS looks at the root only once this spans 16 px (a root that
+	// is a leaf has an error of 0 itself).
+	ge := 2 * root.size / errPerEdge
 	return tilesetJSON{Asset: assetOf("1.1", "svc build tileset", heightModel, attribution), GeometricError: ge, Root: r}
 }
 
