@@ -17,6 +17,11 @@
 // see HeightVertical and docs/height-model.md), so every product sits on
 // the quantized-mesh terrain and on any ellipsoidal globe.
 // Bounding volumes are regions (radians, metres).
+//
+// Every tileset is a quadtree of empty tiles over the content tiles,
+// written as tileset.json (its first levels) and external tilesets under
+// SubDir, so that a state-size tileset loads fast (see writeHierarchy and
+// docs/3d-tiles.md).
 package tiles3d
 
 import (

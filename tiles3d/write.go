@@ -2,7 +2,6 @@ package tiles3d
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -69,17 +68,14 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	}
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
-	data, err := json.Marshal(doc)
+	hs, err := writeHierarchy(dir, TilesetFile, doc)
 	if err != nil {
-		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, TilesetFile), data, 0o644); err != nil {
-		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
+		return pack.TilesetInfo{}, err
 	}
 	r := root.region
 	deg := 180 / math.Pi
 	return pack.TilesetInfo{TilesetID: uuid.NewString(), TilesetPath: TilesetFile, TileCount: int64(len(leaves)),
-		TotalBytes: bytes + int64(len(data)), BuildingCount: total,
+		TotalBytes: bytes + hs.JSONBytes, BuildingCount: total,
 		BoundingVolume: []float64{r[0] * deg, r[1] * deg, r[2] * deg, r[3] * deg}}, nil
 }
 
