@@ -115,20 +115,21 @@ the newest other published snapshot of the BL are copied from it instead of pars
 	}
 	commonFlags(c, &o)
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS, building ids or position say they belong to another BL")
-	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings and the skipped files to this file, with why (check, surface, coordinate)")
-	c.Flags().IntVar(&o.Workers, "workers", runtime.NumCPU(), "files parsed at once (the pack is the same for any number)")
-	c.Flags().BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
-	c.Flags().BoolVar(&o.Resume, "resume", false, "continue an interrupted import of the same --bl, --snapshot and paths from its last checkpoint")
-	c.Flags().DurationVar(&logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
+	runFlags(c, &o, &report, &logEvery)
 	addEnvHelp(c)
 	return c
 }
 
-// progressBar shows the progress of an import: a bar on a terminal, a
-// line every 10 s elsewhere (see importProgress). It returns a function
-// that ends the display.
-func progressBar(w io.Writer, o *importer.Common, unit string) func() {
-	return importProgress(w, o, "import", unit, defaultLogEvery)
+// runFlags adds the flags every resumable import (lod2, dgm, vegetation)
+// shares, with the same names, defaults and help texts: --workers,
+// --resume, --strict, --report and --progress-interval.
+func runFlags(c *cobra.Command, o *importer.Common, report *string, logEvery *time.Duration) {
+	f := c.Flags()
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "input files handled at once (the pack is the same byte for byte for any number)")
+	f.BoolVar(&o.Resume, "resume", false, "continue the interrupted import of the same --bl, --snapshot and paths from its journal instead of starting over")
+	f.BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
+	f.StringVar(report, "report", "", "write what the import left out or flagged (bad files; LoD2 also invalid and skipped buildings) to this file, with why (TSV)")
+	f.DurationVar(logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
 }
 
 // newProgress returns a progress display on w when w is a terminal, else
