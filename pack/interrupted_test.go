@@ -57,3 +57,48 @@ func TestRemoveInterrupted(t *testing.T) {
 		t.Errorf("the interrupted import's directory is still there: %v", err)
 	}
 }
+
+// TestCommitReusedHash: Commit takes the SHA-256 given to Reuse for a hard
+// link that is still the published file, and hashes a file that replaced
+// the link; the manifest then verifies against the files.
+func TestCommitReusedHash(t *testing.T) {
+	data := t.TempDir()
+	ctx := t.Context()
+	w, err := Create(data, Key{Product: Buildings3D, BL: "he", Snapshot: "2026-07-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(w.Dir(), "a.glb"), []byte("leaf a"), 0o644)
+	os.WriteFile(filepath.Join(w.Dir(), "b.glb"), []byte("leaf b"), 0o644)
+	prev, err := w.Commit(ctx, Manifest{LicenseID: "dl-de-by-2.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prevDir := filepath.Join(data, "buildings", "he", "2026-07-20")
+	w, err = Create(data, Key{Product: Buildings3D, BL: "he", Snapshot: "2026-08-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"a.glb", "b.glb"} {
+		src, dst := filepath.Join(prevDir, name), filepath.Join(w.Dir(), name)
+		if err := os.Link(src, dst); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		fi, _ := os.Stat(src)
+		// A wrong hash shows whether Commit took it or read the file.
+		w.Reuse(dst, fi, "taken-"+prev.Files[i].SHA256[:8])
+	}
+	// b.glb replaced after the link: no longer the published file.
+	os.Remove(filepath.Join(w.Dir(), "b.glb"))
+	os.WriteFile(filepath.Join(w.Dir(), "b.glb"), []byte("leaf B"), 0o644)
+	m, err := w.Commit(ctx, Manifest{LicenseID: "dl-de-by-2.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Files[0].SHA256 != "taken-"+prev.Files[0].SHA256[:8] {
+		t.Errorf("a.glb (still the linked file): %s; want the hash given to Reuse", m.Files[0].SHA256)
+	}
+	if want, _ := fileSHA256(filepath.Join(data, "buildings", "he", "2026-08-01", "b.glb")); m.Files[1].SHA256 != want {
+		t.Errorf("b.glb (replaced): %s; want its own hash %s", m.Files[1].SHA256, want)
+	}
+}
