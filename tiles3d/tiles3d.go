@@ -132,6 +132,11 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 	defer w.Abort()
 	credit := withCredit(src.AttributionText(), o.HeightModel)
 	ru := newReuser(prevDir, o.Stats, "buildings", modelPrint(o.HeightModel), credit)
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	ru.buildings, ru.linked = newBuildingSources(srcs), w.Reuse
 	info, err := write(ctx, st, w.Dir(), o, credit, ru)
 	if err != nil {
 		return pack.Manifest{}, err
