@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: build run demo test vet race bench bench-peers cluster-test soak load fuzz interop-tools clean dist
+.PHONY: build run demo test vet race bench bench-peers cluster-test soak load search-tail fuzz interop-tools clean dist
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
@@ -63,6 +63,10 @@ soak: build
 ## load: start the server on the demo pack and measure each route with wrk
 load: build
 	scripts/load.sh
+
+## search-tail: the bbox search's p50/p99, GC count and STW under wrk, per GC policy (BASELINE=old-binary to compare)
+search-tail: build
+	scripts/search-tail.sh
 
 ## fuzz: run every fuzz target briefly (FUZZTIME per target)
 FUZZTIME ?= 15s

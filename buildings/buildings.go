@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/catalog"
@@ -117,18 +118,46 @@ type Page struct {
 	// Damaged are the states skipped because their data is damaged; the
 	// page holds the others' surfaces.
 	Damaged []*lod2store.DamagedError
+	// pooled is the slice Hits was taken from, returned by Release.
+	pooled *[]lod2store.FedHit
+}
+
+// hitSlices recycles the hits of pages: a page of limit 1000 holds 80 KB
+// of them, which would otherwise be garbage after every request.
+var hitSlices = sync.Pool{New: func() any { return new([]lod2store.FedHit) }}
+
+// maxPooledHits bounds the slices kept: an OGC page of 10,000 hits is
+// rare and is left to the garbage collector.
+const maxPooledHits = 4096
+
+// Release gives the page's hits back for the next search; p.Hits must not
+// be used afterwards. A page not released is simply garbage.
+func (p *Page) Release() {
+	if p.pooled == nil {
+		return
+	}
+	hits := p.Hits[:cap(p.Hits)]
+	if cap(hits) <= maxPooledHits {
+		clear(hits) // keep no gml:id strings alive
+		*p.pooled = hits[:0]
+		hitSlices.Put(p.pooled)
+	}
+	p.Hits, p.pooled = nil, nil
 }
 
 // Search runs the federated search over srcs: the surfaces f admits that
 // meet bbox (WGS84), after position after, at most limit, in the federated
 // order (lod2store.SearchFiltered). Errors wrap lod2store.ErrCursor for a cursor
-// that is not one of srcs' surfaces.
+// that is not one of srcs' surfaces. Release the page once it is written.
 func Search(ctx context.Context, srcs []lod2store.Source, bbox geo.BBox, after lod2store.Position, limit int, f lod2store.Filter) (Page, error) {
-	hits, next, damaged, err := lod2store.SearchFiltered(ctx, srcs, bbox, after, limit, f)
+	pooled := hitSlices.Get().(*[]lod2store.FedHit)
+	hits, next, damaged, err := lod2store.AppendSearch(ctx, (*pooled)[:0], srcs, bbox, after, limit, f)
 	if err != nil {
+		clear((*pooled)[:cap(*pooled)])
+		hitSlices.Put(pooled)
 		return Page{}, err
 	}
-	return Page{Hits: hits, Next: next, Damaged: damaged}, nil
+	return Page{Hits: hits, Next: next, Damaged: damaged, pooled: pooled}, nil
 }
 
 // Surface returns surface sid of the source of BL code in srcs. Errors

@@ -138,55 +138,104 @@ func (fm *Form) Write(b *bytes.Buffer, f *Feature, crs geo.CRS) error {
 // lon, lat, z text) in crs: metres with 3 decimals, degrees with 8. Stored
 // text that is not MultiPolygon coordinates is an error wrapping
 // lod2store.ErrCorrupt.
+//
+// Other CRS than CRS84 are converted while the text is scanned, position by
+// position, without decoding it into slices first (a page of 100 surfaces
+// was 2,700 allocations through encoding/json). The numbers are read by
+// strconv.ParseFloat, as encoding/json reads them, so the output is the
+// same.
 func writeCoords(b *bytes.Buffer, coords []byte, crs geo.CRS) error {
 	if crs == geo.CRS84 {
 		b.Write(coords)
 		return nil
 	}
-	var mp [][][][]float64
-	if err := json.Unmarshal(coords, &mp); err != nil {
-		return fmt.Errorf("%w: stored coordinates: %v", lod2store.ErrCorrupt, err)
-	}
 	prec := 8
 	if crs.Projected() {
 		prec = 3
 	}
-	buf := make([]byte, 0, 32)
-	b.WriteByte('[')
-	for i, poly := range mp {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		for j, ring := range poly {
-			if j > 0 {
+	corrupt := func(what string) error {
+		return fmt.Errorf("%w: stored coordinates: %s", lod2store.ErrCorrupt, what)
+	}
+	var (
+		depth int        // arrays open
+		pos   [3]float64 // the numbers of the position being read
+		n     int        // how many it has
+		after bool       // a value was just completed at this depth (a ',' or ']' must follow)
+		done  bool       // the outer array is closed
+	)
+	for i := 0; i < len(coords); i++ {
+		c := coords[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case done:
+			return corrupt("text after the coordinates")
+		case c == '[':
+			if depth == 4 || after {
+				return corrupt("not MultiPolygon coordinates")
+			}
+			if depth++; depth == 4 {
+				n = 0
+			} else {
+				b.WriteByte('[')
+			}
+		case c == ',':
+			if !after || depth == 0 {
+				return corrupt("a stray ','")
+			}
+			after = false
+			if depth < 4 {
 				b.WriteByte(',')
 			}
-			b.WriteByte('[')
-			for k, p := range ring {
-				if len(p) < 2 {
-					return fmt.Errorf("%w: stored coordinates: a position of %d numbers", lod2store.ErrCorrupt, len(p))
+		case c == ']':
+			if depth == 0 || !after && (depth == 4 || b.Bytes()[b.Len()-1] != '[') {
+				return corrupt("a stray ']'")
+			}
+			if depth == 4 {
+				if n < 2 {
+					return fmt.Errorf("%w: stored coordinates: a position of %d numbers", lod2store.ErrCorrupt, n)
 				}
-				if k > 0 {
-					b.WriteByte(',')
-				}
-				x, y := crs.FromWGS84(p[0], p[1])
-				b.WriteByte('[')
-				b.Write(strconv.AppendFloat(buf[:0], round(x, prec), 'f', -1, 64))
-				b.WriteByte(',')
-				b.Write(strconv.AppendFloat(buf[:0], round(y, prec), 'f', -1, 64))
-				if len(p) > 2 {
-					b.WriteByte(',')
-					b.Write(strconv.AppendFloat(buf[:0], p[2], 'f', -1, 64))
-				}
+				writePosition(b, pos[:min(n, 3)], crs, prec)
+			} else {
 				b.WriteByte(']')
 			}
-			b.WriteByte(']')
+			depth--
+			after, done = true, depth == 0
+		case depth == 4 && !after && (c == '-' || c >= '0' && c <= '9'):
+			j := i + 1
+			for j < len(coords) && (coords[j] >= '0' && coords[j] <= '9' || coords[j] == '.' || coords[j] == 'e' || coords[j] == 'E' || coords[j] == '+' || coords[j] == '-') {
+				j++
+			}
+			v, err := strconv.ParseFloat(string(coords[i:j]), 64)
+			if err != nil {
+				return corrupt("a malformed number")
+			}
+			if n < len(pos) {
+				pos[n] = v
+			}
+			n++
+			i, after = j-1, true
+		default:
+			return corrupt("not MultiPolygon coordinates")
 		}
-		b.WriteByte(']')
+	}
+	if !done {
+		return corrupt("unterminated")
+	}
+	return nil
+}
+
+// writePosition writes one position converted from WGS84 to crs.
+func writePosition(b *bytes.Buffer, p []float64, crs geo.CRS, prec int) {
+	x, y := crs.FromWGS84(p[0], p[1])
+	b.WriteByte('[')
+	b.Write(strconv.AppendFloat(b.AvailableBuffer(), round(x, prec), 'f', -1, 64))
+	b.WriteByte(',')
+	b.Write(strconv.AppendFloat(b.AvailableBuffer(), round(y, prec), 'f', -1, 64))
+	if len(p) > 2 {
+		b.WriteByte(',')
+		b.Write(strconv.AppendFloat(b.AvailableBuffer(), p[2], 'f', -1, 64))
 	}
 	b.WriteByte(']')
-	return nil
 }
 
 // WriteJSONString writes s as a JSON string. Ids are nearly always plain

@@ -90,7 +90,7 @@ func newBuildTerrainMesh() *cobra.Command {
 		Long: `terrain-mesh samples every DGM tile of the newest published terrain snapshot of the BL on a
 lattice at least as fine as its pixels, triangulates it as a right-triangulated irregular network (RTIN) whose
 vertical error against the samples is at most --tolerance metres, and writes one b3dm tile with a
-Draco-compressed glTF per DGM tile plus a single-level quadtree tileset.json into
+Draco-compressed glTF per DGM tile plus a quadtree tileset.json (external tilesets under sub/ for a large BL) into
 <data>/terrain-mesh/<bl>/<snapshot>/ (published as /v1/terrain-mesh/datasets). Heights are ellipsoidal
 (DHHN2016 plus the undulation of --geoid, default the embedded German quasigeoid GCG2016).`,
 		Args: cobra.NoArgs,

@@ -227,6 +227,9 @@ func newCesiumPage(t *testing.T, cesiumDir string) *cesiumPage {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "index.html"))
 	})
+	mux.HandleFunc("GET /state.html", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "state.html"))
+	})
 	mux.Handle("GET /Cesium/", http.StripPrefix("/Cesium/", http.FileServer(http.Dir(cesiumDir))))
 	mux.HandleFunc("POST /result", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -252,6 +255,18 @@ func newCesiumPage(t *testing.T, cesiumDir string) *cesiumPage {
 // CesiumJS's worker and render loop take minutes) until the page posts its
 // report, then its process group is killed.
 func (p *cesiumPage) load(ctx context.Context, t *testing.T, chromium, pageURL string) cesiumReport {
+	t.Helper()
+	body := p.loadPage(ctx, t, chromium, pageURL)
+	var rep cesiumReport
+	if err := json.Unmarshal(body, &rep); err != nil || !rep.Done {
+		t.Fatalf("page report %.500s: %v", body, errors.Join(err, fmt.Errorf("done=%v", rep.Done)))
+	}
+	return rep
+}
+
+// loadPage opens pageURL in headless Chromium and returns the report the
+// page POSTs to ./result.
+func (p *cesiumPage) loadPage(ctx context.Context, t *testing.T, chromium, pageURL string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -281,11 +296,7 @@ func (p *cesiumPage) load(ctx context.Context, t *testing.T, chromium, pageURL s
 	case <-ctx.Done():
 		t.Fatalf("no report from the page: %v\n%s", ctx.Err(), tail(stderr.String(), 2000))
 	}
-	var rep cesiumReport
-	if err := json.Unmarshal(body, &rep); err != nil || !rep.Done {
-		t.Fatalf("page report %.500s: %v", body, errors.Join(err, fmt.Errorf("done=%v", rep.Done)))
-	}
-	return rep
+	return body
 }
 
 func tail(s string, n int) string {

@@ -25,7 +25,7 @@ The pack becomes visible only when the import finished; on any error the previou
 published and nothing of the failed import remains. A running server picks up the new pack on
 SIGHUP or POST /v1/admin/datasets.`,
 	}
-	c.AddCommand(newImportLoD2(), newImportDGM(), newImportVegetation(), newImportOSM())
+	c.AddCommand(newImportLoD2(), newImportDGM(), newImportVegetation(), newImportOSM(), newImportPrune())
 	c.PersistentPreRunE = sweepBefore
 	return c
 }
@@ -115,20 +115,21 @@ the newest other published snapshot of the BL are copied from it instead of pars
 	}
 	commonFlags(c, &o)
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS, building ids or position say they belong to another BL")
-	c.Flags().StringVar(&report, "report", "", "write the invalid and skipped buildings and the skipped files to this file, with why (check, surface, coordinate)")
-	c.Flags().IntVar(&o.Workers, "workers", runtime.NumCPU(), "files parsed at once (the pack is the same for any number)")
-	c.Flags().BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
-	c.Flags().BoolVar(&o.Resume, "resume", false, "continue an interrupted import of the same --bl, --snapshot and paths from its last checkpoint")
-	c.Flags().DurationVar(&logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
+	runFlags(c, &o, &report, &logEvery)
 	addEnvHelp(c)
 	return c
 }
 
-// progressBar shows the progress of an import: a bar on a terminal, a
-// line every 10 s elsewhere (see importProgress). It returns a function
-// that ends the display.
-func progressBar(w io.Writer, o *importer.Common, unit string) func() {
-	return importProgress(w, o, "import", unit, defaultLogEvery)
+// runFlags adds the flags every resumable import (lod2, dgm, vegetation)
+// shares, with the same names, defaults and help texts: --workers,
+// --resume, --strict, --report and --progress-interval.
+func runFlags(c *cobra.Command, o *importer.Common, report *string, logEvery *time.Duration) {
+	f := c.Flags()
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "input files handled at once (the pack is the same byte for byte for any number)")
+	f.BoolVar(&o.Resume, "resume", false, "continue the interrupted import of the same --bl, --snapshot and paths from its journal instead of starting over")
+	f.BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
+	f.StringVar(report, "report", "", "write what the import left out or flagged (bad files; LoD2 also invalid and skipped buildings) to this file, with why (TSV)")
+	f.DurationVar(logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
 }
 
 // newProgress returns a progress display on w when w is a terminal, else
@@ -156,7 +157,10 @@ func sweepBefore(c *cobra.Command, args []string) error {
 	return nil
 }
 
-// reportSweep sweeps data and prints one line per removed directory.
+// reportSweep sweeps data and prints one line per removed directory, and
+// a hint when interrupted imports' work directories have not been written
+// for abandonedAfter (they are never removed unasked: they may hold hours
+// of work for --resume).
 func reportSweep(w io.Writer, data string) {
 	gone, err := pack.Sweep(data)
 	for _, l := range gone {
@@ -165,6 +169,51 @@ func reportSweep(w io.Writer, data string) {
 	if err != nil {
 		fmt.Fprintf(w, "warning: %v\n", err)
 	}
+	list, _ := pack.ListInterrupted(data)
+	n, size := 0, int64(0)
+	for _, in := range list {
+		if !in.Running && time.Since(in.LastWrite) >= abandonedAfter {
+			n, size = n+1, size+in.Bytes
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "note: %d interrupted imports untouched for %s keep %.1f MB (svc verify lists them; svc import prune removes them)\n",
+			n, age(abandonedAfter), float64(size)/1e6)
+	}
+}
+
+// abandonedAfter is the default age from which an interrupted import's
+// work directory counts as abandoned.
+const abandonedAfter = 7 * 24 * time.Hour
+
+func newImportPrune() *cobra.Command {
+	var data string
+	var olderThan time.Duration
+	c := &cobra.Command{
+		Use:   "prune --data DIR [--older-than 168h]",
+		Short: "Remove the work directories of interrupted imports not written for --older-than",
+		Long: `prune removes the work directories (<product>/<bl>/.resume-<snapshot>/) that interrupted imports
+(lod2, dgm, vegetation) keep for --resume, when no import is running in them and nothing in them
+was written for --older-than (default 7 days; 0 removes every one not in use). Their work is lost:
+a later import of that snapshot starts over. Published snapshots are never touched. 'svc verify'
+lists these directories with their size and age. (The .tmp-* directories of dead imports and
+builds need no command: every import and build removes them when it starts.)`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			gone, err := pack.RemoveInterrupted(data, olderThan, time.Now())
+			var n int64
+			for _, l := range gone {
+				n += l.Bytes
+				fmt.Fprintf(c.OutOrStdout(), "removed %s (%.1f MB)\n", l.Dir, float64(l.Bytes)/1e6)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "%d interrupted imports removed, %.1f MB freed\n", len(gone), float64(n)/1e6)
+			return err
+		},
+	}
+	c.Flags().StringVar(&data, "data", "./data", "data directory")
+	c.Flags().DurationVar(&olderThan, "older-than", abandonedAfter, "remove only work directories not written for this long (0: all not in use)")
+	addEnvHelp(c)
+	return c
 }
 
 // printIDs prints how many buildings ids has and the first few of them.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -14,11 +15,13 @@ import (
 
 func newImportOSM() *cobra.Command {
 	var o importer.Common
+	var oo importer.OSMOptions
+	var report string
 	c := &cobra.Command{
-		Use:   "osm --bl BL --snapshot YYYY-MM-DD [--license odbl-1.0] FILE.osm.pbf",
+		Use:   "osm --bl BL --snapshot YYYY-MM-DD [--license odbl-1.0] [--clip-poly FILE.poly] FILE.osm.pbf",
 		Short: "Import an OpenStreetMap extract (.osm.pbf or .osm) for the BL's OSM cover",
-		Long: `osm reads an OpenStreetMap extract of the BL (a Geofabrik .osm.pbf, or OSM XML) in three
-streaming passes (relations, ways, nodes), keeping only what the OSM cover themes need: land-cover
+		Long: `osm reads an OpenStreetMap extract of the BL (a Geofabrik .osm.pbf, or OSM XML) in four
+streaming passes (relations, ways, nodes, ways), keeping only what the OSM cover themes need: land-cover
 areas (multipolygon relations assembled from their member ways, holes included), roads, paths and
 rails with their width, lanes, layer, bridge and tunnel tags, and the coastline. Geometry is
 projected to the BL's UTM zone and cut to the extent of the BL's published DGM (import the DGM
@@ -27,15 +30,24 @@ when the BL has no DGM or the extract does not meet it. Features lying wholly ou
 boundary (BKG VG5000, with a 3 km margin) are left out, so a larger extract (Germany) gives the
 BL's part, and an extract with nothing in the BL is refused, naming the state it lies in
 (--force keeps everything). Relations or areas missing members at the extract's edge are
-skipped and counted; lines cut at the edge keep their pieces. Then run 'svc build osm-cover'
-(it needs the BL's DGM: import it with 'svc import dgm' first).`,
+skipped and counted; lines cut at the edge keep their pieces.
+
+The sea is built from natural=coastline (land on its left). Extracts are cut by a box or a
+polygon, so coastline chains stop at the cut: they are closed along the extract's boundary,
+which is the polygon given with --clip-poly (the osmosis .poly the extract was cut by, e.g.
+Geofabrik's), else the file's header bounds, else the box of the nodes its kept ways use, cut
+to the clip extent.
+Chains ending within 1 km of that boundary (ways cut by osmium's simple or smart strategy) are
+carried to it; a chain that cannot be closed is named with its ways and why in the summary and
+in --report FILE, and left out of the sea. Then run 'svc build osm-cover' (it needs the BL's
+DGM: import it with 'svc import dgm' first).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.LicenseID == "" {
 				o.LicenseID = "odbl-1.0"
 			}
 			start := time.Now()
-			m, err := importer.OSM(c.Context(), o, args[0])
+			m, err := importer.OSMWith(c.Context(), o, args[0], oo)
 			if err != nil {
 				return err
 			}
@@ -48,11 +60,22 @@ skipped and counted; lines cut at the edge keep their pieces. Then run 'svc buil
 			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d features (%s); skipped %d relations and %d ways missing members, %d outside the BL; in %s\n",
 				m.Key(), total, strings.Join(classes, ", "), m.OSM.SkippedRelations, m.OSM.SkippedWays, m.OSM.OutsideExtent,
 				time.Since(start).Round(time.Millisecond))
+			if s := m.OSM.Sea; s != nil {
+				fmt.Fprintln(c.OutOrStdout(), seaSummary(s))
+			}
+			if report != "" {
+				if err := writeOSMReport(report, m.OSM); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "report written to %s\n", report)
+			}
 			fmt.Fprintln(c.OutOrStdout(), osmNext(o.DataDir, m.BL))
 			return nil
 		},
 	}
 	commonFlags(c, &o)
+	c.Flags().StringVar(&oo.ClipPoly, "clip-poly", "", "osmosis .poly file the extract was cut by: the coastline is closed along it (default: the file's header bounds)")
+	c.Flags().StringVar(&report, "report", "", "write what became of the coastline to this file: every chain left out of the sea, its ways and why")
 	c.Flags().BoolVar(&o.Force, "force", false, "keep the features outside the BL's boundary too")
 	c.Flags().Lookup("license").Usage = "licence id (default odbl-1.0, the licence of OpenStreetMap)"
 	addEnvHelp(c)
@@ -71,4 +94,69 @@ func osmNext(dataDir, code string) string {
 	}
 	return fmt.Sprintf("next: the cover is draped on the terrain and %s has no DGM for %s: import one with "+
 		"svc import dgm --data %s --bl %s --snapshot YYYY-MM-DD --license ID FILE..., then %s", dataDir, code, dataDir, code, build)
+}
+
+// seaSummary is the line an OSM import prints about its sea: the polygons
+// and area, the chains closed along which boundary, and each chain left
+// out with its ways and why (the first three; --report lists all).
+func seaSummary(s *pack.OSMSea) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sea: %d polygons, %.2f km², %d of %d coastline chains closed along the %s", s.Polygons, s.AreaM2/1e6, s.Closed, s.Chains, s.Boundary)
+	if s.Snapped > 0 {
+		fmt.Fprintf(&b, " (%d ends cut by the extract carried to it, at most %.0f m)", s.Snapped, s.MaxSnapM)
+	}
+	if s.Warning != "" {
+		b.WriteString("; WARNING: " + s.Warning)
+	}
+	if n := len(s.Unclosed); n > 0 {
+		fmt.Fprintf(&b, "; NOT CLOSED, left out of the sea: %d chains", n)
+		for i, u := range s.Unclosed {
+			if i == 3 {
+				fmt.Fprintf(&b, "; ... (%d more; --report FILE lists all)", n-3)
+				break
+			}
+			fmt.Fprintf(&b, "; ways %s %s (at %.5f,%.5f)", joinIDs(u.Ways, 5), u.Reason, u.Lon, u.Lat)
+		}
+		if s.Boundary != "clip polygon" {
+			b.WriteString("; if the extract was cut by a polygon, pass it with --clip-poly FILE.poly")
+		}
+	}
+	return b.String()
+}
+
+func joinIDs(ids []int64, show int) string {
+	var parts []string
+	for i, id := range ids {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ids)-show))
+			break
+		}
+		parts = append(parts, fmt.Sprint(id))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeOSMReport writes, tab-separated after a header line, every
+// coastline chain left out of the sea (all its ways, where it stops, why)
+// and the summary counts of the import.
+func writeOSMReport(path string, o *pack.OSMInfo) error {
+	var b strings.Builder
+	b.WriteString("# kind\tways\tlon\tlat\treason\n")
+	if s := o.Sea; s != nil {
+		for _, u := range s.Unclosed {
+			fmt.Fprintf(&b, "coastline-not-closed\t%s\t%.7f\t%.7f\t%s\n", joinIDs(u.Ways, len(u.Ways)), u.Lon, u.Lat, u.Reason)
+		}
+		if s.Warning != "" {
+			fmt.Fprintf(&b, "sea-over-land\t\t\t\t%s\n", s.Warning)
+		}
+		fmt.Fprintf(&b, "sea\t\t\t\t%d polygons, %.0f m², %d of %d chains closed along the %s, %d ends carried up to %.1f m\n",
+			s.Polygons, s.AreaM2, s.Closed, s.Chains, s.Boundary, s.Snapped, s.MaxSnapM)
+	} else {
+		b.WriteString("sea\t\t\t\tno coastline in the extract\n")
+	}
+	fmt.Fprintf(&b, "skipped\t\t\t\t%d relations and %d areas missing members or nodes at the extract's edge\n", o.SkippedRelations, o.SkippedWays)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 func newImportDGM() *cobra.Command {
 	var o importer.Common
 	var crs, mode, report string
-	var run importer.RunOptions
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "dgm --bl BL --snapshot YYYY-MM-DD --license ID [--crs EPSG:25832] [--mode convert|mirror|pass-through] [--workers N] [--resume] [--strict] [--report FILE] PATH...",
 		Short: "Import DGM1 terrain tiles (GeoTIFF, XYZ, zip) into a BL terrain pack",
@@ -37,11 +36,11 @@ NoData or 0, many edges between empty land and vegetation), naming what they loo
 ` + rasterRunHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
+			o := o.Normalize()
+			stop := importProgress(c.ErrOrStderr(), &o, "import dgm", "tiles", logEvery)
 			start := time.Now()
 			var sum importer.RasterSummary
-			run.Summary = &sum
-			m, err := importer.DGM(c.Context(), o, importer.DGMOptions{CRS: crs, Mode: importer.Mode(mode), Run: run}, args)
+			m, err := importer.DGM(c.Context(), o, importer.DGMOptions{CRS: crs, Mode: importer.Mode(mode), Summary: &sum}, args)
 			stop()
 			if err != nil {
 				return rasterFailed(err)
@@ -55,7 +54,7 @@ NoData or 0, many edges between empty land and vegetation), naming what they loo
 	c.Flags().StringVar(&crs, "crs", "", "CRS of the tiles: EPSG:25832 or EPSG:25833 (default: the BL's)")
 	c.Flags().StringVar(&mode, "mode", "convert", "convert, mirror or pass-through")
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the tiles lie outside the BL or look like a canopy model")
-	rasterRunFlags(c, &run, &report)
+	runFlags(c, &o, &report, &logEvery)
 	addEnvHelp(c)
 	return c
 }
@@ -64,6 +63,7 @@ func newImportVegetation() *cobra.Command {
 	var o importer.Common
 	var vo importer.VegetationOptions
 	var mode, geoidPath, report string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "vegetation --bl BL --snapshot YYYY-MM-DD --license ID --cdsm PATH... [--tdsm PATH...] [--bridge-mask FILE]",
 		Short: "Import canopy height (CDSM) and crown base (TDSM) rasters into a BL vegetation pack",
@@ -90,11 +90,12 @@ smooth and gapless), naming what they look like; --force imports them anyway.
 			if vo.HeightModel, err = loadGeoid(geoidPath); err != nil {
 				return err
 			}
-			stop := progressBar(c.ErrOrStderr(), &o, "tiles")
+			o := o.Normalize()
+			stop := importProgress(c.ErrOrStderr(), &o, "import vegetation", "tiles", logEvery)
 			start := time.Now()
 			vo.Mode = importer.Mode(mode)
 			var sum importer.RasterSummary
-			vo.Run.Summary = &sum
+			vo.Summary = &sum
 			m, err := importer.Vegetation(c.Context(), o, vo)
 			stop()
 			if err != nil {
@@ -118,7 +119,7 @@ smooth and gapless), naming what they look like; --force imports them anyway.
 	c.Flags().StringVar(&vo.BridgeMask, "bridge-mask", "", "GeoJSON of bridge-deck polygons whose pixels (1.0 m buffer) become NoData")
 	c.Flags().Float64Var(&vo.ToleranceM, "tolerance", 0.5, "maximum vertical error of the plantcover mesh in metres")
 	geoidFlag(c.Flags(), &geoidPath)
-	rasterRunFlags(c, &vo.Run, &report)
+	runFlags(c, &o, &report, &logEvery)
 	addEnvHelp(c)
 	return c
 }
@@ -132,41 +133,29 @@ is done and checked against the journal. After a kill, a full disk or an error, 
 command with --resume: finished tiles are not converted again. Tiles whose source bytes are
 unchanged since the BL's previous snapshot (SHA-256 of the source, same mode, CRS and mask) are
 linked from it instead of converted. A bad source (unreadable, wrong CRS, no georeferencing) is
-skipped and named with its reason in the summary and in --report, unless --strict.`
+skipped and named with its reason in the summary and in --report, unless --strict. Progress
+goes to stderr: a bar on a terminal, else a line every --progress-interval.`
 
-// rasterRunFlags adds --workers, --resume, --strict and --report.
-func rasterRunFlags(c *cobra.Command, run *importer.RunOptions, report *string) {
-	f := c.Flags()
-	f.IntVar(&run.Workers, "workers", runtime.NumCPU(), "tiles converted at once")
-	f.BoolVar(&run.Resume, "resume", false, "continue an interrupted import of this snapshot without redoing its finished tiles")
-	f.BoolVar(&run.Strict, "strict", false, "stop at the first bad source instead of skipping it")
-	f.StringVar(report, "report", "", "write the skipped sources with why to this file (TSV)")
-}
-
-// printRasterSummary says what the import reused and skipped and writes
-// the --report.
+// printRasterSummary says what the import converted, reused and resumed,
+// lists the bad sources left out as the LoD2 import lists its bad files
+// and writes them to the --report in the LoD2 report's columns (no id,
+// status bad-file, the source, why).
 func printRasterSummary(w io.Writer, s importer.RasterSummary, report string) error {
 	fmt.Fprintf(w, "%d tiles converted, %d reused from the previous snapshot (unchanged source), %d resumed\n",
 		s.Converted, s.Reused, s.Resumed)
-	for i, k := range s.Skipped {
-		if i == 10 {
-			fmt.Fprintf(w, "... and %d more skipped (see --report)\n", len(s.Skipped)-i)
-			break
-		}
-		fmt.Fprintf(w, "skipped %s: %s\n", k.Name, k.Reason)
-	}
+	printBadFiles(w, s.BadFiles)
 	if report == "" {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("# source\tstatus\treason\n")
-	for _, k := range s.Skipped {
-		fmt.Fprintf(&b, "%s\tskipped\t%s\n", k.Name, strings.ReplaceAll(k.Reason, "\t", " "))
+	b.WriteString("# tile\tstatus\tsource\treason\n")
+	for _, f := range s.BadFiles {
+		fmt.Fprintf(&b, "\tbad-file\t%s\t%s\n", f.Name, oneLine(f.Reason))
 	}
 	if err := os.WriteFile(report, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	fmt.Fprintf(w, "skipped sources written to %s\n", report)
+	fmt.Fprintf(w, "bad files written to %s\n", report)
 	return nil
 }
 

@@ -99,11 +99,11 @@ func TestRasterImportKilledResumes(t *testing.T) {
 	if resumed < done || conv+resumed != n {
 		t.Errorf("resumed %d and converted %d of %d tiles after %d were journaled:\n%s", resumed, conv, n, done, out)
 	}
-	if !strings.Contains(out, "skipped "+filepath.Join(src, "damaged.tif")+": ") {
+	if !strings.Contains(out, "  "+filepath.Join(src, "damaged.tif")+": ") {
 		t.Errorf("the damaged file is not named in the summary:\n%s", out)
 	}
 	rep, err := os.ReadFile(report)
-	if err != nil || !strings.Contains(string(rep), "damaged.tif\tskipped\t") {
+	if err != nil || !strings.Contains(string(rep), "\tbad-file\t"+filepath.Join(src, "damaged.tif")+"\t") {
 		t.Errorf("report: %v\n%s", err, rep)
 	}
 	pm, err := pack.ReadManifest(filepath.Join(base, "2026-07-20"))

@@ -35,6 +35,7 @@ type serveOptions struct {
 	keylessLimit, trialMintsPerIP, batchMaxPoints                       int
 	trialMinting, publicSourceURL                                       bool
 	rasterCacheMB                                                       int
+	memoryLimit, gcHeadroom                                             string
 	stateURL                                                            string
 	init                                                                bool
 	quiet                                                               bool
@@ -50,7 +51,13 @@ func newServe() *cobra.Command {
 artefacts under /tiles/. It publishes a pack only once its import finished.
 
 Signals: SIGHUP rescans the data directory; SIGTERM and SIGINT stop accepting connections,
-let requests in flight finish (up to 30 s) and exit.`,
+let requests in flight finish (up to 30 s) and exit.
+
+Garbage collection: the heap may grow by at least --gc-headroom between collections (GOGC is
+set after each one to 100 x max(live heap, headroom) / live heap), under a soft memory limit
+(--memory-limit; auto: 3/4 of the cgroup's memory limit, else 1/2 of the machine's memory).
+A GOGC in the environment turns the headroom off; a GOMEMLIMIT stands unless --memory-limit
+is given. The start-up log line "gc policy" shows what applies (docs/performance.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.out = c.ErrOrStderr()
@@ -76,6 +83,10 @@ let requests in flight finish (up to 30 s) and exit.`,
 	f.BoolVar(&o.publicSourceURL, "public-source-url", false, "show the packs' source_url in the manifest.json the tile host serves")
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
+	f.StringVar(&o.memoryLimit, "memory-limit", "auto", "soft memory limit of the Go runtime: auto (3/4 of the cgroup limit, else 1/2 of the machine's memory; "+
+		"GOMEMLIMIT when set), off, a size (2GiB, 1500MB) or a percentage of the memory (50%)")
+	f.StringVar(&o.gcHeadroom, "gc-headroom", defaultGCHeadroom, "least heap growth between garbage collections (a size, or off for Go's GOGC=100; "+
+		"a GOGC in the environment turns it off)")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.BoolVar(&o.quiet, "quiet", false, "do not print the welcome text (address, data, example URLs) at start")
@@ -103,6 +114,12 @@ func runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	gc, err := planGCPolicy(o.memoryLimit, o.gcHeadroom, systemGCEnv)
+	if err != nil {
+		return err
+	}
+	defer applyGCPolicy(gc)()
+	log.Info("gc policy", gc.describe()...)
 	var proxies []netip.Prefix
 	for _, cidr := range o.trustedProxies {
 		p, err := netip.ParsePrefix(strings.TrimSpace(cidr))

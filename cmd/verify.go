@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +18,11 @@ func newVerify() *cobra.Command {
 		Long: `verify reads every file of every pack in the data directory and compares it with the size and
 SHA-256 its manifest recorded at import. It prints one line per pack, and for a damaged pack one line
 per damaged file, and exits with status 1 when anything is damaged (for monitoring and backups). Packs
-imported before checksums existed are checked by size only.`,
+imported before checksums existed are checked by size only.
+
+It then lists the work directories of interrupted imports (<product>/<bl>/.resume-<snapshot>/)
+with their size and when they were last written; 'svc import ... --resume' continues one, 'svc
+import prune' removes those no import has touched for a while. They are not damage.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			out := c.OutOrStdout()
@@ -41,6 +47,7 @@ imported before checksums existed are checked by size only.`,
 					fmt.Fprintf(out, "        %s/%s: %s\n", f.Dir, d.Path, d.Problem)
 				}
 			}
+			printInterrupted(out, data, time.Now())
 			if bad > 0 {
 				return fmt.Errorf("%d of %d packs damaged: re-import them (the import keeps the previous snapshot until it finishes)", bad, checked)
 			}
@@ -51,4 +58,35 @@ imported before checksums existed are checked by size only.`,
 	c.Flags().StringVar(&data, "data", "./data", "data directory")
 	addEnvHelp(c)
 	return c
+}
+
+// printInterrupted lists the interrupted imports' work directories of
+// data, one line each, e.g.
+//
+//	INTERRUPTED terrain/he/2026-07-20: 812.4 MB, last written 9d4h ago (.../.resume-2026-07-20)
+func printInterrupted(w io.Writer, data string, now time.Time) {
+	list, err := pack.ListInterrupted(data)
+	for _, in := range list {
+		state := "last written " + age(now.Sub(in.LastWrite)) + " ago"
+		if in.Running {
+			state = "an import is running in it"
+		}
+		fmt.Fprintf(w, "INTERRUPTED %s: %.1f MB, %s (%s)\n", in.Key, float64(in.Bytes)/1e6, state, in.Dir)
+	}
+	if len(list) > 0 {
+		fmt.Fprintf(w, "%d interrupted imports: the same import command with --resume continues one; svc import prune --older-than DURATION removes them\n", len(list))
+	}
+	if err != nil {
+		fmt.Fprintf(w, "warning: %v\n", err)
+	}
+}
+
+// age formats d in days and hours from a day on (9d4h), else as Go does
+// to the second.
+func age(d time.Duration) string {
+	if d < 24*time.Hour {
+		return d.Round(time.Second).String()
+	}
+	days := int(d / (24 * time.Hour))
+	return fmt.Sprintf("%dd%dh", days, int((d-time.Duration(days)*24*time.Hour)/time.Hour))
 }

@@ -228,8 +228,8 @@ func importRasters(ctx context.Context, o Options, s Site) error {
 		return err
 	}
 	o.Log("dgm  %-3s %d tiles (%s, %s)", s.BL, m.Terrain.TileCount, m.Terrain.Source, m.CRS)
-	c.SourceURL = fileURL(cdsm)
-	vo := importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}, Run: importer.RunOptions{Workers: 1}}
+	c.SourceURL, c.Workers = fileURL(cdsm), 1
+	vo := importer.VegetationOptions{Mode: mode, CDSM: []string{cdsm}, TDSM: []string{tdsm}}
 	if s.BL == BridgeBL {
 		if vo.BridgeMask, err = writeBridgeMask(dir, s); err != nil {
 			return err

@@ -46,7 +46,8 @@ type DGMOptions struct {
 	CRS    string // EPSG:25832 or EPSG:25833; "" means the BL's usual CRS
 	Mode   Mode   // "" means ModeConvert
 	Client *http.Client
-	Run    RunOptions
+	// Summary, when set, receives what the import did tile by tile.
+	Summary *RasterSummary
 }
 
 // DGM imports DGM1 terrain tiles (paths: GeoTIFF files, XYZ files, .gz,
@@ -60,7 +61,7 @@ func DGM(ctx context.Context, c Common, o DGMOptions, paths []string) (_ pack.Ma
 	if err != nil {
 		return pack.Manifest{}, err
 	}
-	lc.client, lc.run = o.Client, o.Run
+	lc.client, lc.summary = o.Client, o.Summary
 	key := pack.Key{Product: pack.Terrain, BL: c.BL, Snapshot: c.Snapshot}
 	if err := lc.start(key); err != nil {
 		return pack.Manifest{}, err
@@ -102,14 +103,15 @@ type rasterImport struct {
 	zone    geo.Zone
 	mode    Mode
 	client  *http.Client
-	mask    *bridgeMask // vegetation: bridge decks to blank out, or nil
-	maskSHA string      // SHA-256 of the bridge mask file
-	place   *placeCheck // where the tiles lie
-	role    *roleStats  // pixel samples of the layer being imported
-	run     RunOptions
-	work    *rasterWork // nil in pass-through mode
-	recipe  string      // how a source becomes a tile, for reuse
-	mu      sync.Mutex  // guards prog, last and the summary
+	mask    *bridgeMask    // vegetation: bridge decks to blank out, or nil
+	maskSHA string         // SHA-256 of the bridge mask file
+	place   *placeCheck    // where the tiles lie
+	role    *roleStats     // pixel samples of the layer being imported
+	workers int            // Common.Workers, or runtime.NumCPU()
+	summary *RasterSummary // or nil
+	work    *rasterWork    // nil in pass-through mode
+	recipe  string         // how a source becomes a tile, for reuse
+	mu      sync.Mutex     // guards prog, last and the summary
 	prog    Progress
 	last    time.Time
 }

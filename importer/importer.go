@@ -31,17 +31,21 @@ type Common struct {
 	// Force imports data whose CRS or building ids say it belongs to
 	// another BL than BL (see ErrWrongBL).
 	Force bool
-	// Summary, when set, receives what a LoD2 import left out or flagged.
+	// Summary, when set, receives what a LoD2 import left out or flagged
+	// (raster imports: DGMOptions.Summary, VegetationOptions.Summary).
 	Summary *LoD2Summary
-	// Workers is how many files a LoD2 import parses at once; 0 means
-	// runtime.NumCPU(). The pack does not depend on it.
+	// Workers is how many files (LoD2) or tiles (rasters) an import
+	// handles at once; 0 means runtime.NumCPU(). The pack does not depend
+	// on it.
 	Workers int
-	// Strict fails a LoD2 import at its first bad file instead of leaving
-	// the file out (see LoD2Summary.BadFiles).
+	// Strict fails an import at its first bad file instead of leaving the
+	// file out (LoD2Summary.BadFiles, RasterSummary.BadFiles).
 	Strict bool
-	// Resume continues an interrupted LoD2 import of the same BL, snapshot
-	// and inputs from its last checkpoint; without it such an import is
-	// discarded and the import starts over (LoD2Summary.Restarted).
+	// Resume continues an interrupted import of the same BL and snapshot
+	// from its journal: LoD2 from its last checkpoint (same inputs, else
+	// the import starts over, LoD2Summary.Restarted), rasters without
+	// converting again the tiles whose source is unchanged. Without it
+	// such an import is discarded and the import starts afresh.
 	Resume bool
 }
 
@@ -60,7 +64,7 @@ type Progress struct {
 	Files, FilesTotal int
 	Bytes, BytesTotal int64
 	Buildings, Tiles  int64
-	BadFiles          int   // input files skipped as bad
+	BadFiles          int   // input files (LoD2) or raster sources skipped as bad
 	BytesResumed      int64 // of Bytes, done by an interrupted import (Common.Resume)
 }
 

@@ -37,7 +37,35 @@ const OSMAttribution = osmdata.Attribution
 // or truncated, no way in it, nothing inside the BL (ErrWrongBL, naming the
 // state the extract lies in).
 func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
+	return OSMWith(ctx, c, file, OSMOptions{})
+}
+
+// OSMOptions are the options of an OSM import beyond Common.
+type OSMOptions struct {
+	// ClipPoly is the osmosis .poly file the extract was cut by (as
+	// Geofabrik publishes beside its extracts); open coastline chains are
+	// closed along it. Empty: along the file's header bounds, else the
+	// extent of its nodes.
+	ClipPoly string
+}
+
+// OSMWith is OSM with options. A ClipPoly that cannot be read or parsed is
+// an ErrOptions error naming the file and line.
+func OSMWith(ctx context.Context, c Common, file string, oo OSMOptions) (pack.Manifest, error) {
 	c = c.Normalize()
+	var boundary *osmdata.Poly
+	if oo.ClipPoly != "" {
+		f, err := os.Open(oo.ClipPoly)
+		if err != nil {
+			return pack.Manifest{}, fmt.Errorf("%w: --clip-poly %s: %v", ErrOptions, oo.ClipPoly, errors.Unwrap(err))
+		}
+		p, err := osmdata.ParsePoly(f)
+		f.Close()
+		if err != nil {
+			return pack.Manifest{}, fmt.Errorf("%w: --clip-poly %s: %v", ErrOptions, oo.ClipPoly, err)
+		}
+		boundary = &p
+	}
 	st, err := c.check()
 	if err != nil {
 		return pack.Manifest{}, err
@@ -80,11 +108,11 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 	}
 	defer fw.f.Close()
 	open := func() (io.ReadCloser, error) { return os.Open(file) }
-	stats, err := osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Clip: terrainExtent(c.DataDir, c.BL), Keep: keep, XML: xml}, fw.write)
+	stats, err := osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Clip: terrainExtent(c.DataDir, c.BL), Keep: keep, XML: xml, Boundary: boundary}, fw.write)
 	if errors.Is(err, osmdata.ErrOutside) && stats.Clip != nil && tally.Len() == 0 {
 		// The extract does not meet the BL's DGM: it is judged by the
 		// state's boundary alone (the DGM is not the state).
-		stats, err = osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Keep: keep, XML: xml}, fw.write)
+		stats, err = osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Keep: keep, XML: xml, Boundary: boundary}, fw.write)
 	}
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
@@ -120,6 +148,14 @@ func OSM(ctx context.Context, c Common, file string) (pack.Manifest, error) {
 		SkippedRelations: stats.SkippedRelations, SkippedWays: stats.SkippedWays, OutsideExtent: stats.OutsideExtent}
 	if b := stats.Clip; b != nil {
 		m.OSM.ClipUTM = []float64{b.MinX, b.MinY, b.MaxX, b.MaxY}
+	}
+	if s := stats.Sea; s != nil {
+		m.OSM.Sea = &pack.OSMSea{Boundary: s.Boundary, Polygons: s.Polygons, AreaM2: s.AreaM2, Chains: s.Chains,
+			Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: math.Round(s.MaxSnapM*10) / 10,
+			RoadsInSea: s.RoadsInSea, RoadsProbed: s.RoadsProbed, Warning: s.Warning}
+		for _, u := range s.Unclosed {
+			m.OSM.Sea.Unclosed = append(m.OSM.Sea.Unclosed, pack.OSMUnclosed(u))
+		}
 	}
 	return w.Commit(ctx, m)
 }

@@ -99,11 +99,11 @@ func TestRasterImportWorkersSameBytes(t *testing.T) {
 	sums := map[int][2]map[string]string{}
 	for _, n := range []int{1, 3} {
 		data := t.TempDir()
-		c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
-		if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Workers: n}}, dgm); err != nil {
+		c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0", Workers: n}
+		if _, err := DGM(context.Background(), c, DGMOptions{}, dgm); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Vegetation(context.Background(), c, VegetationOptions{CDSM: cdsm, Run: RunOptions{Workers: n}}); err != nil {
+		if _, err := Vegetation(context.Background(), c, VegetationOptions{CDSM: cdsm}); err != nil {
 			t.Fatal(err)
 		}
 		sums[n] = [2]map[string]string{
@@ -145,7 +145,7 @@ func BenchmarkImportDGMProcs(b *testing.B) {
 		b.Run(fmt.Sprintf("procs=%d", p), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 			data := b.TempDir()
-			c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
+			c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0", Workers: p}
 			b.SetBytes(size)
 			b.ReportAllocs()
 			cpu := testtool.CPUTime()
@@ -154,7 +154,7 @@ func BenchmarkImportDGMProcs(b *testing.B) {
 				if err := os.RemoveAll(filepath.Join(data, string(pack.Terrain))); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Workers: p}}, paths); err != nil {
+				if _, err := DGM(context.Background(), c, DGMOptions{}, paths); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -16,36 +16,14 @@ import (
 	"github.com/svc-geodata/svc/terrain"
 )
 
-// RunOptions say how a raster import runs.
-type RunOptions struct {
-	// Workers is the number of tiles converted at once (default
-	// runtime.NumCPU()). The pack is the same byte for byte whatever the
-	// number: tiles are placed by name, never in the order they finish.
-	Workers int
-	// Resume continues the interrupted import of the same BL and snapshot
-	// from its journal instead of starting afresh: tiles whose source is
-	// unchanged are not converted again.
-	Resume bool
-	// Strict stops at the first bad source; by default a bad source is
-	// skipped and named with its reason in Summary.
-	Strict bool
-	// Summary, when set, receives what the import did tile by tile.
-	Summary *RasterSummary
-}
-
 // RasterSummary is what a raster import did with its sources.
 type RasterSummary struct {
 	Converted int // tiles converted (or copied, mirror mode) from their source
 	Resumed   int // tiles an interrupted import had finished (--resume)
 	Reused    int // tiles linked from the previous snapshot: same source bytes and recipe
-	// Skipped lists the bad sources left out, with why (never with Strict).
-	Skipped []SkippedSource
-}
-
-// SkippedSource is a source a raster import left out.
-type SkippedSource struct {
-	Name   string // path, or archive.zip!entry
-	Reason string
+	// BadFiles lists the bad sources left out, with why, in input order
+	// (never with Common.Strict); the LoD2 import's type.
+	BadFiles []BadFile
 }
 
 // How a tile came to be.
@@ -67,14 +45,14 @@ type tileResult struct {
 // start opens the work directory (not for pass-through, which writes no
 // tiles).
 func (ri *rasterImport) start(key pack.Key) error {
-	if ri.run.Workers <= 0 {
-		ri.run.Workers = runtime.NumCPU()
+	if ri.workers = ri.c.Workers; ri.workers <= 0 {
+		ri.workers = runtime.NumCPU()
 	}
 	ri.recipe = fmt.Sprintf("%s|EPSG:%d|%s", ri.mode, ri.epsg, cogRecipe)
 	if ri.mode == ModePassThrough {
 		return nil
 	}
-	wk, err := openWork(ri.c.DataDir, key, ri.run.Resume)
+	wk, err := openWork(ri.c.DataDir, key, ri.c.Resume)
 	if err != nil {
 		return err
 	}
@@ -108,11 +86,11 @@ func (ri *rasterImport) assemble(dir string, recs []tileRecord) error {
 	if ri.work == nil {
 		return nil
 	}
-	return ri.work.assemble(dir, recs, ri.run.Workers)
+	return ri.work.assemble(dir, recs, ri.workers)
 }
 
 // layer imports the sources of one layer (sub is its directory in the
-// pack) with ri.run.Workers at once and returns its tiles and their
+// pack) with ri.workers at once and returns its tiles and their
 // records in name order. Bad sources are skipped (or stop the import with
 // Strict); a layer with no good source fails.
 func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) ([]terrain.Tile, []tileRecord, error) {
@@ -144,13 +122,13 @@ func (ri *rasterImport) layer(ctx context.Context, sub string, paths []string) (
 	return ri.collect(sub, ins, res)
 }
 
-// inputs makes the tiles of ins, ri.run.Workers at once, and returns
+// inputs makes the tiles of ins, ri.workers at once, and returns
 // their outcomes in input order. It stops at the first write failure, at
 // a bad source with Strict, and when ctx ends.
 func (ri *rasterImport) inputs(ctx context.Context, sub string, ins []rasterInput) ([]tileResult, error) {
 	res := make([]tileResult, len(ins))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(ri.run.Workers)
+	g.SetLimit(ri.workers)
 	for i, in := range ins {
 		if gctx.Err() != nil {
 			break
@@ -159,7 +137,7 @@ func (ri *rasterImport) inputs(ctx context.Context, sub string, ins []rasterInpu
 			r := ri.input(gctx, sub, in)
 			if r.how == tileSkipped {
 				var ioe ioError
-				if ri.run.Strict || errors.As(r.err, &ioe) || gctx.Err() != nil {
+				if ri.c.Strict || errors.As(r.err, &ioe) || gctx.Err() != nil {
 					return fmt.Errorf("importer: %s: %w", in.name, r.err)
 				}
 			}
@@ -193,7 +171,9 @@ func (ri *rasterImport) done(in rasterInput, r *tileResult) {
 	ri.prog.File = in.name
 	ri.prog.Files++
 	ri.prog.Bytes += in.size
-	if r.how != tileSkipped {
+	if r.how == tileSkipped {
+		ri.prog.BadFiles++
+	} else {
 		ri.prog.Tiles++
 	}
 	ri.report(false)
@@ -204,10 +184,10 @@ func (ri *rasterImport) done(in rasterInput, r *tileResult) {
 func (ri *rasterImport) collect(sub string, ins []rasterInput, res []tileResult) ([]terrain.Tile, []tileRecord, error) {
 	tiles := make([]terrain.Tile, 0, len(ins))
 	recs := make([]tileRecord, 0, len(ins))
-	var skipped []SkippedSource
+	var skipped []BadFile
 	for i, r := range res {
 		if r.how == tileSkipped {
-			skipped = append(skipped, SkippedSource{Name: ins[i].name, Reason: r.err.Error()})
+			skipped = append(skipped, BadFile{Name: ins[i].name, Reason: r.err.Error()})
 			continue
 		}
 		tiles = append(tiles, r.rec.Tile)
@@ -217,8 +197,8 @@ func (ri *rasterImport) collect(sub string, ins []rasterInput, res []tileResult)
 		ri.place.addBBox(ins[i].name, ri.zone, r.rec.Tile.BBox)
 		ri.count(r.how)
 	}
-	if s := ri.run.Summary; s != nil {
-		s.Skipped = append(s.Skipped, skipped...)
+	if s := ri.summary; s != nil {
+		s.BadFiles = append(s.BadFiles, skipped...)
 	}
 	if len(tiles) == 0 {
 		return nil, nil, fmt.Errorf("%w: none of the %d %s sources could be imported; the first: %s: %s",
@@ -232,7 +212,7 @@ func (ri *rasterImport) collect(sub string, ins []rasterInput, res []tileResult)
 
 // count adds a tile's outcome to the summary.
 func (ri *rasterImport) count(how int) {
-	s := ri.run.Summary
+	s := ri.summary
 	if s == nil {
 		return
 	}

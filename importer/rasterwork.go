@@ -20,17 +20,20 @@ import (
 )
 
 // A raster import converts its tiles into a work directory beside the
-// snapshots of its BL, <data>/<product>/<bl>/.resume-<snapshot>/, and
+// snapshots of its BL, <data>/<product>/<bl>/.resume-<snapshot>/ (made,
+// locked, cleared and removed by pack.CreateResumable like the LoD2
+// import's), and
 // appends a line to its journal for each tile once the tile's file is on
 // disk (written, fsynced, renamed). Only when every tile is done does it
 // create the pack, hard-link the tiles into it, check each against the
 // journal's SHA-256 and commit: a killed import publishes nothing, and
 // --resume takes up its journal and converts only the tiles it lacks.
-// Readers and pack.Sweep ignore the work directory (its name is no
-// snapshot and not .tmp-*); a successful import removes it.
+// The work directory is not committed itself: the tiles are linked into a
+// pack.Create directory, so that a resumed import whose inputs changed
+// publishes only the tiles of this run, never a stale one left in the work
+// directory. Readers and pack.Sweep ignore the work directory (its name is
+// no snapshot and not .tmp-*); a successful import removes it.
 const (
-	workPrefix    = ".resume-"
-	workLock      = ".lock"
 	rasterJournal = "journal.jsonl"
 	// SourcesFile lists, in a raster pack, the source of each tile by
 	// content (SHA-256) and the conversion that made it, so that the next
@@ -61,8 +64,8 @@ type sourcesDoc struct {
 
 // rasterWork is the work directory of one raster import.
 type rasterWork struct {
+	w    *pack.Writer // the resumable directory, never committed
 	dir  string
-	lock *os.File
 	mu   sync.Mutex
 	jf   *os.File
 	done map[string]tileRecord // layer/name -> journaled tile
@@ -82,17 +85,14 @@ type prevTile struct {
 // for reuse.
 func openWork(dataDir string, key pack.Key, resume bool) (*rasterWork, error) {
 	root := filepath.Join(dataDir, string(key.Product), key.BL)
-	dir := filepath.Join(root, workPrefix+key.Snapshot)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	w, _, err := pack.CreateResumable(dataDir, key)
+	if err != nil {
 		return nil, fmt.Errorf("importer: %w", err)
 	}
-	lock, err := lockWork(dir)
-	if err != nil {
-		return nil, err
-	}
-	wk := &rasterWork{dir: dir, lock: lock, done: map[string]tileRecord{}}
+	dir := w.Dir()
+	wk := &rasterWork{w: w, dir: dir, done: map[string]tileRecord{}}
 	if !resume {
-		if err := wk.clear(); err != nil {
+		if err := w.Clear(); err != nil {
 			wk.close()
 			return nil, err
 		}
@@ -106,22 +106,6 @@ func openWork(dataDir string, key pack.Key, resume bool) (*rasterWork, error) {
 	}
 	wk.prev = previousTiles(root)
 	return wk, nil
-}
-
-// clear removes everything but the lock from the work directory.
-func (wk *rasterWork) clear() error {
-	ents, err := os.ReadDir(wk.dir)
-	if err != nil {
-		return fmt.Errorf("importer: %w", err)
-	}
-	for _, e := range ents {
-		if e.Name() != workLock {
-			if err := os.RemoveAll(filepath.Join(wk.dir, e.Name())); err != nil {
-				return fmt.Errorf("importer: %w", err)
-			}
-		}
-	}
-	return nil
 }
 
 // readJournal loads the finished tiles of an interrupted import. A torn
@@ -271,23 +255,22 @@ func (wk *rasterWork) assemble(dst string, recs []tileRecord, workers int) error
 	return os.WriteFile(filepath.Join(dst, SourcesFile), append(b, '\n'), 0o644)
 }
 
-// close releases the lock and the journal.
+// close releases the journal and the lock and keeps the work directory
+// for --resume.
 func (wk *rasterWork) close() {
 	if wk.jf != nil {
 		wk.jf.Close()
 	}
-	if wk.lock != nil {
-		wk.lock.Close()
-	}
+	wk.w.Suspend()
 }
 
 // remove deletes the work directory (and the product and BL directories
 // it leaves empty) after a successful or refused import.
 func (wk *rasterWork) remove() {
-	wk.close()
-	_ = os.RemoveAll(wk.dir)
-	_ = os.Remove(filepath.Dir(wk.dir))
-	_ = os.Remove(filepath.Dir(filepath.Dir(wk.dir)))
+	if wk.jf != nil {
+		wk.jf.Close()
+	}
+	wk.w.Abort()
 }
 
 // Resumable reports whether a failed raster import kept its finished

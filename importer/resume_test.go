@@ -27,7 +27,8 @@ func TestRasterImportResume(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err := DGM(ctx, c, DGMOptions{Run: RunOptions{Workers: 1}}, paths)
+	c.Workers = 1
+	_, err := DGM(ctx, c, DGMOptions{}, paths)
 	if !errors.Is(err, context.Canceled) || !Resumable(err) {
 		t.Fatalf("cancelled import: %v", err)
 	}
@@ -35,15 +36,15 @@ func TestRasterImportResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(base, "2026-07-20")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the interrupted import was published: %v", err)
 	}
-	c.Progress = nil
+	c.Progress, c.Workers, c.Resume = nil, 3, true
 	var sum RasterSummary
-	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Workers: 3, Resume: true, Summary: &sum}}, paths); err != nil {
+	if _, err := DGM(context.Background(), c, DGMOptions{Summary: &sum}, paths); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Resumed < 4 || sum.Resumed+sum.Converted != 12 || sum.Reused != 0 {
 		t.Errorf("resumed import: %+v; want 4 or more resumed, the rest converted", sum)
 	}
-	if _, err := os.Stat(filepath.Join(base, workPrefix+"2026-07-20")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(base, pack.ResumePrefix+"2026-07-20")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the work directory outlived the import: %v", err)
 	}
 	fc := c
@@ -62,11 +63,12 @@ func TestRasterImportResume(t *testing.T) {
 			cancel()
 		}
 	}
-	if _, err := DGM(ctx, c, DGMOptions{Run: RunOptions{Workers: 1}}, paths); !errors.Is(err, context.Canceled) {
+	c.Workers, c.Resume = 1, false
+	if _, err := DGM(ctx, c, DGMOptions{}, paths); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
 	}
 	c.Progress, sum = nil, RasterSummary{}
-	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, paths); err != nil {
+	if _, err := DGM(context.Background(), c, DGMOptions{Summary: &sum}, paths); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Resumed != 0 {
@@ -89,7 +91,7 @@ func TestRasterImportIncremental(t *testing.T) {
 	}
 	c.Snapshot = "2027-07-20"
 	var sum RasterSummary
-	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, []string{srcB}); err != nil {
+	if _, err := DGM(context.Background(), c, DGMOptions{Summary: &sum}, []string{srcB}); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Converted != 1 || sum.Reused != 11 {
@@ -117,7 +119,8 @@ func TestRasterImportSkipsBadSource(t *testing.T) {
 	writeFile(t, filepath.Join(src, "dgm1_479_5550.tif"), b[:len(b)/3]) // cut short
 	data := t.TempDir()
 	c := Common{DataDir: data, BL: "he", Snapshot: "2026-07-20", LicenseID: "dl-de-by-2.0"}
-	if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Strict: true}}, []string{src}); err == nil ||
+	c.Strict = true
+	if _, err := DGM(context.Background(), c, DGMOptions{}, []string{src}); err == nil ||
 		!strings.Contains(err.Error(), "dgm1_479_5550.tif") {
 		t.Errorf("strict import: %v; want an error naming the damaged file", err)
 	}
@@ -125,12 +128,13 @@ func TestRasterImportSkipsBadSource(t *testing.T) {
 		t.Errorf("the strict import published: %v", err)
 	}
 	var sum RasterSummary
-	m, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, []string{src})
+	c.Strict = false
+	m, err := DGM(context.Background(), c, DGMOptions{Summary: &sum}, []string{src})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Terrain.TileCount != 4 || len(sum.Skipped) != 1 || !strings.HasSuffix(sum.Skipped[0].Name, "dgm1_479_5550.tif") || sum.Skipped[0].Reason == "" {
-		t.Errorf("%d tiles, skipped %+v; want 4 tiles and the damaged file skipped with a reason", m.Terrain.TileCount, sum.Skipped)
+	if m.Terrain.TileCount != 4 || len(sum.BadFiles) != 1 || !strings.HasSuffix(sum.BadFiles[0].Name, "dgm1_479_5550.tif") || sum.BadFiles[0].Reason == "" {
+		t.Errorf("%d tiles, skipped %+v; want 4 tiles and the damaged file skipped with a reason", m.Terrain.TileCount, sum.BadFiles)
 	}
 }
 
@@ -163,7 +167,7 @@ func BenchmarkImportDGMIncremental(b *testing.B) {
 					b.Fatal(err)
 				}
 				var sum RasterSummary
-				if _, err := DGM(context.Background(), c, DGMOptions{Run: RunOptions{Summary: &sum}}, []string{srcB}); err != nil {
+				if _, err := DGM(context.Background(), c, DGMOptions{Summary: &sum}, []string{srcB}); err != nil {
 					b.Fatal(err)
 				}
 				if inc && sum.Reused != 19 {

@@ -30,9 +30,9 @@ type VegetationOptions struct {
 	HeightModel *geoid.Model
 	// ToleranceM is the plantcover RTIN tolerance (default 0.5 m).
 	ToleranceM float64
-	// Run says how the rasters are imported; its Workers also builds that
-	// many 3D Tiles tiles at once (default runtime.NumCPU()).
-	Run RunOptions
+	// Summary, when set, receives what the import did tile by tile.
+	// Common.Workers also builds that many 3D Tiles tiles at once.
+	Summary *RasterSummary
 }
 
 // Vegetation imports canopy height (CDSM, metres above ground) and
@@ -60,7 +60,7 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (_ pack.Mani
 			return pack.Manifest{}, fmt.Errorf("importer: bridge mask: %w", err)
 		}
 	}
-	ri.run = o.Run
+	ri.summary = o.Summary
 	key := pack.Key{Product: pack.Vegetation, BL: c.BL, Snapshot: c.Snapshot}
 	if err := ri.start(key); err != nil {
 		return pack.Manifest{}, err
@@ -99,7 +99,7 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (_ pack.Mani
 	}
 	m := c.manifest(ri.st)
 	res, err := tiles3d.WriteVegetation(ctx, w.Dir(), tiles3d.VegetationOptions{DataDir: c.DataDir, BL: c.BL,
-		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: ri.run.Workers,
+		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: ri.workers,
 		HeightModel: o.HeightModel, Attribution: m.AttributionText(), BBoxWGS84: terrain.EnvelopeWGS84(ri.zone, cdsm)})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)

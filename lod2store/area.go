@@ -10,8 +10,11 @@ import (
 // densified ring (lon/lat lines are curves in UTM), the ring's envelope for
 // the index, and a rectangle inside the ring for a cheap accept.
 type queryArea struct {
-	ring  [][2]float64 // closed
-	edges []box        // envelope of each edge ring[i]-ring[i+1]
+	// ring is closed; edges[i] is the envelope of ring[i]-ring[i+1]. Both
+	// have a fixed size, held in the value: a search allocates nothing
+	// for its query area.
+	ring  [4*edgeSteps + 1][2]float64
+	edges [4 * edgeSteps]box
 	env   box
 	inner box
 }
@@ -19,16 +22,25 @@ type queryArea struct {
 const edgeSteps = 16
 
 func newQueryArea(b geo.BBox, z geo.Zone) *queryArea {
-	q := &queryArea{env: emptyBox()}
+	q := new(queryArea)
+	q.init(b, z)
+	return q
+}
+
+// init sets q to bbox b projected into zone z.
+func (q *queryArea) init(b geo.BBox, z geo.Zone) {
+	q.env = emptyBox()
 	corners := [4][2]float64{{b.MinLon, b.MinLat}, {b.MaxLon, b.MinLat}, {b.MaxLon, b.MaxLat}, {b.MinLon, b.MaxLat}}
 	inner := box{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
+	n := 0
 	for e := range 4 {
 		a, c := corners[e], corners[(e+1)%4]
 		for i := 0; i <= edgeSteps; i++ { // both corners bound the inner rectangle
 			t := float64(i) / edgeSteps
 			x, y := geo.ToUTM(z, a[0]+t*(c[0]-a[0]), a[1]+t*(c[1]-a[1]))
 			if i < edgeSteps {
-				q.ring = append(q.ring, [2]float64{x, y})
+				q.ring[n] = [2]float64{x, y}
+				n++
 			}
 			q.env.extend(box{x, y, x, y})
 			switch e { // edges: 0 south, 1 east, 2 north, 3 west
@@ -43,13 +55,12 @@ func newQueryArea(b geo.BBox, z geo.Zone) *queryArea {
 			}
 		}
 	}
-	q.ring = append(q.ring, q.ring[0])
+	q.ring[n] = q.ring[0]
 	q.inner = inner
 	for i := 0; i+1 < len(q.ring); i++ {
 		a, c := q.ring[i], q.ring[i+1]
-		q.edges = append(q.edges, box{math.Min(a[0], c[0]), math.Min(a[1], c[1]), math.Max(a[0], c[0]), math.Max(a[1], c[1])})
+		q.edges[i] = box{math.Min(a[0], c[0]), math.Min(a[1], c[1]), math.Max(a[0], c[0]), math.Max(a[1], c[1])}
 	}
-	return q
 }
 
 // meets reports whether the footprint of a record's surface intersects
@@ -76,8 +87,8 @@ func (q *queryArea) meets(p parsed) bool {
 	// side of a 1 km box meets one or two of the 64 edges, not all.
 	var near [8]int
 	nearIdx := near[:0]
-	for i, e := range q.edges {
-		if e.intersects(fp) {
+	for i := range q.edges {
+		if e := &q.edges[i]; e.intersects(fp) {
 			nearIdx = append(nearIdx, i)
 		}
 	}
@@ -97,7 +108,7 @@ func (q *queryArea) meets(p parsed) bool {
 		// No query edge touches this ring: it lies wholly inside the query
 		// area or wholly outside, as its first vertex does.
 		x, y := xyAt(xy, 0)
-		return pointInRing(x, y, q.ring)
+		return pointInRing(x, y, q.ring[:])
 	}) {
 		return true
 	}

@@ -3,7 +3,8 @@ package lod2store
 import (
 	"context"
 	"errors"
-	"sort"
+	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -22,6 +23,15 @@ type Source struct {
 type Position struct {
 	BL        string
 	SurfaceID int64
+}
+
+// from is where a search of BL bl starts for this position: after its
+// surface in bl itself, from the start (0) elsewhere.
+func (p Position) from(bl string) int64 {
+	if bl == p.BL {
+		return p.SurfaceID
+	}
+	return 0
 }
 
 // FedHit is a Hit with the BL it came from.
@@ -56,48 +66,71 @@ func Search(ctx context.Context, sources []Source, bbox geo.BBox, after Position
 
 // SearchFiltered is Search keeping only the surfaces f admits.
 func SearchFiltered(ctx context.Context, sources []Source, bbox geo.BBox, after Position, limit int, f Filter) ([]FedHit, *Position, []*DamagedError, error) {
-	srcs := append([]Source(nil), sources...)
-	sort.Slice(srcs, func(i, j int) bool { return srcs[i].BL < srcs[j].BL })
-	results := make([][]Hit, len(srcs))
-	damaged := make([]*DamagedError, len(srcs))
-	g, gctx := errgroup.WithContext(ctx)
+	return AppendSearch(ctx, nil, sources, bbox, after, limit, f)
+}
+
+// AppendSearch is SearchFiltered appending the hits to dst (which it may
+// grow), so that a caller can reuse one slice for many pages. A page whose
+// box meets one source (the usual 1 km² search) is searched in the calling
+// goroutine, straight into dst; several sources are searched concurrently.
+func AppendSearch(ctx context.Context, dst []FedHit, sources []Source, bbox geo.BBox, after Position, limit int, f Filter) ([]FedHit, *Position, []*DamagedError, error) {
+	srcs := sources
+	if !slices.IsSortedFunc(srcs, func(a, b Source) int { return strings.Compare(a.BL, b.BL) }) {
+		srcs = slices.SortedFunc(slices.Values(sources), func(a, b Source) int { return strings.Compare(a.BL, b.BL) })
+	}
+	searched, only := 0, 0
 	for i, src := range srcs {
 		if (after.BL != "" && src.BL < after.BL) || !f.All && !bbox.Intersects(src.LoD2.BBox()) {
 			continue
 		}
-		var from int64
-		if src.BL == after.BL {
-			from = after.SurfaceID
-		}
-		g.Go(func() error {
-			hits, err := src.LoD2.SearchFiltered(gctx, bbox, from, limit+1, f)
-			if errors.Is(err, ErrCorrupt) {
-				damaged[i] = &DamagedError{BL: src.BL, Pack: src.Pack, Err: err}
-				return nil
-			}
-			results[i] = hits
-			return err
-		})
+		searched, only = searched+1, i
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, nil, err
-	}
+	start := len(dst)
 	var skipped []*DamagedError
-	for _, d := range damaged {
-		if d != nil {
-			skipped = append(skipped, d)
+	switch searched {
+	case 0:
+	case 1:
+		src := srcs[only]
+		var err error
+		dst, err = src.LoD2.appendSearch(ctx, dst, src.BL, bbox, after.from(src.BL), limit+1, f)
+		if errors.Is(err, ErrCorrupt) {
+			skipped = append(skipped, &DamagedError{BL: src.BL, Pack: src.Pack, Err: err})
+		} else if err != nil {
+			return dst[:start], nil, nil, err
+		}
+	default:
+		results := make([][]FedHit, len(srcs))
+		damaged := make([]*DamagedError, len(srcs))
+		g, gctx := errgroup.WithContext(ctx)
+		for i, src := range srcs {
+			if (after.BL != "" && src.BL < after.BL) || !f.All && !bbox.Intersects(src.LoD2.BBox()) {
+				continue
+			}
+			g.Go(func() error {
+				hits, err := src.LoD2.appendSearch(gctx, nil, src.BL, bbox, after.from(src.BL), limit+1, f)
+				if errors.Is(err, ErrCorrupt) {
+					damaged[i] = &DamagedError{BL: src.BL, Pack: src.Pack, Err: err}
+					return nil
+				}
+				results[i] = hits
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return dst[:start], nil, nil, err
+		}
+		for i, hits := range results {
+			if d := damaged[i]; d != nil {
+				skipped = append(skipped, d)
+			}
+			// Only the first limit+1 hits in the federated order matter.
+			dst = append(dst, hits[:min(len(hits), limit+1-(len(dst)-start))]...)
 		}
 	}
-	var out []FedHit
-	for i, hits := range results {
-		for _, h := range hits {
-			out = append(out, FedHit{BL: srcs[i].BL, Hit: h})
-		}
+	if len(dst)-start <= limit {
+		return dst, nil, skipped, nil
 	}
-	if len(out) <= limit {
-		return out, nil, skipped, nil
-	}
-	out = out[:limit]
-	last := out[limit-1]
-	return out, &Position{BL: last.BL, SurfaceID: last.SurfaceID}, skipped, nil
+	dst = dst[:start+limit]
+	last := dst[len(dst)-1]
+	return dst, &Position{BL: last.BL, SurfaceID: last.SurfaceID}, skipped, nil
 }

@@ -156,21 +156,40 @@ type Filter struct {
 
 // SearchFiltered is Search keeping only the surfaces f admits.
 func (s *LoD2) SearchFiltered(ctx context.Context, bbox geo.BBox, after int64, limit int, f Filter) ([]Hit, error) {
+	fed, err := s.appendSearch(ctx, nil, "", bbox, after, limit, f)
+	if err != nil || len(fed) == 0 {
+		return nil, err
+	}
+	hits := make([]Hit, len(fed))
+	for i := range fed {
+		hits[i] = fed[i].Hit
+	}
+	return hits, nil
+}
+
+// appendSearch is SearchFiltered appending its hits to dst as FedHits of
+// BL bl, so that a federated search fills one slice without a copy. The
+// gml:ids of the hits share one string (a copy of their bytes in the
+// mapped file): one allocation a page instead of one a hit.
+func (s *LoD2) appendSearch(ctx context.Context, dst []FedHit, bl string, bbox geo.BBox, after int64, limit int, f Filter) ([]FedHit, error) {
 	if f.All {
 		bbox = s.bbox
 	}
 	if limit <= 0 || !bbox.Intersects(s.bbox) {
-		return nil, nil
+		return dst, nil
 	}
 	afterPos := -1
 	if after != 0 {
 		if after < 0 || after > int64(s.idx.n) {
-			return nil, fmt.Errorf("%w: surface %d does not exist in this snapshot", ErrCursor, after)
+			return dst, fmt.Errorf("%w: surface %d does not exist in this snapshot", ErrCursor, after)
 		}
 		afterPos = int(s.idx.pos[after-1])
 	}
-	q := newQueryArea(bbox, s.zone)
-	var hits []Hit
+	var q queryArea
+	q.init(bbox, s.zone)
+	start := len(dst)
+	sc := scratchPool.Get().(*searchScratch)
+	defer sc.put()
 	var err error
 	visited := 0
 	s.idx.walk(q.env, afterPos, func(pos int, id uint32) bool {
@@ -190,15 +209,41 @@ func (s *LoD2) SearchFiltered(ctx context.Context, bbox geo.BBox, after int64, l
 			return false
 		}
 		if (f.Class == 0 || p.class == f.Class) && (f.GMLID == "" || string(p.gmlid) == f.GMLID) && (f.All || q.meets(p)) {
-			hits = append(hits, Hit{SurfaceID: int64(p.surfaceID), BuildingID: int64(p.buildingID),
-				GMLID: string(p.gmlid), Class: p.class, Coords: p.coords})
+			sc.ids = append(sc.ids, p.gmlid...)
+			sc.ends = append(sc.ends, int32(len(sc.ids)))
+			dst = append(dst, FedHit{BL: bl, Hit: Hit{SurfaceID: int64(p.surfaceID), BuildingID: int64(p.buildingID),
+				Class: p.class, Coords: p.coords}})
 		}
-		return len(hits) < limit
+		return len(dst)-start < limit
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: search: %w", err)
+		return dst[:start], fmt.Errorf("store: search: %w", err)
 	}
-	return hits, nil
+	all, from := string(sc.ids), int32(0)
+	for i, end := range sc.ends {
+		dst[start+i].GMLID = all[from:end]
+		from = end
+	}
+	return dst, nil
+}
+
+// searchScratch holds what a search collects before it makes the gml:id
+// strings of its hits: their bytes one after the other, and where each ends.
+type searchScratch struct {
+	ids  []byte
+	ends []int32
+}
+
+// scratchPool recycles searchScratch: a page of 1000 hits needs about 40 KB
+// of them, garbage once the strings are made.
+var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
+
+func (sc *searchScratch) put() {
+	if cap(sc.ids) > 1<<20 { // a rare huge page: not kept
+		return
+	}
+	sc.ids, sc.ends = sc.ids[:0], sc.ends[:0]
+	scratchPool.Put(sc)
 }
 
 // Building is the detail of one building.

@@ -74,24 +74,45 @@ func ReadSources(ctx context.Context, path string) ([]SourceFile, int, error) {
 	if err := db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM svc_metadata WHERE key = 'epsg'`).Scan(&epsg); err != nil {
 		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
 	}
+	out, err := querySources(ctx, db)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+	}
+	return out, epsg, nil
+}
+
+// Sources returns the source files of the open pack, like ReadSources
+// (none for a pack written before sources were recorded), without
+// opening the file again.
+func (s *LoD2) Sources(ctx context.Context) ([]SourceFile, error) {
+	out, err := querySources(ctx, s.db)
+	if err != nil {
+		return nil, fmt.Errorf("store: sources: %w", err)
+	}
+	return out, nil
+}
+
+// querySources reads the source_files table of db in file order; none
+// when the table does not exist.
+func querySources(ctx context.Context, db *sql.DB) ([]SourceFile, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary
 FROM source_files ORDER BY file_id`)
 	if err != nil {
 		if strings.Contains(err.Error(), "no such table") {
-			return nil, epsg, nil
+			return nil, nil
 		}
-		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []SourceFile
 	for rows.Next() {
 		var s SourceFile
 		if err := rows.Scan(&s.Name, &s.Size, &s.SHA256, &s.FirstBuilding, &s.Buildings, &s.FirstSurface, &s.Surfaces, &s.Duplicates, &s.Summary); err != nil {
-			return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
+			return nil, err
 		}
 		out = append(out, s)
 	}
-	return out, epsg, rows.Err()
+	return out, rows.Err()
 }
 
 // ErrConflict reports a source file whose rows cannot be copied: one of

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmpbf"
@@ -48,9 +49,42 @@ type Stats struct {
 	// (cut at its edge) that could not be used.
 	SkippedWays   int `json:"skipped_ways"`
 	OutsideExtent int `json:"outside_extent"`
-	// Clip is the UTM box the features were clipped to (nil: none); the
-	// coastline ends on its edges, where the sea is closed.
+	// Clip is the UTM box the features were clipped to (nil: none).
 	Clip *Box `json:"clip,omitempty"`
+	// Sea is what became of the coastline (nil: the extract has none).
+	Sea *SeaStats `json:"sea,omitempty"`
+}
+
+// SeaStats describe the sea built from an extract's coastline.
+type SeaStats struct {
+	// Boundary names what the open coastline chains were closed along:
+	// "clip polygon", "header bounds" or "node extent" (the file has
+	// neither: the box of the nodes its kept ways use), cut to the clip
+	// box.
+	Boundary string  `json:"boundary"`
+	Polygons int     `json:"polygons"`
+	AreaM2   float64 `json:"area_m2"`
+	Chains   int     `json:"chains"`
+	Closed   int     `json:"closed"`
+	Snapped  int     `json:"snapped"`
+	MaxSnapM float64 `json:"max_snap_m"`
+	// RoadsInSea of RoadsProbed sampled road and path midpoints (bridges
+	// excepted) lie in the sea; more than a tenth means land drawn as sea:
+	// a coastline way missing from the extract (Warning says so).
+	RoadsInSea  int    `json:"roads_in_sea"`
+	RoadsProbed int    `json:"roads_probed"`
+	Warning     string `json:"warning,omitempty"`
+	// Unclosed chains are left out of the sea, each with its ways, where
+	// it stops (WGS84) and why.
+	Unclosed []UnclosedStat `json:"unclosed,omitempty"`
+}
+
+// UnclosedStat is a coastline chain left out of the sea.
+type UnclosedStat struct {
+	Ways   []int64 `json:"ways"`
+	Lon    float64 `json:"lon"`
+	Lat    float64 `json:"lat"`
+	Reason string  `json:"reason"`
 }
 
 // Options configure Read.
@@ -66,6 +100,11 @@ type Options struct {
 	Keep func(lon, lat float64) bool
 	// XML reads OSM XML instead of PBF.
 	XML bool
+	// Boundary is the polygon the extract was cut by (`osmium extract
+	// --polygon`, a Geofabrik .poly); nil: the file's header bounds, else
+	// the box of the nodes its kept ways use. Open coastline chains are
+	// closed along it.
+	Boundary *Poly
 }
 
 // Errors of Read.
@@ -106,6 +145,19 @@ type wayMeta struct {
 	bridge, tunnel     bool
 }
 
+// filters pick the objects a pass keeps (see Stream); they run
+// concurrently and must only read shared state.
+type filters struct {
+	node func(*osm.Node) bool
+	way  func(*osm.Way) bool
+	rel  func(*osm.Relation) bool
+}
+
+// classified reports whether metaOf keeps a way, without allocating.
+func classified(t osm.Tags) bool {
+	return t.Find("natural") == "coastline" || transportClass(t) != "" || surfaceClass(t) != ""
+}
+
 func metaOf(t osm.Tags) *wayMeta {
 	m := &wayMeta{name: t.Find("name")}
 	switch {
@@ -123,15 +175,21 @@ func metaOf(t osm.Tags) *wayMeta {
 	return m
 }
 
-// Stream reads the file open returns three times (relations, then ways,
-// then nodes), keeping in memory only the member ways, the node ids of the
-// ways it uses and their coordinates, and hands each feature to emit as
-// soon as it is complete, so memory follows the kept ways and nodes, not
-// the file or the features.
+// Stream reads the file open returns four times (relations, ways, nodes,
+// ways again), keeping in memory only the ids of the nodes the kept ways
+// use (delta encoded, about 2 bytes each), their coordinates (8 bytes) and
+// the node lists of multipolygon members, and hands each feature to emit
+// as soon as it is complete, so memory follows the used nodes, not the
+// ways, the file or the features.
 func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, emit func(Feature) error) (Stats, error) {
 	st := Stats{Features: map[string]int{}}
 	clip := o.Clip
-	pass := func(skipNodes, skipWays, skipRels bool, each func(osm.Object) error) (*osmpbf.Header, error) {
+	// pass reads the file once, handing each to object its filter keeps;
+	// a nil filter skips that type. The PBF decoder runs the filters in
+	// its goroutines, so objects not kept are dropped as soon as decoded,
+	// and its blocks in flight hold only what is kept (a state's route
+	// relations decoded whole held 400 MB).
+	pass := func(f filters, each func(osm.Object) error) (*osmpbf.Header, error) {
 		rc, err := open()
 		if err != nil {
 			return nil, err
@@ -144,7 +202,8 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 			sc = osmxml.New(ctx, cr)
 		} else {
 			ps := osmpbf.New(ctx, cr, max(1, runtime.GOMAXPROCS(0)))
-			ps.SkipNodes, ps.SkipWays, ps.SkipRelations = skipNodes, skipWays, skipRels
+			ps.SkipNodes, ps.SkipWays, ps.SkipRelations = f.node == nil, f.way == nil, f.rel == nil
+			ps.FilterNode, ps.FilterWay, ps.FilterRelation = f.node, f.way, f.rel
 			if h, err := ps.Header(); err == nil {
 				hdr = h
 			} else {
@@ -156,19 +215,17 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		defer sc.Close()
 		for sc.Scan() {
 			obj := sc.Object()
-			switch obj.(type) {
+			keep := false
+			switch x := obj.(type) {
 			case *osm.Node:
-				if skipNodes {
-					continue
-				}
+				keep = f.node != nil && (!o.XML || f.node(x))
 			case *osm.Way:
-				if skipWays {
-					continue
-				}
+				keep = f.way != nil && (!o.XML || f.way(x))
 			case *osm.Relation:
-				if skipRels {
-					continue
-				}
+				keep = f.rel != nil && (!o.XML || f.rel(x))
+			}
+			if !keep {
+				continue
 			}
 			if err := each(obj); err != nil {
 				return hdr, err
@@ -194,17 +251,14 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		inner []int64
 	}
 	var rels []rel
-	member := map[int64]bool{}
-	hdr, err := pass(true, true, false, func(obj osm.Object) error {
+	var members []int64 // ids of the member ways
+	var nRels, nWays, nNodes atomic.Int64
+	hdr, err := pass(filters{rel: func(r *osm.Relation) bool {
+		nRels.Add(1)
+		return r.Tags.Find("type") == "multipolygon" && surfaceClass(r.Tags) != ""
+	}}, func(obj osm.Object) error {
 		r := obj.(*osm.Relation)
-		st.Relations++
-		if r.Tags.Find("type") != "multipolygon" {
-			return nil
-		}
 		class := surfaceClass(r.Tags)
-		if class == "" {
-			return nil
-		}
 		x := rel{id: int64(r.ID), class: class, name: r.Tags.Find("name")}
 		for _, m := range r.Members {
 			if m.Type != osm.TypeWay {
@@ -215,13 +269,14 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 			} else {
 				x.outer = append(x.outer, m.Ref)
 			}
-			member[m.Ref] = true
+			members = append(members, m.Ref)
 		}
 		if len(x.outer) > 0 {
 			rels = append(rels, x)
 		}
 		return nil
 	})
+	st.Relations = nRels.Load()
 	if err != nil {
 		return st, err
 	}
@@ -230,52 +285,81 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		clip = geo.BBox{MinLon: b.MinLon, MinLat: b.MinLat, MaxLon: b.MaxLon, MaxLat: b.MaxLat}
 	}
 
-	// Pass 2: the ways: classified ones and relation members.
-	type way struct {
-		id    int64
-		nodes []int64
-		meta  *wayMeta // only for classified ways
+	// Pass 2: the ids of the nodes the classified ways and the relation
+	// members use (an idSet), and the node lists of the members (delta
+	// encoded). Classified ways are not kept: pass 4 reads them again.
+	isMember := func(id int64) bool {
+		_, ok := slices.BinarySearch(members, id)
+		return ok
 	}
-	ways := map[int64]*way{}
-	var order []int64
-	_, err = pass(true, false, true, func(obj osm.Object) error {
+	slices.Sort(members)
+	members = slices.Compact(members)
+	var need idCollector
+	memberAt := map[int64]int{} // offset in memberNodes
+	var memberNodes []byte
+	ids := make([]int64, 0, 2000)
+	_, err = pass(filters{way: func(w *osm.Way) bool {
+		nWays.Add(1)
+		return classified(w.Tags) || isMember(int64(w.ID))
+	}}, func(obj osm.Object) error {
 		w := obj.(*osm.Way)
-		st.Ways++
 		id := int64(w.ID)
-		meta := metaOf(w.Tags)
-		if meta == nil && !member[id] {
-			return nil
+		m := isMember(id)
+		ids = ids[:0]
+		for _, n := range w.Nodes {
+			ids = append(ids, int64(n.ID))
 		}
-		x := &way{id: id, nodes: make([]int64, len(w.Nodes)), meta: meta}
-		for i, n := range w.Nodes {
-			x.nodes[i] = int64(n.ID)
+		need.add(ids...)
+		if m {
+			memberAt[id] = len(memberNodes)
+			memberNodes = appendIDs(memberNodes, ids)
 		}
-		ways[id] = x
-		order = append(order, id)
 		return nil
 	})
+	st.Ways = nWays.Load()
 	if err != nil {
 		return st, err
 	}
 
-	// Pass 3: the coordinates of the nodes those ways use.
-	var need []int64
-	for _, w := range ways {
-		need = append(need, w.nodes...)
+	// Pass 3: the coordinates of those nodes, WGS84 in 1e-7 degrees (the
+	// precision OSM stores), by rank in the set; noCoord where the extract
+	// lacks the node. A sorted file (ids ascending, as osmium and Geofabrik
+	// write) is matched in one merge; otherwise each node is looked up.
+	set := need.done()
+	coords := make([]int32, 2*set.n)
+	for i := range set.n {
+		coords[2*i] = noCoord
 	}
-	slices.Sort(need)
-	need = slices.Compact(need)
-	coords := make([][2]float64, len(need)) // projected x, y
-	found := make([]bool, len(need))
-	_, err = pass(false, true, true, func(obj osm.Object) error {
+	// ext is the box of the nodes the kept ways use: the boundary of the
+	// sea when the file has neither a polygon nor header bounds.
+	ext := geo.BBox{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
+	it, last := set.iter(), int64(math.MinInt64)
+	_, err = pass(filters{node: func(n *osm.Node) bool {
+		nNodes.Add(1)
+		_, ok := set.rank(int64(n.ID))
+		return ok
+	}}, func(obj osm.Object) error {
 		n := obj.(*osm.Node)
-		st.Nodes++
-		if i, ok := slices.BinarySearch(need, int64(n.ID)); ok {
-			x, y := geo.ToUTM(o.Zone, n.Lon, n.Lat)
-			coords[i], found[i] = [2]float64{x, y}, true
+		ext.MinLon, ext.MaxLon = math.Min(ext.MinLon, n.Lon), math.Max(ext.MaxLon, n.Lon)
+		ext.MinLat, ext.MaxLat = math.Min(ext.MinLat, n.Lat), math.Max(ext.MaxLat, n.Lat)
+		id := int64(n.ID)
+		r, ok := -1, false
+		if id > last && it != nil {
+			for !it.done && it.id < id {
+				it.next()
+			}
+			r, ok = it.i, !it.done && it.id == id
+		} else {
+			it = nil // not sorted: look each node up
+			r, ok = set.rank(id)
+		}
+		last = id
+		if ok {
+			coords[2*r], coords[2*r+1] = int32(math.Round(n.Lon*1e7)), int32(math.Round(n.Lat*1e7))
 		}
 		return nil
 	})
+	st.Nodes = nNodes.Load()
 	if err != nil {
 		return st, err
 	}
@@ -287,11 +371,12 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	line := func(ids []int64) ([][2]float64, bool) {
 		pts := make([][2]float64, 0, len(ids))
 		for _, id := range ids {
-			i, ok := slices.BinarySearch(need, id)
-			if !ok || !found[i] {
+			r, ok := set.rank(id)
+			if !ok || coords[2*r] == noCoord {
 				return nil, false
 			}
-			pts = append(pts, coords[i])
+			x, y := geo.ToUTM(o.Zone, float64(coords[2*r])/1e7, float64(coords[2*r+1])/1e7)
+			pts = append(pts, [2]float64{x, y})
 		}
 		return pts, true
 	}
@@ -299,6 +384,8 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	box := clipBox(clip, o.Zone)
 	st.Clip = box
 	emitted := 0
+	var coast []CoastLine
+	var probes landProbes // where roads and paths lie: land, to check the sea against
 	add := func(f Feature) error {
 		if box != nil {
 			f = box.apply(f)
@@ -312,62 +399,65 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		}
 		st.Features[f.Theme+"/"+f.Class]++
 		emitted++
+		if f.Theme == ThemeTransport && !f.Bridge && len(f.Lines) > 0 {
+			probes.add(f.Lines[0][len(f.Lines[0])/2])
+		}
 		return emit(f)
 	}
-	for _, id := range order {
-		w := ways[id]
-		if w.meta == nil {
-			continue
+	// Pass 4: the classified ways again, each emitted as soon as read.
+	_, err = pass(filters{way: func(w *osm.Way) bool { return classified(w.Tags) }}, func(obj osm.Object) error {
+		w := obj.(*osm.Way)
+		mt := metaOf(w.Tags)
+		id := int64(w.ID)
+		ids = ids[:0]
+		for _, n := range w.Nodes {
+			ids = append(ids, int64(n.ID))
 		}
-		pts, ok := line(w.nodes)
-		closed := len(w.nodes) > 3 && w.nodes[0] == w.nodes[len(w.nodes)-1]
-		mt := w.meta
 		f := Feature{ID: id, Type: "way", Name: mt.name, Theme: mt.theme, Class: mt.class}
 		if f.Theme == ThemeTransport {
 			f.WidthM, f.Layer, f.Bridge, f.Tunnel = mt.width, mt.layer, mt.bridge, mt.tunnel
 		}
-		if !member[id] {
-			w.meta = nil // not needed again: let it go
+		if f.Theme == ThemeCoastline {
+			coast = append(coast, coastRuns(id, ids, line)...)
 		}
+		pts, ok := line(ids)
+		closed := len(ids) > 3 && ids[0] == ids[len(ids)-1]
 		if !ok {
 			// A line cut by the extract's edge keeps its pieces of known
 			// nodes; an area without all its nodes cannot be closed.
 			if f.Theme == ThemeSurface {
 				st.SkippedWays++
-				continue
+				return nil
 			}
-			f.Lines = runs(w.nodes, line)
-			if len(f.Lines) == 0 {
+			if f.Lines = runs(ids, line); len(f.Lines) == 0 {
 				st.SkippedWays++
-				continue
+				return nil
 			}
-			if err := add(f); err != nil {
-				return st, err
-			}
-			continue
+			return add(f)
 		}
 		switch {
 		case f.Theme == ThemeSurface && f.Class == "hedge" && !closed:
 			f.Polygons = bufferLine(pts, 0.5)
 		case f.Theme == ThemeSurface:
 			if !closed {
-				continue // an open way with an area tag: not an area
+				return nil // an open way with an area tag: not an area
 			}
 			f.Polygons = [][][][2]float64{{pts}}
 		default:
 			f.Lines = [][][2]float64{pts}
 		}
-		if err := add(f); err != nil {
-			return st, err
-		}
+		return add(f)
+	})
+	if err != nil {
+		return st, err
 	}
 	for _, r := range rels {
 		polys, ok := assemble(r.outer, r.inner, func(id int64) ([]int64, bool) {
-			w, ok := ways[id]
+			off, ok := memberAt[id]
 			if !ok {
 				return nil, false
 			}
-			return w.nodes, true
+			return readIDs(memberNodes[off:]), true
 		}, line)
 		if !ok {
 			st.SkippedRelations++
@@ -380,84 +470,15 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 	if emitted == 0 && st.OutsideExtent > 0 {
 		return st, ErrOutside
 	}
+	if len(coast) > 0 {
+		var hb *geo.BBox
+		if hdr != nil && hdr.Bounds != nil {
+			b := hdr.Bounds
+			hb = &geo.BBox{MinLon: b.MinLon, MinLat: b.MinLat, MaxLon: b.MaxLon, MaxLat: b.MaxLat}
+		}
+		if err := emitSea(coast, o, hb, ext, box, &probes, &st, emit); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
-}
-
-// keepProbes is how many points of a feature Options.Keep is asked about.
-const keepProbes = 8
-
-// keeps reports whether keep keeps any of up to keepProbes points spread
-// over the feature's outer rings and lines.
-func keeps(f Feature, z geo.Zone, keep func(lon, lat float64) bool) bool {
-	var pts [][2]float64
-	for _, p := range f.Polygons {
-		if len(p) > 0 {
-			pts = append(pts, p[0]...)
-		}
-	}
-	for _, l := range f.Lines {
-		pts = append(pts, l...)
-	}
-	if len(pts) == 0 {
-		return false
-	}
-	step := max(1, len(pts)/keepProbes)
-	for i := 0; i < len(pts); i += step {
-		if keep(geo.FromUTM(z, pts[i][0], pts[i][1])) {
-			return true
-		}
-	}
-	return false
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// bufferLine turns a polyline into one polygon per segment, half wide on
-// each side (hedges are metres wide; the segments overlap at the joints,
-// which a flat cover does not show).
-func bufferLine(pts [][2]float64, half float64) [][][][2]float64 {
-	var out [][][][2]float64
-	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
-		dx, dy := b[0]-a[0], b[1]-a[1]
-		l := math.Hypot(dx, dy)
-		if l == 0 {
-			continue
-		}
-		nx, ny := -dy/l*half, dx/l*half
-		ring := [][2]float64{{a[0] + nx, a[1] + ny}, {a[0] - nx, a[1] - ny}, {b[0] - nx, b[1] - ny}, {b[0] + nx, b[1] + ny}, {a[0] + nx, a[1] + ny}}
-		out = append(out, [][][2]float64{ring})
-	}
-	return out
-}
-
-// runs splits a way into its pieces of at least two consecutive nodes
-// that the extract has.
-func runs(ids []int64, line func([]int64) ([][2]float64, bool)) [][][2]float64 {
-	var out [][][2]float64
-	var cur [][2]float64
-	for _, id := range ids {
-		p, ok := line([]int64{id})
-		if !ok {
-			if len(cur) >= 2 {
-				out = append(out, cur)
-			}
-			cur = nil
-			continue
-		}
-		cur = append(cur, p[0])
-	}
-	if len(cur) >= 2 {
-		out = append(out, cur)
-	}
-	return out
 }

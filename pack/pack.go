@@ -132,6 +132,40 @@ type OSMInfo struct {
 	// ClipUTM is the box (minX, minY, maxX, maxY in the pack's CRS) the
 	// features were clipped to; the sea theme closes the coastline on it.
 	ClipUTM []float64 `json:"clip_utm,omitempty"`
+	// Sea is what the import made of the coastline: the sea polygons it
+	// wrote (theme "sea" of the features file) and the chains it could not
+	// close. Nil for packs without coastline or older than the field (the
+	// build then closes the coastline on ClipUTM itself).
+	Sea *OSMSea `json:"sea,omitempty"`
+}
+
+// OSMSea is what an OSM import made of the coastline (osmdata.SeaStats).
+type OSMSea struct {
+	// Boundary the open chains were closed along: "clip polygon",
+	// "header bounds" or "node extent", cut to ClipUTM.
+	Boundary string  `json:"boundary"`
+	Polygons int     `json:"polygons"`
+	AreaM2   float64 `json:"area_m2"`
+	Chains   int     `json:"chains"`
+	Closed   int     `json:"closed"`
+	Snapped  int     `json:"snapped"`
+	MaxSnapM float64 `json:"max_snap_m"`
+	// RoadsInSea of RoadsProbed sampled roads lie in the sea; Warning
+	// says land is drawn as sea (a coastline way missing).
+	RoadsInSea  int    `json:"roads_in_sea"`
+	RoadsProbed int    `json:"roads_probed"`
+	Warning     string `json:"warning,omitempty"`
+	// Unclosed chains were left out of the sea.
+	Unclosed []OSMUnclosed `json:"unclosed,omitempty"`
+}
+
+// OSMUnclosed is a coastline chain left out of the sea: its ways, where it
+// stops (WGS84) and why.
+type OSMUnclosed struct {
+	Ways   []int64 `json:"ways"`
+	Lon    float64 `json:"lon"`
+	Lat    float64 `json:"lat"`
+	Reason string  `json:"reason"`
 }
 
 // LoD2Info is the LoD2 part of a manifest (SPEC 2.1).

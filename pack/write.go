@@ -29,6 +29,33 @@ type Writer struct {
 	started time.Time
 	done    bool
 	lock    *os.File // held while writing, so Sweep leaves the directory alone
+	mu      sync.Mutex
+	reused  map[string]reusedFile // by path relative to tmp, slashed
+}
+
+// reusedFile is a hard link to a published pack's file (Writer.Reuse).
+type reusedFile struct {
+	src    os.FileInfo
+	sha256 string
+}
+
+// Reuse records that path (a file under Dir) is a hard link to a file of a
+// published pack, src its os.Stat, whose manifest lists its SHA-256: Commit
+// takes that hash instead of reading the file again, provided path is
+// still the same file (device and inode) and size then. Published files
+// are never written again, so the recorded hash still holds; anything
+// else (a copy, a file replaced since) is hashed. Safe for concurrent use.
+func (w *Writer) Reuse(path string, src os.FileInfo, sha256 string) {
+	rel, err := filepath.Rel(w.tmp, path)
+	if err != nil || sha256 == "" || src == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reused == nil {
+		w.reused = map[string]reusedFile{}
+	}
+	w.reused[filepath.ToSlash(rel)] = reusedFile{src: src, sha256: sha256}
 }
 
 // Create starts a pack for key under the data directory. The caller writes
@@ -99,7 +126,9 @@ func (w *Writer) Commit(ctx context.Context, m Manifest) (Manifest, error) {
 	if w.done {
 		return m, fmt.Errorf("pack: commit %s: writer already finished", w.key)
 	}
-	files, err := listFiles(ctx, w.tmp)
+	w.mu.Lock()
+	files, err := listFiles(ctx, w.tmp, w.reused)
+	w.mu.Unlock()
 	if err != nil {
 		return m, fmt.Errorf("pack: commit %s: %w", w.key, err)
 	}
@@ -123,8 +152,10 @@ func (w *Writer) Commit(ctx context.Context, m Manifest) (Manifest, error) {
 	return m, syncDir(w.root)
 }
 
-// listFiles walks dir and returns every regular file with its size, sorted.
-func listFiles(ctx context.Context, dir string) ([]File, error) {
+// listFiles walks dir and returns every regular file with its size and
+// SHA-256, sorted; the hash of a file of reused that is still the reused
+// file is taken from there.
+func listFiles(ctx context.Context, dir string, reused map[string]reusedFile) ([]File, error) {
 	var files []File
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -150,7 +181,11 @@ func listFiles(ctx context.Context, dir string) ([]File, error) {
 		if rel == ManifestName {
 			return nil
 		}
-		files = append(files, File{Path: filepath.ToSlash(rel), Size: info.Size()})
+		f := File{Path: filepath.ToSlash(rel), Size: info.Size()}
+		if r, ok := reused[f.Path]; ok && os.SameFile(r.src, info) && r.src.Size() == f.Size {
+			f.SHA256 = r.sha256
+		}
+		files = append(files, f)
 		return nil
 	})
 	if err != nil {
@@ -171,6 +206,9 @@ func hashFiles(ctx context.Context, dir string, files []File) error {
 		if err := ctx.Err(); err != nil {
 			errs[i] = err
 			break
+		}
+		if files[i].SHA256 != "" { // a reused file (Writer.Reuse)
+			continue
 		}
 		sem <- struct{}{}
 		wg.Add(1)

@@ -30,6 +30,13 @@ type reqInfo struct {
 	preflight bool              // a CORS preflight, answered before routing
 }
 
+// reqState is allocated once per request by the middleware.
+type reqState struct {
+	info     reqInfo
+	sw       statusWriter
+	idHeader [1]string
+}
+
 type ctxKey struct{}
 
 func info(ctx context.Context) *reqInfo {
@@ -49,10 +56,14 @@ func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded
 func (s *Server) middleware(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &reqInfo{id: incomingID(r.Header.Get("X-Request-Id"))}
+		// One allocation for what every request carries (its info, the
+		// status writer and the value of its X-Request-Id header).
+		st := &reqState{}
+		ri, sw := &st.info, &st.sw
+		ri.id, sw.ResponseWriter = incomingID(r.Header.Get("X-Request-Id")), w
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
-		sw := &statusWriter{ResponseWriter: w}
-		sw.Header().Set("X-Request-Id", ri.id)
+		st.idHeader[0] = ri.id
+		sw.Header()["X-Request-Id"] = st.idHeader[:]
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {

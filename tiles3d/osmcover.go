@@ -116,10 +116,13 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	defer ds.Close()
 	var feats []osmdata.Feature
 	var coast [][][2]float64
+	var seaPolys [][][][2]float64
 	if err := osmdata.ReadFile(filepath.Join(srcDir, filepath.FromSlash(src.OSM.File)), func(f osmdata.Feature) error {
 		switch f.Theme {
 		case osmdata.ThemeCoastline:
 			coast = append(coast, f.Lines...)
+		case osmdata.ThemeSea:
+			seaPolys = append(seaPolys, f.Polygons...)
 		case osmdata.ThemeSurface, osmdata.ThemeTransport:
 			feats = append(feats, f)
 		}
@@ -161,12 +164,19 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	} else if n > 0 {
 		themes = append(themes, pack.Theme{Name: "canopy", Path: "canopy/tileset.json", TileCount: n})
 	}
-	if len(coast) > 0 {
+	if src.OSM.Sea == nil && len(coast) > 0 {
+		// A pack imported before the import built the sea: close the
+		// coastline on the clip box.
 		box := utmBox(unionBBox(src.BBoxWGS84, tsrc.BBoxWGS84), b.z)
 		if c := src.OSM.ClipUTM; len(c) == 4 {
 			box = osmdata.Box{MinX: c[0], MinY: c[1], MaxX: c[2], MaxY: c[3]}
 		}
-		n, err := b.sea(ctx, coast, box)
+		if box.MaxX > box.MinX {
+			seaPolys = osmdata.SeaPolygons(coast, box)
+		}
+	}
+	if len(seaPolys) > 0 {
+		n, err := b.sea(ctx, seaPolys)
 		if err != nil {
 			return pack.Manifest{}, err
 		}
@@ -728,13 +738,13 @@ func (b *coverBuild) canopy(ctx context.Context) (int64, error) {
 
 // sea writes the sea theme: the sea polygons (package osmdata's coastline
 // rule, land on the left) flat at 0 m DHHN2016, cut into 1 km tiles.
-func (b *coverBuild) sea(ctx context.Context, coast [][][2]float64, box osmdata.Box) (int64, error) {
-	if box.MaxX <= box.MinX {
-		return 0, nil
-	}
-	polys := osmdata.SeaPolygons(coast, box)
-	if len(polys) == 0 {
-		return 0, nil
+func (b *coverBuild) sea(ctx context.Context, polys [][][][2]float64) (int64, error) {
+	box := osmdata.Box{MinX: math.Inf(1), MinY: math.Inf(1), MaxX: math.Inf(-1), MaxY: math.Inf(-1)}
+	for _, p := range polys {
+		for _, pt := range p[0] {
+			box.MinX, box.MaxX = math.Min(box.MinX, pt[0]), math.Max(box.MaxX, pt[0])
+			box.MinY, box.MaxY = math.Min(box.MinY, pt[1]), math.Max(box.MaxY, pt[1])
+		}
 	}
 	if err := os.MkdirAll(filepath.Join(b.dir, "sea", "tiles"), 0o755); err != nil {
 		return 0, err

@@ -86,14 +86,24 @@ func (c *cell) leaves(out []*cell) []*cell {
 	return out
 }
 
-// geometricError of a cell: leaves show everything (0); an inner cell's
-// error is a tenth of its edge, so its buildings load once the camera is
-// within a few cell widths (CesiumJS's default 16 px screen-space error).
+// geometricError of a cell: leaves show everything (0). An inner cell is
+// empty: leaving it out costs what leaving out its content costs, which
+// does not grow with the cell, so its error is its children's largest, and
+// a cell with leaves among its children has at least its edge over
+// errPerEdge: its buildings load once the camera is within a few cell
+// widths (CesiumJS's default 16 px screen-space error). Coarse cells then
+// refine only near the leaves they lead to, and a view of the whole BL
+// opens none of them.
 func (c *cell) geometricError() float64 {
-	if len(c.children) == 0 {
-		return 0
+	ge := 0.0
+	for _, ch := range c.children {
+		if len(ch.children) == 0 {
+			ge = math.Max(ge, c.size/errPerEdge)
+		} else {
+			ge = math.Max(ge, ch.geometricError())
+		}
 	}
-	return c.size / 10
+	return ge
 }
 
 // unionRegions sets inner cells' regions from their children.

@@ -42,6 +42,10 @@ const (
 type BuildStats struct {
 	Built  atomic.Int64 // tiles computed from their inputs
 	Reused atomic.Int64 // tiles linked from the previous build: same inputs
+	// Read counts the building leaves whose geometry was read to hash it
+	// because their source key matched no previous leaf (built ones
+	// included); a leaf reused by its source key is not read.
+	Read atomic.Int64
 }
 
 // inputsDoc is InputsFile.
@@ -76,6 +80,14 @@ type reuser struct {
 	// sources are the source keys of the tiles by index (sourceKeys),
 	// for builds that read rasters of a pack; nil otherwise.
 	sources []string
+	// buildings finds the source files of building ids, for the building
+	// tileset; nil otherwise (or for a pack without source_files).
+	buildings *buildingSources
+	// prevSums are the SHA-256 of the previous pack's files by path (its
+	// manifest), and linked, when set, is told of each file linked from
+	// it (pack.Writer.Reuse), so the commit does not hash it again.
+	prevSums map[string]string
+	linked   func(path string, src os.FileInfo, sha256 string)
 }
 
 // newReuser reads InputsFile of the previous build in prevDir ("" for
@@ -104,6 +116,9 @@ func newReuser(prevDir string, stats *BuildStats, recipe ...any) *reuser {
 		}
 	}
 	r.prevDir, r.prev = prevDir, doc.Tiles
+	if m, err := pack.ReadManifest(prevDir); err == nil {
+		r.prevSums = fileSums(m)
+	}
 	return r
 }
 
@@ -130,10 +145,23 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 			return e, false
 		}
 		linked = append(linked, filepath.Join(dir, rel))
+		r.tellLinked(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel), rel)
 	}
 	r.record(key, e)
 	r.stats.Reused.Add(1)
 	return e, true
+}
+
+// tellLinked passes a file linked from the previous pack, with the SHA-256
+// its manifest lists, to r.linked.
+func (r *reuser) tellLinked(src, dst, rel string) {
+	sum := r.prevSums[filepath.ToSlash(rel)]
+	if r.linked == nil || sum == "" {
+		return
+	}
+	if fi, err := os.Stat(src); err == nil {
+		r.linked(dst, fi, sum)
+	}
 }
 
 // reuseSources is reuse by the hash of the tile's source files, before

@@ -54,7 +54,8 @@ var terrainColor = [4]float64{0.48, 0.45, 0.38, 1}
 // BuildTerrainMesh writes the terrain mesh pack of the newest published
 // terrain snapshot of o.BL: per DGM tile one b3dm with a Draco-compressed
 // RTIN mesh whose vertical error against the sampled grid is at most
-// ToleranceM, and a single-level quadtree tileset.json over them. Heights
+// ToleranceM, and a quadtree of empty tiles over them (see writeGrouped),
+// in tileset.json and external tilesets under SubDir. Heights
 // are ellipsoidal: DHHN2016 as the DGM has them plus the height model's
 // undulation (the same as the building tilesets, so both fit together). NoData
 // samples (water) are filled with the lowest valid height of their tile, a
@@ -102,13 +103,18 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	if len(children) == 0 {
 		return pack.Manifest{}, fmt.Errorf("%w: terrain pack %s has no valid samples", ErrNoSource, src.Key())
 	}
-	if err := writeTerrainTileset(filepath.Join(w.Dir(), "tileset.json"), children, o.HeightModel.ID(), o.Copyright); err != nil {
+	multi, err := writeTerrainTileset(filepath.Join(w.Dir(), "tileset.json"), children, o.HeightModel.ID(), o.Copyright)
+	if err != nil {
 		return pack.Manifest{}, err
+	}
+	scheme := "single-level-quadtree"
+	if multi {
+		scheme = "multi-level-quadtree"
 	}
 	m := pack.Manifest{LicenseID: src.LicenseID, Name: src.Name, SourceURL: src.SourceURL, SourceName: src.SourceName,
 		Attribution: src.Attribution, CRS: src.CRS, BBoxWGS84: src.BBoxWGS84, HeightModel: o.HeightModel.ID(),
 		TerrainMesh: &pack.TerrainMeshInfo{TilesetPath: "tileset.json", TileCount: int64(len(children)),
-			RTINToleranceM: o.ToleranceM, TilingScheme: "single-level-quadtree", BuiltAt: o.Now().UTC().Truncate(time.Second)}}
+			RTINToleranceM: o.ToleranceM, TilingScheme: scheme, BuiltAt: o.Now().UTC().Truncate(time.Second)}}
 	if m, err = w.Commit(ctx, m); err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
@@ -310,16 +316,17 @@ func meshArrays(m rtin.Mesh, heights []float32, n int, dx0, dy0, step float64) (
 	return pos, nrm, idx, hmin, hmax
 }
 
-// writeTerrainTileset writes the single-level quadtree: a root without
-// content whose children are the DGM tiles.
-func writeTerrainTileset(path string, children []*tileJSON, heightModel, attribution string) error {
-	return writeQuadtree(path, children, "1.0", heightModel, attribution, "svc terrain-mesh")
+// writeTerrainTileset writes the terrain mesh's tileset: the DGM tiles in
+// the quadtree of writeGrouped.
+func writeTerrainTileset(path string, children []*tileJSON, heightModel, attribution string) (bool, error) {
+	_, multi, err := writeGrouped(path, children, assetOf("1.0", "svc terrain-mesh", heightModel, attribution))
+	return multi, err
 }
 
-// writeTilesetOf is the same single-level tileset for GLB content (3D Tiles
-// 1.1).
+// writeTilesetOf is the same tileset for GLB content (3D Tiles 1.1).
 func writeTilesetOf(path string, children []*tileJSON, heightModel, attribution, generator string) error {
-	return writeQuadtree(path, children, "1.1", heightModel, attribution, generator)
+	_, _, err := writeGrouped(path, children, assetOf("1.1", generator, heightModel, attribution))
+	return err
 }
 
 func writeJSONFile(path string, v any) error {
@@ -328,26 +335,6 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
-}
-
-func writeQuadtree(path string, children []*tileJSON, version, heightModel, attribution, generator string) error {
-	region := append([]float64(nil), children[0].BoundingVolume["region"].([]float64)...)
-	for _, c := range children[1:] {
-		r := c.BoundingVolume["region"].([]float64)
-		region[0], region[1] = math.Min(region[0], r[0]), math.Min(region[1], r[1])
-		region[2], region[3] = math.Max(region[2], r[2]), math.Max(region[3], r[3])
-		region[4], region[5] = math.Min(region[4], r[4]), math.Max(region[5], r[5])
-	}
-	// The root's error is what leaving all tiles out would cost: about the
-	// relief of the area, at least one tile's worth.
-	rootErr := math.Max(region[5]-region[4], 100)
-	doc := tilesetJSON{
-		Asset:          assetOf(version, generator, heightModel, attribution),
-		GeometricError: rootErr,
-		Root: &tileJSON{BoundingVolume: map[string]any{"region": region}, GeometricError: rootErr,
-			Refine: "REPLACE", Children: children},
-	}
-	return writeJSONFile(path, doc)
 }
 
 // openDGM opens the terrain pack in dir for a build (with buildCache) and

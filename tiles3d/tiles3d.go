@@ -17,6 +17,11 @@
 // see HeightVertical and docs/height-model.md), so every product sits on
 // the quantized-mesh terrain and on any ellipsoidal globe.
 // Bounding volumes are regions (radians, metres).
+//
+// Every tileset is a quadtree of empty tiles over the content tiles,
+// written as tileset.json (its first levels) and external tilesets under
+// SubDir, so that a state-size tileset loads fast (see writeHierarchy and
+// docs/3d-tiles.md).
 package tiles3d
 
 import (
@@ -127,6 +132,11 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 	defer w.Abort()
 	credit := withCredit(src.AttributionText(), o.HeightModel)
 	ru := newReuser(prevDir, o.Stats, "buildings", modelPrint(o.HeightModel), credit)
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	ru.buildings, ru.linked = newBuildingSources(srcs), w.Reuse
 	info, err := write(ctx, st, w.Dir(), o, credit, ru)
 	if err != nil {
 		return pack.Manifest{}, err

@@ -1,6 +1,9 @@
 package tiles3d
 
-import "runtime"
+import (
+	"fmt"
+	"runtime"
+)
 
 // tileJSON is one tile of tileset.json (3D Tiles 1.1).
 type tileJSON struct {
@@ -10,6 +13,9 @@ type tileJSON struct {
 	Refine         string         `json:"refine,omitempty"`
 	Content        *contentJSON   `json:"content,omitempty"`
 	Children       []*tileJSON    `json:"children,omitempty"`
+	// key names the external tileset the tile may become (level_x_y of
+	// its quadtree cell); see writeHierarchy.
+	key string
 }
 
 type contentJSON struct {
@@ -31,13 +37,18 @@ func tilesetDoc(root *cell, rootM frame, heightModel, attribution string) tilese
 		r.Transform = root.abs.matrix() // the root is the only leaf
 	}
 	r.Refine = "ADD"
-	ge := root.size / 5
+	// What leaving the whole tileset out costs, as for a parent of the
+	// root: twice the error a tile of the root's edge over leaves has.
+	// CesiumJS looks at the root only once this spans 16 px (a root that
+	// is a leaf has an error of 0 itself).
+	ge := 2 * root.size / errPerEdge
 	return tilesetJSON{Asset: assetOf("1.1", "svc build tileset", heightModel, attribution), GeometricError: ge, Root: r}
 }
 
 // tileOf renders a cell; leaves get their frame relative to the root's.
 func tileOf(c *cell, rootInv frame) *tileJSON {
-	t := &tileJSON{BoundingVolume: map[string]any{"region": c.region[:]}, GeometricError: c.geometricError()}
+	t := &tileJSON{BoundingVolume: map[string]any{"region": c.region[:]}, GeometricError: c.geometricError(),
+		key: fmt.Sprintf("%d_%d_%d", c.level, c.x, c.y)}
 	if c.content != "" {
 		t.Content = &contentJSON{URI: c.content}
 		t.Transform = rootInv.mul(c.abs).matrix()

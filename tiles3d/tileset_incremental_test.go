@@ -2,10 +2,13 @@ package tiles3d
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/fixture"
@@ -17,7 +20,10 @@ import (
 // lod2Snapshot commits a LoD2 pack of n box buildings (the positions of
 // lod2Pack over size x size m) as snapshot; the buildings whose corner
 // lies within raised m of the south-west corner are 2 m taller (a
-// re-surveyed district).
+// re-surveyed district). The buildings come from source files of 250 m x
+// 250 m, written file by file as an import writes them, each recorded in
+// source_files with the SHA-256 of its content (the GML a file of these
+// buildings would hold, here their ids and geometry).
 func lod2Snapshot(t testing.TB, data, snapshot string, size float64, n int, raised float64) {
 	t.Helper()
 	ctx := context.Background()
@@ -30,6 +36,8 @@ func lod2Snapshot(t testing.TB, data, snapshot string, size float64, n int, rais
 	if err != nil {
 		t.Fatal(err)
 	}
+	const fileM = 250.0
+	files := map[[2]int][]lod2store.BuildingInput{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range n {
 		x, y := e0+rng.Float64()*size, n0+rng.Float64()*size
@@ -37,7 +45,27 @@ func lod2Snapshot(t testing.TB, data, snapshot string, size float64, n int, rais
 		if x < e0+raised && y < n0+raised {
 			h = 12
 		}
-		if err := lw.Add(ctx, lod2store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: fixture.Box(x, y, 8, 6, 100, h)}); err != nil {
+		f := [2]int{int((x - e0) / fileM), int((y - n0) / fileM)}
+		files[f] = append(files[f], lod2store.BuildingInput{GMLID: fmt.Sprintf("DEHE%08d", i), Valid: true, Surfaces: fixture.Box(x, y, 8, 6, 100, h)})
+	}
+	names := make([][2]int, 0, len(files))
+	for f := range files {
+		names = append(names, f)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return names[i][0] < names[j][0] || names[i][0] == names[j][0] && names[i][1] < names[j][1]
+	})
+	for _, f := range names {
+		m := lw.Mark()
+		content := sha256.New()
+		for _, b := range files[f] {
+			if err := lw.Add(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(content, "%s %v\n", b.GMLID, b.Surfaces)
+		}
+		name := fmt.Sprintf("LoD2_32_%d_%d.gml", f[0], f[1])
+		if err := lw.AddSource(ctx, m, name, int64(len(files[f])), hex.EncodeToString(content.Sum(nil)), "{}"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,10 +79,12 @@ func lod2Snapshot(t testing.TB, data, snapshot string, size float64, n int, rais
 	}
 }
 
-// TestBuildTilesetIncremental builds the tileset of 3,000 buildings, then
-// of a new snapshot in which the buildings of a 450 m corner (5 % of the
-// area) changed: only the leaves holding them are built (at most 10 % of
-// the leaves), the rest are linked, and the pack is the same bytes as a
+// TestBuildTilesetIncremental builds the tileset of 3,000 buildings from
+// 64 source files, then of a new snapshot in which the buildings of a
+// 450 m corner (5 % of the area, 4 files) changed: only the leaves holding
+// them are built (at most 10 % of the leaves), the rest are linked, only
+// the leaves near the changed files have their geometry read (the others
+// are keyed by their source files), and the pack is the same bytes as a
 // build from scratch.
 func TestBuildTilesetIncremental(t *testing.T) {
 	ctx := context.Background()
@@ -75,15 +105,31 @@ func TestBuildTilesetIncremental(t *testing.T) {
 	if _, err := Build(ctx, Options{DataDir: data, BL: "he", MaxPerTile: per, Stats: &st}); err != nil {
 		t.Fatal(err)
 	}
-	b, r := st.Built.Load(), st.Reused.Load()
-	t.Logf("5 %% of the area changed: %d of %d leaves built, %d reused", b, b+r, r)
+	b, r, read := st.Built.Load(), st.Reused.Load(), st.Read.Load()
+	t.Logf("5 %% of the area changed: %d of %d leaves built, %d reused, geometry of %d read", b, b+r, r, read)
 	if b == 0 || b+r != leaves || float64(b) > 0.10*float64(leaves) {
 		t.Errorf("%d leaves built, %d reused of %d; want at most 10 %% built", b, r, leaves)
+	}
+	// Leaves whose buildings all come from unchanged source files are
+	// linked without reading their geometry: only those touching the
+	// changed corner's files (4 of 64, plus leaves straddling them) are
+	// read.
+	if read < b || float64(read) > 0.20*float64(leaves) {
+		t.Errorf("geometry of %d of %d leaves read (%d built); want only those near the changed files, at most 20 %%", read, leaves, b)
 	}
 	if _, err := Build(ctx, Options{DataDir: fresh, BL: "he", MaxPerTile: per}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join("buildings", "he", "2026-08-01")
+	// The commit took the hashes of the linked leaves from the previous
+	// manifest: they must still be the files' own.
+	m, err := pack.ReadManifest(filepath.Join(data, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if damage, err := pack.Verify(ctx, filepath.Join(data, dir), m); err != nil || len(damage) != 0 {
+		t.Errorf("the incremental pack does not verify: %v %v", damage, err)
+	}
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
 }
 

@@ -2,7 +2,6 @@ package tiles3d
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -84,7 +83,7 @@ type VegetationResult struct {
 // per CDSM tile one glb of instanced trees (EXT_mesh_gpu_instancing, 3D
 // Tiles 1.1 glb content) under trees/tiles/ and one b3dm of the
 // Draco-compressed plantcover RTIN under plantcover/tiles/, each theme with
-// a single-level tileset.json. Tiles without trees or vegetation are left
+// a quadtree tileset.json (writeGrouped). Tiles without trees or vegetation are left
 // out; a theme keeps its tileset.json with a content-less root even when
 // no tile has content. Heights are ellipsoidal like the terrain mesh's:
 // DHHN2016 from the DGM plus the height model's undulation. Errors name the tile.
@@ -345,28 +344,16 @@ func writePlantcover(dir, name string, l plantLattice, x0, y0, cx, cy float64, o
 // plantColor is the plantcover's base colour (linear RGB) without COLOR_0.
 var plantColor = [4]float64{0.18, 0.40, 0.14, 1}
 
-// writeFlatTileset writes a single-level tileset: a content-less root over
-// children whose URIs are relative to the tileset. Without children the
-// root has an empty region at 0 and no children.
+// writeFlatTileset writes a theme's tileset: its tiles in the quadtree of
+// writeGrouped. Without children the root has an empty region at 0 and no
+// children.
 func writeFlatTileset(path string, children []*tileJSON, asset map[string]any) error {
-	region := []float64{0, 0, 0, 0, 0, 0}
 	if len(children) > 0 {
-		region = append([]float64(nil), children[0].BoundingVolume["region"].([]float64)...)
-	}
-	for _, c := range children {
-		r := c.BoundingVolume["region"].([]float64)
-		region[0], region[1] = math.Min(region[0], r[0]), math.Min(region[1], r[1])
-		region[2], region[3] = math.Max(region[2], r[2]), math.Max(region[3], r[3])
-		region[4], region[5] = math.Min(region[4], r[4]), math.Max(region[5], r[5])
-	}
-	// Leaving every tile out costs about the height of the vegetation plus
-	// the relief, at least a crown's worth.
-	rootErr := math.Max(region[5]-region[4], 50)
-	doc := tilesetJSON{Asset: asset, GeometricError: rootErr,
-		Root: &tileJSON{BoundingVolume: map[string]any{"region": region}, GeometricError: rootErr, Refine: "REPLACE", Children: children}}
-	data, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
+		_, _, err := writeGrouped(path, children, asset)
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	doc := tilesetJSON{Asset: asset, GeometricError: 50,
+		Root: &tileJSON{BoundingVolume: map[string]any{"region": []float64{0, 0, 0, 0, 0, 0}}, GeometricError: 50, Refine: "REPLACE"}}
+	_, err := writeDoc(path, doc)
+	return err
 }

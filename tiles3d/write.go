@@ -2,7 +2,6 @@ package tiles3d
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/glb"
 	"github.com/svc-geodata/svc/lod2store"
@@ -69,26 +69,32 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	}
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
-	data, err := json.Marshal(doc)
+	hs, err := writeHierarchy(dir, TilesetFile, doc)
 	if err != nil {
-		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, TilesetFile), data, 0o644); err != nil {
-		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
+		return pack.TilesetInfo{}, err
 	}
 	r := root.region
 	deg := 180 / math.Pi
 	return pack.TilesetInfo{TilesetID: uuid.NewString(), TilesetPath: TilesetFile, TileCount: int64(len(leaves)),
-		TotalBytes: bytes + int64(len(data)), BuildingCount: total,
+		TotalBytes: bytes + hs.JSONBytes, BuildingCount: total,
 		BoundingVolume: []float64{r[0] * deg, r[1] * deg, r[2] * deg, r[3] * deg}}, nil
 }
 
-// leaf hashes the geometry of a leaf's buildings and links the previous
-// build's glb when it is the same, else writes it (writeLeaf); it returns
-// the buildings and the file size.
+// leaf links the previous build's glb when the leaf's source key (see
+// buildingSources) or, failing that, the hash of its buildings' geometry
+// is the same, else writes it (writeLeaf); it returns the buildings and
+// the file size.
 func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string, ru *reuser) (int64, int64, error) {
 	key := fmt.Sprintf("%d/%d/%d", c.level, c.x, c.y)
+	sources := ru.buildings.key(c.ids, key, c.minX, c.minY, c.size, int(st.Zone()))
+	if e, ok := ru.reuseSources(key, sources, dir); ok {
+		return reusedLeaf(dir, c, e)
+	}
+	ru.stats.Read.Add(1)
 	ih := newInputHash(key, c.minX, c.minY, c.size, int(st.Zone()))
+	// The buildings are kept (a leaf holds at most Options.MaxPerTile) so
+	// that a leaf to build is read once, not again by writeLeaf.
+	var kept []lod2store.Building3D
 	err := st.BuildingGeometry(ctx, c.ids, func(bd *lod2store.Building3D) error {
 		ih.str(bd.GMLID)
 		ih.str(strconv.FormatInt(bd.BuildingID, 10))
@@ -96,6 +102,7 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 			ih.str(fmt.Sprint(s.Class, s.Ends))
 			ih.floats64(s.Flat)
 		}
+		kept = append(kept, cloneBuilding(bd))
 		return nil
 	})
 	if err != nil {
@@ -103,34 +110,56 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 	}
 	inputs := ih.sum()
 	if e, ok := ru.reuse(key, inputs, dir); ok {
-		t := e.Tiles[""]
-		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
-		if err != nil {
-			return 0, 0, fmt.Errorf("tiles3d: %w", err)
-		}
-		c.content, c.abs = t.Content.URI, frameOf(t.Transform)
-		copy(c.region[:], t.BoundingVolume["region"].([]float64))
-		return e.Count, fi.Size(), nil
+		e.Sources = sources // same buildings from other files: key them by this build's
+		ru.record(key, e)
+		return reusedLeaf(dir, c, e)
 	}
-	n, size, err := writeLeaf(ctx, st, dir, c, ext, byID, hm, attribution)
+	n, size, err := writeLeaf(st.Zone(), dir, c, ext, byID, hm, attribution, kept)
 	if err != nil {
 		return 0, 0, err
 	}
-	ru.built(key, reuseEntry{Inputs: inputs, Count: n, Tiles: map[string]*tileJSON{"": {Content: &contentJSON{URI: c.content},
+	ru.built(key, reuseEntry{Inputs: inputs, Sources: sources, Count: n, Tiles: map[string]*tileJSON{"": {Content: &contentJSON{URI: c.content},
 		BoundingVolume: map[string]any{"region": c.region[:]}, Transform: c.abs.matrix()}}})
 	return n, size, nil
 }
 
-// writeLeaf writes one leaf's glb, sets its region, content and transform,
-// and returns the buildings written and the file size.
-func writeLeaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string) (int64, int64, error) {
+// reusedLeaf takes the region, content and transform of a leaf linked
+// from the previous build and returns its buildings and file size.
+func reusedLeaf(dir string, c *cell, e reuseEntry) (int64, int64, error) {
+	t := e.Tiles[""]
+	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
+	if err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: %w", err)
+	}
+	c.content, c.abs = t.Content.URI, frameOf(t.Transform)
+	copy(c.region[:], t.BoundingVolume["region"].([]float64))
+	return e.Count, fi.Size(), nil
+}
+
+// cloneBuilding copies bd and its slices (BuildingGeometry reuses none of
+// them today, but does not promise it).
+func cloneBuilding(bd *lod2store.Building3D) lod2store.Building3D {
+	out := lod2store.Building3D{BuildingID: bd.BuildingID, GMLID: bd.GMLID, Surfaces: make([]lod2store.Surface3D, len(bd.Surfaces))}
+	for i, s := range bd.Surfaces {
+		ends := make([][]int, len(s.Ends))
+		for j, e := range s.Ends {
+			ends[j] = append([]int(nil), e...)
+		}
+		out.Surfaces[i] = lod2store.Surface3D{Class: s.Class, Flat: append([]float64(nil), s.Flat...), Ends: ends}
+	}
+	return out
+}
+
+// writeLeaf writes the glb of one leaf of buildings bs (read by leaf),
+// sets its region, content and transform, and returns the buildings
+// written and the file size.
+func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string, bs []lod2store.Building3D) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
 		e := ext[byID[id]]
 		minX, minY = math.Min(minX, e.MinX), math.Min(minY, e.MinY)
 		maxX, maxY = math.Max(maxX, e.MaxX), math.Max(maxY, e.MaxY)
 	}
-	zone := st.Zone()
 	ce, cn := (minX+maxX)/2, (minY+maxY)/2
 	b, err := glb.NewBuilder(glb.Options{Zone: int(zone), OriginE: ce, OriginN: cn, ZBase: glb.ZAbsolute, IncludeGround: true,
 		MergeBuildings: true, Features: true, YUp: true, Copyright: attribution})
@@ -139,7 +168,7 @@ func writeLeaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext
 	}
 	minH, maxH := math.Inf(1), math.Inf(-1)
 	var gb glb.Building
-	err = st.BuildingGeometry(ctx, c.ids, func(bd *lod2store.Building3D) error {
+	for _, bd := range bs {
 		gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
 		for _, s := range bd.Surfaces {
 			for i := 2; i < len(s.Flat); i += 3 {
@@ -147,11 +176,9 @@ func writeLeaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext
 			}
 			gb.Surfaces = append(gb.Surfaces, glb.Surface{Class: s.Class, Flat: s.Flat, Ends: s.Ends})
 		}
-		_, err := b.Add(&gb)
-		return err
-	})
-	if err != nil {
-		return 0, 0, fmt.Errorf("tiles3d: tile %d/%d/%d: %w", c.level, c.x, c.y, err)
+		if _, err := b.Add(&gb); err != nil {
+			return 0, 0, fmt.Errorf("tiles3d: tile %d/%d/%d: %w", c.level, c.x, c.y, err)
+		}
 	}
 	data, err := b.GLB()
 	if err != nil {

@@ -64,6 +64,7 @@ func (s *surface) handleSearch(w http.ResponseWriter, r *http.Request, in *httpa
 	if err != nil {
 		return err
 	}
+	defer page.Release()
 	if len(page.Hits) > 0 {
 		s.SetBL(r.Context(), page.Hits[0].BL) // usage by BL counts a page for the BL it starts in
 	}
@@ -72,26 +73,36 @@ func (s *surface) handleSearch(w http.ResponseWriter, r *http.Request, in *httpa
 		return err
 	}
 	defer httpapi.PutBuffer(buf)
-	w.Header().Set("Content-Type", "application/geo+json")
+	w.Header()["Content-Type"] = hdrGeoJSON
 	_, _ = w.Write(buf.Bytes())
 	return nil
 }
 
+// hdrGeoJSON is the Content-Type of the search, shared by every answer
+// (header values are never changed once set).
+var hdrGeoJSON = []string{"application/geo+json"}
+
 // searchBody writes the FeatureCollection by hand, its features in the
-// buildings.SearchSurface form.
+// buildings.SearchSurface form. It writes into a pooled buffer and
+// allocates nothing per feature.
 func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, warnings []string) (*bytes.Buffer, error) {
 	hits, next := page.Hits, page.Next
 	b := httpapi.GetBuffer()
 	b.Grow(512 + 1200*len(hits))
 	b.WriteString(`{"type":"FeatureCollection","bbox":[`)
-	for i, f := range []float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat} {
+	for i, f := range [4]float64{bbox.MinLon, bbox.MinLat, bbox.MaxLon, bbox.MaxLat} {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.FormatFloat(f, 'f', -1, 64))
+		b.Write(strconv.AppendFloat(b.AvailableBuffer(), f, 'f', -1, 64))
 	}
-	b.WriteString(`],"count":` + strconv.Itoa(len(hits)) + `,"limit":` + strconv.Itoa(limit) + `,"features":[`)
-	var bls []string
+	b.WriteString(`],"count":`)
+	b.Write(strconv.AppendInt(b.AvailableBuffer(), int64(len(hits)), 10))
+	b.WriteString(`,"limit":`)
+	b.Write(strconv.AppendInt(b.AvailableBuffer(), int64(limit), 10))
+	b.WriteString(`,"features":[`)
+	var blBuf [8]string
+	bls := blBuf[:0]
 	var f buildings.Feature // one for the page: a feature passed to Write escapes
 	for i, h := range hits {
 		if i > 0 {
@@ -106,9 +117,8 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 			return nil, err
 		}
 	}
-	attr, _ := json.Marshal(attributionFor(v, bls))
 	b.WriteString(`],"svc":{"attribution":`)
-	b.Write(attr)
+	writeAttribution(b, v, bls)
 	if len(warnings) > 0 {
 		w, _ := json.Marshal(warnings)
 		b.WriteString(`,"warnings":`)
@@ -116,24 +126,36 @@ func searchBody(v *catalog.View, page buildings.Page, bbox geo.BBox, limit int, 
 	}
 	b.WriteString(`,"next":"`)
 	if next != nil {
-		b.WriteString(encodeCursor(*next))
+		writeCursor(b, *next)
 	}
 	b.WriteString("\"}}\n")
 	return b, nil
 }
 
-// attributionFor returns the SPEC 2.6 attribution entries of the BLs, in order.
-func attributionFor(v *catalog.View, bls []string) []map[string]any {
-	out := []map[string]any{}
+// writeAttribution writes the SPEC 2.6 attribution entries of the BLs, in
+// order, as a JSON array: the bytes json.Marshal writes for a list of
+// maps (keys sorted), without a map per entry.
+func writeAttribution(b *bytes.Buffer, v *catalog.View, bls []string) {
+	b.WriteByte('[')
+	n := 0
 	for _, code := range bls {
 		p, ok := v.Pack(pack.LoD2, code)
 		if !ok {
 			continue
 		}
+		if n++; n > 1 {
+			b.WriteByte(',')
+		}
 		l := bl.LicenseOf(p.Manifest.LicenseID)
-		out = append(out, map[string]any{"source": sourceName(p.Manifest), "license": l.Label, "url": l.URL, "tiles_count": 1})
+		b.WriteString(`{"license":`)
+		buildings.WriteJSONString(b, l.Label)
+		b.WriteString(`,"source":`)
+		buildings.WriteJSONString(b, sourceName(p.Manifest))
+		b.WriteString(`,"tiles_count":1,"url":`)
+		buildings.WriteJSONString(b, l.URL)
+		b.WriteByte('}')
 	}
-	return out
+	b.WriteByte(']')
 }
 
 // notFound answers a gml:id no published BL has.
@@ -208,9 +230,8 @@ func (s *surface) handleRoof(w http.ResponseWriter, r *http.Request, in *httpapi
 	}
 	buf.WriteString(`],"svc":{"gmlid":`)
 	writeJSONString(&buf, gmlid)
-	attr, _ := json.Marshal(attributionFor(v, []string{code}))
 	buf.WriteString(`,"bl":"` + code + `","attribution":`)
-	buf.Write(attr)
+	writeAttribution(&buf, v, []string{code})
 	buf.WriteString("}}\n")
 	s.writeBuildingBody(w, r, v, code, buf.Bytes())
 	return nil

@@ -1,6 +1,7 @@
 package dataapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"strconv"
@@ -84,4 +85,11 @@ func decodeCursor(s string) (lod2store.Position, error) {
 
 func encodeCursor(p lod2store.Position) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(p.BL + ":" + strconv.FormatInt(p.SurfaceID, 10)))
+}
+
+// writeCursor writes encodeCursor(p) to b without allocating.
+func writeCursor(b *bytes.Buffer, p lod2store.Position) {
+	var raw [64]byte
+	plain := strconv.AppendInt(append(append(raw[:0], p.BL...), ':'), p.SurfaceID, 10)
+	b.Write(base64.RawURLEncoding.AppendEncode(b.AvailableBuffer(), plain))
 }

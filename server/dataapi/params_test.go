@@ -1,6 +1,7 @@
 package dataapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -37,6 +38,17 @@ func TestCursorRoundTrip(t *testing.T) {
 		got, err := decodeCursor(encodeCursor(p))
 		if err != nil || got != p {
 			t.Errorf("%+v -> %+v, %v", p, got, err)
+		}
+	}
+}
+
+func TestWriteCursor(t *testing.T) {
+	for _, p := range []lod2store.Position{{BL: "he", SurfaceID: 195}, {BL: "nrw", SurfaceID: 1}, {BL: "bb", SurfaceID: 1<<31 - 1}} {
+		var b bytes.Buffer
+		b.WriteString("x")
+		writeCursor(&b, p)
+		if got, want := b.String(), "x"+encodeCursor(p); got != want {
+			t.Errorf("%+v: writeCursor %q, encodeCursor %q", p, got, want)
 		}
 	}
 }

@@ -25,6 +25,8 @@ var runtimeSamples = []struct {
 	{"go_gc_cycles_total", "Completed GC cycles.", "counter", "/gc/cycles/total:gc-cycles"},
 	{"go_memstats_alloc_bytes_total", "Total bytes allocated on the heap.", "counter", "/gc/heap/allocs:bytes"},
 	{"go_gc_gogc_percent", "Heap size target percentage (GOGC).", "gauge", "/gc/gogc:percent"},
+	{"go_gc_gomemlimit_bytes", "Go runtime memory limit (GOMEMLIMIT, svc serve --memory-limit).", "gauge", "/gc/gomemlimit:bytes"},
+	{"go_gc_heap_goal_bytes", "Heap size target for the end of the GC cycle.", "gauge", "/gc/heap/goal:bytes"},
 	{"go_sched_gomaxprocs_threads", "GOMAXPROCS.", "gauge", "/sched/gomaxprocs:threads"},
 }
 

@@ -557,6 +557,7 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 	if err != nil {
 		return err
 	}
+	defer page.Release()
 	hits, next := page.Hits, page.Next
 	var roofs []buildings.RoofSummary
 	if c.roofs {
