@@ -129,8 +129,12 @@ func runFlags(c *cobra.Command, o *importer.Common, report *string, logEvery *ti
 	f.BoolVar(&o.Resume, "resume", false, "continue the interrupted import of the same --bl, --snapshot and paths from its journal instead of starting over")
 	f.BoolVar(&o.Strict, "strict", false, "stop at the first bad file instead of skipping it")
 	f.StringVar(report, "report", "", "write what the import left out or flagged (bad files; LoD2 also invalid and skipped buildings) to this file, with why (TSV)")
-	f.DurationVar(logEvery, "progress-interval", defaultLogEvery, "time between progress lines when stderr is not a terminal")
+	f.DurationVar(logEvery, "progress-interval", defaultLogEvery, progressIntervalUsage)
 }
+
+// progressIntervalUsage is the help of --progress-interval, the same for
+// every import.
+const progressIntervalUsage = "time between progress lines when stderr is not a terminal"
 
 // newProgress returns a progress display on w when w is a terminal, else
 // nil: piped and logged output stays free of bar redraws.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ func newImportOSM() *cobra.Command {
 	var o importer.Common
 	var oo importer.OSMOptions
 	var report string
+	var logEvery time.Duration
 	c := &cobra.Command{
 		Use:   "osm --bl BL --snapshot YYYY-MM-DD [--license odbl-1.0] [--clip-poly FILE.poly] FILE.osm.pbf",
 		Short: "Import an OpenStreetMap extract (.osm.pbf or .osm) for the BL's OSM cover",
@@ -40,14 +42,24 @@ to the clip extent.
 Chains ending within 1 km of that boundary (ways cut by osmium's simple or smart strategy) are
 carried to it; a chain that cannot be closed is named with its ways and why in the summary and
 in --report FILE, and left out of the sea. Then run 'svc build osm-cover' (it needs the BL's
-DGM: import it with 'svc import dgm' first).`,
+DGM: import it with 'svc import dgm' first).
+
+--workers goroutines (default: every core) decode the PBF's blocks (OSM XML is decoded by one);
+the pack is the same byte for byte for any number. Progress goes to stderr: a bar on a terminal,
+else a line every --progress-interval; its MB count the four passes, each reading the whole file.
+--resume and --strict, which the other imports take, do not apply: the import reads one file,
+so there is no bad file to skip or stop at (a file it cannot read fails the import), and it
+keeps no journal: nothing is published until it completes, and an interrupted import is run
+again from the start (a state extract takes minutes).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.LicenseID == "" {
 				o.LicenseID = "odbl-1.0"
 			}
 			start := time.Now()
+			stop := importProgress(c.ErrOrStderr(), &o, "import osm", "features", logEvery)
 			m, err := importer.OSMWith(c.Context(), o, args[0], oo)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -77,6 +89,8 @@ DGM: import it with 'svc import dgm' first).`,
 	c.Flags().StringVar(&oo.ClipPoly, "clip-poly", "", "osmosis .poly file the extract was cut by: the coastline is closed along it (default: the file's header bounds)")
 	c.Flags().StringVar(&report, "report", "", "write what became of the coastline to this file: every chain left out of the sea, its ways and why")
 	c.Flags().BoolVar(&o.Force, "force", false, "keep the features outside the BL's boundary too")
+	c.Flags().IntVar(&o.Workers, "workers", runtime.NumCPU(), "goroutines decoding the PBF's blocks (the pack is the same byte for byte for any number)")
+	c.Flags().DurationVar(&logEvery, "progress-interval", defaultLogEvery, progressIntervalUsage)
 	c.Flags().Lookup("license").Usage = "licence id (default odbl-1.0, the licence of OpenStreetMap)"
 	addEnvHelp(c)
 	return c

@@ -124,7 +124,8 @@ func TestImportOSMClipsToState(t *testing.T) {
 		t.Fatalf("Lauf as by: %v\n%s", err, out)
 	}
 	var features, outside int
-	if _, err := fmt.Sscanf(out[strings.Index(out, ": ")+2:], "%d features", &features); err != nil || features < 3000 {
+	summary := out[strings.Index(out, "imported osm/"):] // after the progress lines
+	if _, err := fmt.Sscanf(summary[strings.Index(summary, ": ")+2:], "%d features", &features); err != nil || features < 3000 {
 		t.Errorf("Lauf as by kept %d features (%v):\n%s", features, err, out)
 	}
 	fmt.Sscanf(out[strings.Index(out, "missing members, ")+len("missing members, "):], "%d outside", &outside)

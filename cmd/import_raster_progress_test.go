@@ -1,11 +1,16 @@
 package cmd
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/internal/testtool"
 )
 
 // TestImportDGMProgressLinesAndBadFiles imports three DGM tiles and a
@@ -76,5 +81,75 @@ func TestImportRunFlagsSame(t *testing.T) {
 				t.Errorf("import %s --%s: %q; import lod2: %q", name, f, v, first[f])
 			}
 		}
+	}
+	// osm reads one file: --workers (its decoder goroutines, the same
+	// default) and --progress-interval (the same) and --report (what
+	// became of the coastline) mean something; its help says why
+	// --resume and --strict do not apply.
+	c, _, err := root.Find([]string{"import", "osm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"workers", "progress-interval", "report"} {
+		fl := c.Flags().Lookup(f)
+		switch {
+		case fl == nil:
+			t.Errorf("import osm has no --%s", f)
+		case f == "progress-interval" && fl.DefValue+" | "+fl.Usage != first[f]:
+			t.Errorf("import osm --%s: %q; import lod2: %q", f, fl.DefValue+" | "+fl.Usage, first[f])
+		case f == "workers" && fl.DefValue+" | " != first[f][:len(fl.DefValue)+3]:
+			t.Errorf("import osm --workers defaults to %s; import lod2: %q", fl.DefValue, first[f])
+		}
+	}
+	for _, f := range []string{"resume", "strict"} {
+		if c.Flags().Lookup(f) != nil {
+			t.Errorf("import osm takes --%s, which means nothing for one file", f)
+		}
+		if !strings.Contains(c.Long, "--resume and --strict") || !strings.Contains(c.Long, "do not apply") {
+			t.Errorf("import osm's help does not say why --%s does not apply:\n%s", f, c.Long)
+		}
+	}
+}
+
+// TestImportOSMProgressLines imports an OSM extract with stderr not a
+// terminal: the import writes plain progress lines (no bar redraws) like
+// the other imports', counting the bytes of its four passes, the last one
+// with the file done, and --workers 1 and 3 give the same features.
+func TestImportOSMProgressLines(t *testing.T) {
+	helgoland := testtool.Shared(t, "samples/osm/helgoland.osm.pbf")
+	fi, err := os.Stat(helgoland)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var features [][]byte
+	for _, workers := range []string{"1", "3"} {
+		data := t.TempDir()
+		out, err := runCLI(t, "import", "osm", "--data", data, "--bl", "sh", "--snapshot", "2026-07-20",
+			"--workers", workers, "--progress-interval", "1ns", helgoland)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		line := regexp.MustCompile(`(?m)^import osm: ([01])/1 files, [\d.]+/([\d.]+) MB \(\d+ %\), [\d.]+ MB/s, (\d+) features, ETA \S+.*$`)
+		lines := line.FindAllStringSubmatch(out, -1)
+		if len(lines) < 2 {
+			t.Fatalf("--workers %s: %d progress lines off-terminal, want several:\n%s", workers, len(lines), out)
+		}
+		if want := fmt.Sprintf("%.1f", 4*float64(fi.Size())/1e6); lines[0][2] != want {
+			t.Errorf("progress counts %s MB in all, want %s (four passes over the file)", lines[0][2], want)
+		}
+		if last := lines[len(lines)-1]; last[1] != "1" || last[3] == "0" || !strings.Contains(last[0], "done in") {
+			t.Errorf("the last progress line is %q, want the file done with its features", last[0])
+		}
+		if strings.ContainsAny(out, "\r\x1b") {
+			t.Errorf("progress redraws in non-terminal output:\n%q", out)
+		}
+		b, err := os.ReadFile(filepath.Join(data, "osm", "sh", "2026-07-20", importer.OSMFeaturesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		features = append(features, b)
+	}
+	if !bytes.Equal(features[0], features[1]) {
+		t.Errorf("--workers 1 and 3 wrote different features (%d and %d bytes)", len(features[0]), len(features[1]))
 	}
 }

@@ -76,7 +76,7 @@ func DGM(ctx context.Context, c Common, o DGMOptions, paths []string) (_ pack.Ma
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer w.Abort()
-	if err := lc.assemble(w.Dir(), recs); err != nil {
+	if err := lc.assemble(w, recs); err != nil {
 		return pack.Manifest{}, err
 	}
 	ix := terrain.Index{EPSG: lc.epsg, Layers: map[string][]terrain.Tile{terrain.LayerDGM: tiles}}

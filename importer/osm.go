@@ -13,6 +13,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
@@ -108,11 +111,19 @@ func OSMWith(ctx context.Context, c Common, file string, oo OSMOptions) (pack.Ma
 	}
 	defer fw.f.Close()
 	open := func() (io.ReadCloser, error) { return os.Open(file) }
-	stats, err := osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Clip: terrainExtent(c.DataDir, c.BL), Keep: keep, XML: xml, Boundary: boundary}, fw.write)
+	prog := newOSMProgress(c.Progress, file, fi.Size())
+	opt := osmdata.Options{Zone: zone, Clip: terrainExtent(c.DataDir, c.BL), Keep: keep, XML: xml, Boundary: boundary,
+		Workers: c.Workers, Progress: prog.read}
+	stats, err := osmdata.Stream(ctx, open, opt, prog.counted(fw.write))
 	if errors.Is(err, osmdata.ErrOutside) && stats.Clip != nil && tally.Len() == 0 {
 		// The extract does not meet the BL's DGM: it is judged by the
 		// state's boundary alone (the DGM is not the state).
-		stats, err = osmdata.Stream(ctx, open, osmdata.Options{Zone: zone, Keep: keep, XML: xml, Boundary: boundary}, fw.write)
+		opt.Clip = geo.BBox{}
+		prog.again()
+		stats, err = osmdata.Stream(ctx, open, opt, prog.counted(fw.write))
+	}
+	if err == nil {
+		prog.done()
 	}
 	switch {
 	case errors.Is(err, osmdata.ErrFormat):
@@ -247,4 +258,61 @@ func (w *featureWriter) close(z geo.Zone) ([]float64, error) {
 	lon2, lat2 := geo.FromUTM(z, w.minX, w.maxY)
 	lon3, lat3 := geo.FromUTM(z, w.maxX, w.minY)
 	return []float64{math.Min(lon0, lon2), math.Min(lat0, lat3), math.Max(lon1, lon3), math.Max(lat1, lat2)}, w.f.Sync()
+}
+
+// osmProgress turns the bytes an OSM import's passes read into
+// Common.Progress calls, at most every progressEvery: one file, whose four
+// passes each count its size (BytesTotal is four times the file), and the
+// features written so far (Progress.Tiles).
+type osmProgress struct {
+	report   func(Progress)
+	mu       sync.Mutex
+	p        Progress
+	base     int64 // bytes of the passes of an earlier Stream (again)
+	last     time.Time
+	features atomic.Int64
+}
+
+func newOSMProgress(report func(Progress), file string, size int64) *osmProgress {
+	return &osmProgress{report: report, p: Progress{File: file, FilesTotal: 1, BytesTotal: 4 * size}}
+}
+
+// read is osmdata.Options.Progress.
+func (op *osmProgress) read(n int64) {
+	if op.report == nil {
+		return
+	}
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if now := time.Now(); now.Sub(op.last) >= progressEvery {
+		op.last = now
+		op.p.Bytes, op.p.Tiles = min(op.base+n, op.p.BytesTotal), op.features.Load()
+		op.report(op.p)
+	}
+}
+
+// again starts over for a second reading of the file.
+func (op *osmProgress) again() {
+	op.mu.Lock()
+	op.base, op.p.BytesTotal = op.p.BytesTotal, 2*op.p.BytesTotal
+	op.mu.Unlock()
+}
+
+// done reports the file read whole.
+func (op *osmProgress) done() {
+	if op.report == nil {
+		return
+	}
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.p.Files, op.p.Bytes, op.p.Tiles = 1, op.p.BytesTotal, op.features.Load()
+	op.report(op.p)
+}
+
+// counted wraps an emit function to count the features.
+func (op *osmProgress) counted(emit func(osmdata.Feature) error) func(osmdata.Feature) error {
+	return func(f osmdata.Feature) error {
+		op.features.Add(1)
+		return emit(f)
+	}
 }

@@ -82,11 +82,11 @@ func (ri *rasterImport) finish() {
 }
 
 // assemble moves the finished tiles into the pack directory, verified.
-func (ri *rasterImport) assemble(dir string, recs []tileRecord) error {
+func (ri *rasterImport) assemble(w *pack.Writer, recs []tileRecord) error {
 	if ri.work == nil {
 		return nil
 	}
-	return ri.work.assemble(dir, recs, ri.workers)
+	return ri.work.assemble(w, recs, ri.workers)
 }
 
 // layer imports the sources of one layer (sub is its directory in the

@@ -78,6 +78,8 @@ type rasterWork struct {
 type prevTile struct {
 	path string // absolute
 	rec  tileRecord
+	// sha256 is the file's SHA-256 as the pack's manifest lists it.
+	sha256 string
 }
 
 // openWork opens (resume) or starts afresh the work directory of key,
@@ -147,8 +149,13 @@ func previousTiles(root string) map[string]prevTile {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
-		if _, err := pack.ReadManifest(dir); err != nil {
+		m, err := pack.ReadManifest(dir)
+		if err != nil {
 			continue
+		}
+		sums := make(map[string]string, len(m.Files))
+		for _, f := range m.Files {
+			sums[f.Path] = f.SHA256
 		}
 		b, err := os.ReadFile(filepath.Join(dir, SourcesFile))
 		if err != nil {
@@ -160,7 +167,7 @@ func previousTiles(root string) map[string]prevTile {
 		}
 		for _, r := range doc.Tiles {
 			if r.Source != "" && r.Tile.Path != "" {
-				out[r.Source+"|"+r.Recipe] = prevTile{path: filepath.Join(dir, filepath.FromSlash(r.Tile.Path)), rec: r}
+				out[r.Source+"|"+r.Recipe] = prevTile{path: filepath.Join(dir, filepath.FromSlash(r.Tile.Path)), rec: r, sha256: sums[r.Tile.Path]}
 			}
 		}
 		return out
@@ -218,26 +225,37 @@ func (wk *rasterWork) record(r tileRecord) error {
 	return nil
 }
 
-// assemble hard-links the tiles into the pack directory dst, checking each
-// file against its journaled SHA-256 (a tile changed or damaged since it
-// was written fails the import: nothing unverified is published), and
-// writes the SourcesFile.
-func (wk *rasterWork) assemble(dst string, recs []tileRecord, workers int) error {
+// assemble hard-links the tiles into the pack directory of w, checking
+// each file against its journaled SHA-256 (a tile changed or damaged since
+// it was written fails the import: nothing unverified is published), and
+// writes the SourcesFile. A tile that is still the previous pack's file
+// (the same inode, linked by reuse) is not read: its SHA-256 is the one
+// that pack's manifest lists, and w.Reuse hands it on to Commit, so an
+// incremental import reads only the tiles it converted.
+func (wk *rasterWork) assemble(w *pack.Writer, recs []tileRecord, workers int) error {
+	dst := w.Dir()
 	g := new(errgroup.Group)
 	g.SetLimit(workers)
 	for _, r := range recs {
 		g.Go(func() error {
 			src := filepath.Join(wk.dir, filepath.FromSlash(r.Tile.Path))
-			sum, err := fileSHA256(src)
-			if err != nil {
+			prev, linked := wk.linkedFromPrevious(src, r)
+			if !linked {
+				sum, err := fileSHA256(src)
+				if err != nil {
+					return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
+				}
+				if sum != r.SHA256 {
+					return fmt.Errorf("importer: tile %s changed since it was written (SHA-256 %s, journal %s); run the import again without --resume",
+						r.Tile.Name, sum, r.SHA256)
+				}
+			}
+			to := filepath.Join(dst, filepath.FromSlash(r.Tile.Path))
+			if err := linkOrCopy(src, to); err != nil {
 				return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
 			}
-			if sum != r.SHA256 {
-				return fmt.Errorf("importer: tile %s changed since it was written (SHA-256 %s, journal %s); run the import again without --resume",
-					r.Tile.Name, sum, r.SHA256)
-			}
-			if err := linkOrCopy(src, filepath.Join(dst, filepath.FromSlash(r.Tile.Path))); err != nil {
-				return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
+			if linked {
+				w.Reuse(to, prev, r.SHA256)
 			}
 			return nil
 		})
@@ -253,6 +271,27 @@ func (wk *rasterWork) assemble(dst string, recs []tileRecord, workers int) error
 		return err
 	}
 	return os.WriteFile(filepath.Join(dst, SourcesFile), append(b, '\n'), 0o644)
+}
+
+// linkedFromPrevious reports whether the work directory's file src of r
+// is the previous pack's file of the same source and recipe (the same
+// inode and size, a hard link made by reuse) whose manifest lists r's
+// SHA-256, and returns that file's os.Stat. Published files are never
+// written again, so its hash holds without reading it.
+func (wk *rasterWork) linkedFromPrevious(src string, r tileRecord) (os.FileInfo, bool) {
+	p, ok := wk.prev[r.Source+"|"+r.Recipe]
+	if !ok || p.sha256 == "" || p.sha256 != r.SHA256 {
+		return nil, false
+	}
+	pi, err := os.Stat(p.path)
+	if err != nil {
+		return nil, false
+	}
+	si, err := os.Stat(src)
+	if err != nil || !os.SameFile(pi, si) || pi.Size() != si.Size() {
+		return nil, false
+	}
+	return pi, true
 }
 
 // close releases the journal and the lock and keeps the work directory

@@ -89,7 +89,7 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (_ pack.Mani
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
 	defer w.Abort()
-	if err := ri.assemble(w.Dir(), recs); err != nil {
+	if err := ri.assemble(w, recs); err != nil {
 		return pack.Manifest{}, err
 	}
 	cdsm := ix.Layers[terrain.LayerCDSM]
@@ -100,7 +100,7 @@ func Vegetation(ctx context.Context, c Common, o VegetationOptions) (_ pack.Mani
 	m := c.manifest(ri.st)
 	res, err := tiles3d.WriteVegetation(ctx, w.Dir(), tiles3d.VegetationOptions{DataDir: c.DataDir, BL: c.BL,
 		Snapshot: c.Snapshot, Zone: ri.zone, Tiles: cdsm, ToleranceM: o.ToleranceM, Workers: ri.workers,
-		HeightModel: o.HeightModel, Attribution: m.AttributionText(), BBoxWGS84: terrain.EnvelopeWGS84(ri.zone, cdsm)})
+		HeightModel: o.HeightModel, Attribution: m.AttributionText(), BBoxWGS84: terrain.EnvelopeWGS84(ri.zone, cdsm), Linked: w.Reuse})
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}

@@ -70,11 +70,17 @@ func keeps(f Feature, z geo.Zone, keep func(lon, lat float64) bool) bool {
 type countingReader struct {
 	r io.Reader
 	n int64
+	// seen, when set, is told base+n after each read (Options.Progress).
+	seen func(int64)
+	base int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if c.seen != nil && n > 0 {
+		c.seen(c.base + c.n)
+	}
 	return n, err
 }
 

@@ -105,6 +105,14 @@ type Options struct {
 	// the box of the nodes its kept ways use. Open coastline chains are
 	// closed along it.
 	Boundary *Poly
+	// Workers is how many goroutines decode a PBF's blocks (0:
+	// GOMAXPROCS); OSM XML is decoded by one. The features and their order
+	// do not depend on it.
+	Workers int
+	// Progress, when set, is called with the bytes read so far over the
+	// four passes (each reads the whole file), as reading advances, from
+	// one goroutine at a time.
+	Progress func(read int64)
 }
 
 // Errors of Read.
@@ -184,6 +192,11 @@ func metaOf(t osm.Tags) *wayMeta {
 func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, emit func(Feature) error) (Stats, error) {
 	st := Stats{Features: map[string]int{}}
 	clip := o.Clip
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var read int64 // by the passes before this one
 	// pass reads the file once, handing each to object its filter keeps;
 	// a nil filter skips that type. The PBF decoder runs the filters in
 	// its goroutines, so objects not kept are dropped as soon as decoded,
@@ -195,13 +208,14 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 			return nil, err
 		}
 		defer rc.Close()
-		cr := &countingReader{r: rc}
+		cr := &countingReader{r: rc, base: read, seen: o.Progress}
+		defer func() { read += cr.n }()
 		var sc scanner
 		var hdr *osmpbf.Header
 		if o.XML {
 			sc = osmxml.New(ctx, cr)
 		} else {
-			ps := osmpbf.New(ctx, cr, max(1, runtime.GOMAXPROCS(0)))
+			ps := osmpbf.New(ctx, cr, workers)
 			ps.SkipNodes, ps.SkipWays, ps.SkipRelations = f.node == nil, f.way == nil, f.rel == nil
 			ps.FilterNode, ps.FilterWay, ps.FilterRelation = f.node, f.way, f.rel
 			if h, err := ps.Header(); err == nil {

@@ -7,8 +7,45 @@ import (
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/tiles3d"
 )
+
+// checkVerifies fails when the pack in dir does not verify against its
+// manifest (pack.Verify reads every file): the hashes an incremental
+// build took from the previous manifest must be the files' own.
+func checkVerifies(t *testing.T, dir string) {
+	t.Helper()
+	m, err := pack.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if damage, err := pack.Verify(context.Background(), dir, m); err != nil || len(damage) != 0 {
+		t.Errorf("the incremental pack does not verify: %v %v", damage, err)
+	}
+}
+
+// checkHashesTaken marks the SHA-256 sums in the manifest of the pack in
+// dir (testtool.MarkSums), runs rebuild, which must rebuild that pack
+// linking every tile from it, and fails unless the rebuilt manifest
+// carries the mark for at least min files (Commit took the linked tiles'
+// hashes from the previous manifest instead of reading them) and for no
+// file the build wrote itself (tileset.json, InputsFile).
+func checkHashesTaken(t *testing.T, dir string, min int, rebuild func()) {
+	t.Helper()
+	testtool.MarkSums(t, dir)
+	rebuild()
+	marked, files := testtool.MarkedFiles(t, dir)
+	t.Logf("%d of %d files' SHA-256 taken from the previous manifest", len(marked), files)
+	if len(marked) < min {
+		t.Errorf("%d files' SHA-256 taken from the previous manifest (the others read again); want at least %d", len(marked), min)
+	}
+	for _, p := range marked {
+		if filepath.Base(p) == "tileset.json" || p == tiles3d.InputsFile {
+			t.Errorf("%s was written by the build, yet its SHA-256 came from the previous manifest", p)
+		}
+	}
+}
 
 // TestTerrainMeshIncremental builds the terrain mesh of a 5 x 4 tile DGM,
 // then imports a new snapshot in which one tile (5 %) changed inside and
@@ -41,6 +78,16 @@ func TestTerrainMeshIncremental(t *testing.T) {
 	}
 	dir := filepath.Join("terrain-mesh", "he", "2026-08-01")
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+	checkVerifies(t, filepath.Join(data, dir))
+	checkHashesTaken(t, filepath.Join(data, dir), 20, func() {
+		st = tiles3d.BuildStats{}
+		if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: tolerance, Stats: &st}); err != nil {
+			t.Fatal(err)
+		}
+		if st.Reused.Load() != 20 {
+			t.Fatalf("rebuild of the same snapshot: %d of 20 tiles reused", st.Reused.Load())
+		}
+	})
 	st = tiles3d.BuildStats{}
 	if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: data, BL: "he", ToleranceM: 2 * tolerance, Stats: &st}); err != nil {
 		t.Fatal(err)
@@ -84,6 +131,13 @@ func TestVegetationIncremental(t *testing.T) {
 	importCDSM(t, fresh)
 	dir := filepath.Join("veg", "he", "2026-07-20")
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+	checkVerifies(t, filepath.Join(data, dir))
+	// Both tiles' trees and plantcover, and the CDSM rasters, are links.
+	checkHashesTaken(t, filepath.Join(data, dir), 4, func() {
+		if b, r := build(data, tolerance); b != 0 || r != 2 {
+			t.Fatalf("nothing changed: %d built, %d reused; want 0 and 2", b, r)
+		}
+	})
 	if b, r := build(data, 2*tolerance); b != 2 || r != 0 {
 		t.Errorf("new tolerance: %d built, %d reused; want 2 and 0", b, r)
 	}
@@ -120,6 +174,12 @@ func TestOSMCoverIncremental(t *testing.T) {
 	}
 	dir := filepath.Join("osm-cover", "he", "2026-07-20")
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+	checkVerifies(t, filepath.Join(data, dir))
+	checkHashesTaken(t, filepath.Join(data, dir), int(all), func() {
+		if b, r := build(data); b != 0 || r != all {
+			t.Fatalf("nothing changed: %d built, %d reused; want 0 and %d", b, r, all)
+		}
+	})
 }
 
 // BenchmarkTerrainMeshIncremental builds the terrain mesh of a 20 tile DGM

@@ -139,6 +139,7 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 	b := &coverBuild{o: o, z: ds.Zone, layer: layer, tol: tol, dir: w.Dir(), feats: feats, copyright: withCredit(osmdata.Attribution, o.HeightModel)}
 	b.index()
 	b.ru = newReuser(prevDir, o.Stats, "osm-cover", o.StepM, tol, modelPrint(o.HeightModel), b.copyright, int(b.z))
+	b.ru.linked = w.Reuse // linked tiles keep the previous manifest's SHA-256: Commit does not read them
 	var themes []pack.Theme
 	for _, th := range []string{osmdata.ThemeSurface, osmdata.ThemeTransport} {
 		if err := os.MkdirAll(filepath.Join(w.Dir(), th, "tiles"), 0o755); err != nil {

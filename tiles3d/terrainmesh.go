@@ -93,6 +93,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	defer w.Abort()
 	ru := newReuser(prevDir, o.Stats, "terrain-mesh", o.ToleranceM, o.GridSize, modelPrint(o.HeightModel), o.Copyright)
 	ru.sources = sourceKeys(layer.Tiles(), fileSums(src))
+	ru.linked = w.Reuse // linked tiles keep the previous manifest's SHA-256: Commit does not read them
 	children, err := meshTiles(ctx, layer, ds.Zone, w.Dir(), o, ru)
 	if err != nil {
 		return pack.Manifest{}, err

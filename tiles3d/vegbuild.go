@@ -60,13 +60,19 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 		if isVegTheme(f.Path) || f.Path == InputsFile {
 			continue
 		}
-		if err := linkOrCopy(filepath.Join(dir, filepath.FromSlash(f.Path)), filepath.Join(w.Dir(), filepath.FromSlash(f.Path))); err != nil {
+		from, to := filepath.Join(dir, filepath.FromSlash(f.Path)), filepath.Join(w.Dir(), filepath.FromSlash(f.Path))
+		if err := linkOrCopy(from, to); err != nil {
 			return pack.Manifest{}, fmt.Errorf("tiles3d: %s: %w", src.Key(), err)
+		}
+		// The CDSM/TDSM rasters are the published pack's files: Commit
+		// takes their SHA-256 from its manifest while they are its inodes.
+		if fi, err := os.Stat(from); err == nil {
+			w.Reuse(to, fi, f.SHA256)
 		}
 	}
 	res, err := WriteVegetation(ctx, w.Dir(), VegetationOptions{DataDir: o.DataDir, BL: src.BL, Snapshot: src.Snapshot, Zone: z,
 		Tiles: ix.Layers[terrain.LayerCDSM], ToleranceM: o.ToleranceM, Workers: o.Workers, HeightModel: o.HeightModel,
-		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84, Stats: o.Stats, Progress: o.Progress})
+		Attribution: src.AttributionText(), BBoxWGS84: src.BBoxWGS84, Stats: o.Stats, Progress: o.Progress, Linked: w.Reuse})
 	if err != nil {
 		return pack.Manifest{}, err
 	}

@@ -65,6 +65,10 @@ type VegetationOptions struct {
 	// Stats, when set, counts the CDSM tiles built and those reused from
 	// the BL's previous vegetation pack (same canopy, ground and options).
 	Stats *BuildStats
+	// Linked, when set, is told of each tile file hard-linked from the
+	// previous vegetation pack with the SHA-256 its manifest lists: pass
+	// the pack's pack.Writer.Reuse, so its Commit does not read them again.
+	Linked func(path string, src os.FileInfo, sha256 string)
 }
 
 // VegetationResult is what WriteVegetation wrote.
@@ -120,6 +124,7 @@ func WriteVegetation(ctx context.Context, dir string, o VegetationOptions) (Vege
 	}
 	ru := newReuser(previousBuild(o.DataDir, pack.Vegetation, o.BL), o.Stats, "vegetation", o.ToleranceM,
 		fmt.Sprintf("%+v", o.Trees.withDefaults()), res.Hardened, modelPrint(o.HeightModel), o.Attribution, o.Zone)
+	ru.linked = o.Linked
 	trees, cover, n, err := vegTiles(ctx, dir, dgm, o, res.Hardened, ru)
 	if err != nil {
 		return res, err
