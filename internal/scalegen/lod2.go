@@ -184,10 +184,10 @@ func parseMM(s string) ([]int64, error) {
 	return out, nil
 }
 
-// tileCode is four base-36 characters unique for every km tile of a
+// TileCode is four base-36 characters unique for every km tile of a
 // 1296 km square: it replaces the district part of the AdV building ids
 // (DENW43AL00002f8o -> DENW<code>00002f8o) and suffixes the other ids.
-func tileCode(t Tile) string {
+func TileCode(t Tile) string {
 	const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	e, n := ((t.EKM%1296)+1296)%1296, ((t.NKM%1296)+1296)%1296
 	return string([]byte{digits[e/36], digits[e%36], digits[n/36], digits[n%36]})
@@ -235,7 +235,7 @@ func (t *template) writeTile(path string, tile Tile, stem string, ground func(x,
 		return 0, fmt.Errorf("scalegen: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
-	code := tileCode(tile)
+	code := TileCode(tile)
 	var buf []byte
 	envelope := 0
 	for _, s := range t.segs {
