@@ -5,8 +5,9 @@ import (
 )
 
 // Relief is a deterministic fractal terrain and forest cover over a UTM
-// zone: value noise summed over octaves from 40 km to 12 m (rolling
-// lowland to low mountain range, 20-700 m), forest patches where a
+// zone: value noise summed over octaves from 40 km to 4 m (rolling
+// lowland to low mountain range, 20-700 m, with the decimetre roughness
+// of fields, ditches and embankments a DGM1 shows), forest patches where a
 // 1.5 km noise passes a threshold (about a quarter of the land, NRW's
 // share), and in them trees on a jittered 5 m lattice with round crowns.
 // The same seed gives the same surface; tiles computed separately join
@@ -19,7 +20,7 @@ type Relief struct {
 type octave struct{ wave, amp float64 }
 
 var octaves = []octave{
-	{40000, 260}, {12000, 90}, {3000, 30}, {800, 9}, {200, 2.5}, {50, 0.6}, {12, 0.12},
+	{40000, 260}, {12000, 90}, {3000, 30}, {800, 9}, {200, 4}, {50, 1.5}, {12, 0.5}, {4, 0.15},
 }
 
 // hash2 maps lattice point (i, j) of layer k to [0, 1).

@@ -134,7 +134,7 @@ func Markdown(w io.Writer, r *Result, m *scalegen.Manifest, runs []runFile) {
 	p("| DGM1 GeoTIFF (fractal relief) | %d | %d km² | %.1f |\n", m.DGM.Tiles, m.DGM.Tiles, mb(m.DGM.Bytes))
 	p("| CDSM GeoTIFF (forest patches, %.0f %% vegetated) | %d | %d km² | %.1f |\n", 100*m.CDSM.Valid, m.CDSM.Tiles, m.CDSM.Tiles, mb(m.CDSM.Bytes))
 	p("| OSM %s (%d shifted copies of %s) | 1 | %d nodes, %d ways, %d relations | %.1f |\n\n", m.OSM.Format, m.OSM.Copies, m.OSM.Sample, m.OSM.Nodes, m.OSM.Ways, m.OSM.Relations, mb(m.OSM.Bytes))
-	p("## Stages\n\nMB/s: source files for imports, bytes written for builds. Cores: CPU time / wall. Peak RSS: wait4 rusage.\n\n")
+	p("## Stages\n\nMB/s: source files for imports, bytes written for builds. Cores: CPU time / wall. Peak RSS: %s. Disk: growth of the data directory.\n\n", r.RSSBy)
 	p("| stage | items | items/s | MB/s | cores | wall s | CPU s | peak RSS MiB | disk MB | reported |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Stages {
 		p("| %s | %d %s | %.1f | %.2f | %.2f | %.1f | %.1f | %.0f | %.1f | %s |\n", s.Name, s.Items, s.Unit, s.ItemsPerS(), s.MBPerS(), s.Cores(), s.WallS, s.CPUS, mib(s.PeakRSS), mb(s.OutBytes), strings.ReplaceAll(s.Summary, "|", "/"))

@@ -86,7 +86,10 @@ type Result struct {
 	Tilesets  []TSInfo         `json:"tilesets"`
 	DiskByDir map[string]int64 `json:"disk_bytes_by_dir"`
 	TotalS    float64          `json:"total_s"`
-	Started   string           `json:"started"`
+	// RSSBy says how the peak RSS was measured: GNU time, or wait4 (an
+	// upper bound: at least the runner's own RSS).
+	RSSBy   string `json:"peak_rss_by"`
+	Started string `json:"started"`
 }
 
 // Run runs the pipeline and returns its measurements. It stops at the first
@@ -101,7 +104,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	m := o.Manifest
 	r := &Result{Scale: m.Scale, AreaKM2: m.AreaKM2, Machine: machine(), Load: loadavg(), Workers: o.Workers,
-		GenS: m.Seconds, Started: start.UTC().Format(time.RFC3339)}
+		GenS: m.Seconds, Started: start.UTC().Format(time.RFC3339), RSSBy: "GNU time (%M)"}
+	if gnuTime == "" {
+		r.RSSBy = "wait4 rusage (an upper bound: Linux counts the runner's own RSS at the fork; apt-get install time)"
+	}
 	if v, err := exec.Command(o.SVC, "version").Output(); err == nil {
 		r.Commit = strings.TrimSpace(strings.SplitN(string(v), "\n", 2)[0])
 	}
