@@ -114,26 +114,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(o.Data, 0o755); err != nil {
 		return r, fmt.Errorf("scalerun: %w", err)
 	}
-	common := []string{"--data", o.Data, "--bl", m.BL}
-	imp := append([]string{"--snapshot", o.Snapshot}, common...)
-	lic := []string{"--license", "dl-de-zero-2.0"}
-	steps := []struct {
-		name, unit string
-		args       []string
-		items      int
-		in         int64
-		count      *regexp.Regexp // what the command reports, matched against items
-	}{
-		{"import lod2", "buildings", cat([]string{"import", "lod2"}, imp, lic, []string{m.LoD2.Dir}), m.LoD2.Buildings, m.LoD2.Bytes, reCount(`(\d+) buildings`)},
-		{"import dgm", "tiles", cat([]string{"import", "dgm"}, imp, lic, []string{m.DGM.Dir}), m.DGM.Tiles, m.DGM.Bytes, reCount(`(\d+) tiles`)},
-		{"import vegetation", "tiles", cat([]string{"import", "vegetation"}, imp, lic, []string{"--cdsm", m.CDSM.Dir}), m.CDSM.Tiles, m.CDSM.Bytes, nil},
-		{"import osm", "objects", cat([]string{"import", "osm"}, imp, []string{m.OSM.Path}), m.OSM.Nodes + m.OSM.Ways + m.OSM.Relations, m.OSM.Bytes, nil},
-		{"build tileset", "buildings", cat([]string{"build", "tileset"}, common), m.LoD2.Buildings, 0, reCount(`(\d+) buildings`)},
-		{"build terrain-mesh", "tiles", cat([]string{"build", "terrain-mesh"}, common), m.DGM.Tiles, 0, reCount(`(\d+) tiles`)},
-		{"build vegetation", "tiles", cat([]string{"build", "vegetation"}, common), m.CDSM.Tiles, 0, reCount(`cdsm: (\d+) tiles`)},
-		{"build osm-cover", "tiles", cat([]string{"build", "osm-cover"}, common), m.DGM.Tiles, 0, reCount(`surface (\d+) tiles`)},
-	}
-	for _, s := range steps {
+	for _, s := range plan(o) {
 		if err := ctx.Err(); err != nil {
 			return r, err
 		}
@@ -161,6 +142,34 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.LoadEnd = loadavg()
 	r.TotalS = time.Since(start).Seconds() + m.Seconds
 	return r, err
+}
+
+// step is one command of the pipeline.
+type step struct {
+	name, unit string
+	args       []string
+	items      int
+	in         int64
+	count      *regexp.Regexp // what the command reports, matched against items
+}
+
+// plan lists the pipeline's commands in order: the DGM before vegetation
+// and OSM (both stand on it), the imports before the builds.
+func plan(o Options) []step {
+	m := o.Manifest
+	common := []string{"--data", o.Data, "--bl", m.BL}
+	imp := append([]string{"--snapshot", o.Snapshot}, common...)
+	lic := []string{"--license", "dl-de-zero-2.0"}
+	return []step{
+		{"import lod2", "buildings", cat([]string{"import", "lod2"}, imp, lic, []string{m.LoD2.Dir}), m.LoD2.Buildings, m.LoD2.Bytes, reCount(`(\d+) buildings`)},
+		{"import dgm", "tiles", cat([]string{"import", "dgm"}, imp, lic, []string{m.DGM.Dir}), m.DGM.Tiles, m.DGM.Bytes, reCount(`(\d+) tiles`)},
+		{"import vegetation", "tiles", cat([]string{"import", "vegetation"}, imp, lic, []string{"--cdsm", m.CDSM.Dir}), m.CDSM.Tiles, m.CDSM.Bytes, nil},
+		{"import osm", "objects", cat([]string{"import", "osm"}, imp, []string{m.OSM.Path}), m.OSM.Nodes + m.OSM.Ways + m.OSM.Relations, m.OSM.Bytes, nil},
+		{"build tileset", "buildings", cat([]string{"build", "tileset"}, common), m.LoD2.Buildings, 0, reCount(`(\d+) buildings`)},
+		{"build terrain-mesh", "tiles", cat([]string{"build", "terrain-mesh"}, common), m.DGM.Tiles, 0, reCount(`(\d+) tiles`)},
+		{"build vegetation", "tiles", cat([]string{"build", "vegetation"}, common), m.CDSM.Tiles, 0, reCount(`cdsm: (\d+) tiles`)},
+		{"build osm-cover", "tiles", cat([]string{"build", "osm-cover"}, common), m.DGM.Tiles, 0, reCount(`surface (\d+) tiles`)},
+	}
 }
 
 func cat(parts ...[]string) []string {
