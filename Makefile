@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/svc-geodata/svc/cmd.Version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: build run demo test vet race bench bench-peers cluster-test soak load search-tail fuzz interop-tools clean dist
+.PHONY: build run demo test vet race bench bench-peers bench-scale cluster-test soak load search-tail fuzz interop-tools clean dist
 
 ## build: the static binary ./svc (CGO_ENABLED=0)
 build:
@@ -32,9 +32,10 @@ run: build
 demo: build
 	./svc demo --data $(DATA)
 
-## test: vet and every test, interop tests included (they skip locally when a tool is missing)
+## test: vet and every test, interop tests included (they skip locally when a tool is missing);
+## internal/scalerun's smoke test runs make bench-scale at SCALE=0.002 with the ./svc just built
 test: build vet
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	SVC_BIN=$(CURDIR)/svc $(GO) test -count=1 -timeout 20m $(PKGS)
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
@@ -51,6 +52,13 @@ bench:
 ## bench-peers: svc next to pg_featureserv+PostGIS, gdallocationinfo and a hello-world server (about 4 minutes; bench/results/)
 bench-peers:
 	scripts/bench-peers/run.sh
+
+## bench-scale: a synthetic state of SCALE x NRW (34,000 km²) from the real samples through the whole
+## pipeline, measured per stage, into bench/results/scale-$(SCALE).md/.json (docs/performance.md)
+SCALE   ?= 0.01
+SAMPLES ?= ../shared/samples
+bench-scale: build
+	$(GO) run ./bench/scale -scale $(SCALE) -svc ./svc -samples $(SAMPLES) -out bench/results
 
 ## cluster-test: three replicas on a shared PostgreSQL behind nginx, all on loopback (also part of make test)
 cluster-test:

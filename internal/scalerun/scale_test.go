@@ -1,0 +1,116 @@
+package scalerun
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-geodata/svc/internal/scalegen"
+	"github.com/svc-geodata/svc/internal/testtool"
+)
+
+// svcBinary builds svc (CGO_ENABLED=0, as make build) into a temporary
+// directory; SVC_BIN names a built one instead.
+func svcBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("SVC_BIN"); p != "" {
+		return p
+	}
+	root, ok := testtool.ModuleRoot()
+	if !ok {
+		t.Fatal("module root not found")
+	}
+	bin := filepath.Join(t.TempDir(), "svc")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBenchScaleSmoke is make bench-scale at SCALE=0.002 (68 km² of NRW,
+// 4 m rasters so it fits in a minute): every stage runs through the real
+// CLI, the imported and built counts match the generated input, the
+// server answers a bbox search of a generated km with that km's buildings,
+// every product has a root tileset.json, and the table is written.
+func TestBenchScaleSmoke(t *testing.T) {
+	samples := testtool.Shared(t, "samples")
+	svc := svcBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	osmium, _ := exec.LookPath("osmium") // XML when absent: the importer reads both
+	start := time.Now()
+	m, err := scalegen.Generate(ctx, scalegen.Options{BL: "nrw", Scale: 0.002, Seed: 1, Dir: filepath.Join(dir, "input"), Samples: samples, Osmium: osmium, PixelM: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.AreaKM2 != 68 {
+		t.Fatalf("SCALE=0.002 placed %d km², want 68", m.AreaKM2)
+	}
+	var log strings.Builder
+	r, err := Run(ctx, Options{SVC: svc, Data: filepath.Join(dir, "data"), Manifest: m, Workers: 2, Load: 2 * time.Second, Conns: 8, Log: &log})
+	t.Log("\n" + log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("generate %.1f s, pipeline and serve %.1f s", m.Seconds, time.Since(start).Seconds()-m.Seconds)
+	want := map[string]int{
+		"import lod2": m.LoD2.Buildings, "import dgm": m.DGM.Tiles, "import vegetation": -1, "import osm": -1,
+		"build tileset": m.LoD2.Buildings, "build terrain-mesh": m.DGM.Tiles, "build vegetation": m.CDSM.Tiles, "build osm-cover": m.DGM.Tiles,
+	}
+	for _, s := range r.Stages {
+		w, ok := want[s.Name]
+		if !ok {
+			t.Errorf("unexpected stage %s", s.Name)
+			continue
+		}
+		delete(want, s.Name)
+		if s.WallS <= 0 || s.CPUS <= 0 || s.PeakRSS <= 0 {
+			t.Errorf("%s: wall %g s, CPU %g s, peak RSS %d: not measured", s.Name, s.WallS, s.CPUS, s.PeakRSS)
+		}
+		if w >= 0 && s.Reported != w {
+			t.Errorf("%s reported %d %s, generated %d (%q)", s.Name, s.Reported, s.Unit, w, s.Summary)
+		}
+	}
+	for n := range want {
+		t.Errorf("stage %s did not run", n)
+	}
+	sv := r.Serve
+	if sv.DatasetBuildings != m.LoD2.Buildings {
+		t.Errorf("/v1/datasets counts %d buildings, generated %d", sv.DatasetBuildings, m.LoD2.Buildings)
+	}
+	if sv.ProbeOwn == 0 || sv.ProbeOwn != sv.ProbeFeatures {
+		t.Errorf("search of tile %v: %d surfaces, %d of its own buildings", sv.ProbeTile, sv.ProbeFeatures, sv.ProbeOwn)
+	}
+	if sv.Requests == 0 || sv.Non200 != 0 || sv.P50Ms <= 0 || sv.P99Ms < sv.P50Ms {
+		t.Errorf("search load: %+v", sv)
+	}
+	products := map[string]bool{}
+	for _, ts := range r.Tilesets {
+		if ts.Bytes == 0 || ts.Tiles == 0 {
+			t.Errorf("%s: root tileset.json %d bytes, %d content files", ts.Product, ts.Bytes, ts.Tiles)
+		}
+		products[strings.SplitN(ts.Product, "/", 2)[0]] = true
+	}
+	for _, p := range []string{"buildings", "terrain-mesh", "veg", "osm-cover"} {
+		if !products[p] {
+			t.Errorf("no %s tileset (have %v)", p, r.Tilesets)
+		}
+	}
+	md, err := Write(filepath.Join(dir, "results"), r, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(md)
+	for _, s := range []string{"| import lod2 | 7412 buildings", "| build osm-cover |", "## Extrapolation", "cold start"} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("%s lacks %q", md, s)
+		}
+	}
+}
