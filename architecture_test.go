@@ -65,7 +65,7 @@ func TestImportRules(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules" || n == "data" || n == "scripts") {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules" || n == "data" || n == "scripts" || (p == "bench")) {
 				return filepath.SkipDir
 			}
 			return nil
