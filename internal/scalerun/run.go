@@ -125,7 +125,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		st, out, err := runStage(ctx, o, s.name, args)
 		st.Unit, st.Items, st.InBytes = s.unit, s.items, s.in
 		if s.count != nil {
-			if mm := s.count.FindStringSubmatch(out); mm != nil {
+			// The summary line first, then the other lines but the
+			// progress lines (", ETA "), which carry running counts in
+			// the same words.
+			src := st.Summary
+			if !s.count.MatchString(src) {
+				var keep []string
+				for _, l := range strings.Split(out, "\n") {
+					if !strings.Contains(l, ", ETA ") {
+						keep = append(keep, l)
+					}
+				}
+				src = strings.Join(keep, "\n")
+			}
+			if mm := s.count.FindStringSubmatch(src); mm != nil {
 				st.Reported, _ = strconv.Atoi(mm[1])
 			}
 		}
