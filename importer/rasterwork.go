@@ -200,7 +200,7 @@ func (wk *rasterWork) reuse(source, recipe, rel string) (tileRecord, bool, error
 	}
 	dst := filepath.Join(wk.dir, filepath.FromSlash(rel))
 	_ = os.Remove(dst)
-	if err := linkOrCopy(p.path, dst); err != nil {
+	if err := pack.LinkOrCopy(p.path, dst); err != nil {
 		return tileRecord{}, false, nil // the old pack went away: convert
 	}
 	return p.rec, true, nil
@@ -251,7 +251,7 @@ func (wk *rasterWork) assemble(w *pack.Writer, recs []tileRecord, workers int) e
 				}
 			}
 			to := filepath.Join(dst, filepath.FromSlash(r.Tile.Path))
-			if err := linkOrCopy(src, to); err != nil {
+			if err := pack.LinkOrCopy(src, to); err != nil {
 				return fmt.Errorf("importer: %s: %w", r.Tile.Name, err)
 			}
 			if linked {
@@ -340,30 +340,4 @@ func readerSHA256(r io.Reader) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// linkOrCopy hard-links src to dst, copying when linking fails (another
-// file system). Published pack files are never written again, so sharing
-// them is safe.
-func linkOrCopy(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

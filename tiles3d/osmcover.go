@@ -729,7 +729,7 @@ func (b *coverBuild) canopy(ctx context.Context) (int64, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(srcDir, p)
-		return linkOrCopy(p, filepath.Join(b.dir, "canopy", rel))
+		return pack.LinkOrCopy(p, filepath.Join(b.dir, "canopy", rel))
 	})
 	if err != nil {
 		return 0, fmt.Errorf("tiles3d: canopy from %s: %w", vm.Key(), err)

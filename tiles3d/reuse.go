@@ -136,7 +136,7 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 			continue
 		}
 		rel := filepath.Join(theme, filepath.FromSlash(t.Content.URI))
-		if err := linkOrCopy(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel)); err != nil {
+		if err := pack.LinkOrCopy(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel)); err != nil {
 			// The links made so far go: building writes these paths, and
 			// writing through a hard link would change the previous pack.
 			for _, p := range linked {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/svc-geodata/svc/geoid"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +60,7 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 			continue
 		}
 		from, to := filepath.Join(dir, filepath.FromSlash(f.Path)), filepath.Join(w.Dir(), filepath.FromSlash(f.Path))
-		if err := linkOrCopy(from, to); err != nil {
+		if err := pack.LinkOrCopy(from, to); err != nil {
 			return pack.Manifest{}, fmt.Errorf("tiles3d: %s: %w", src.Key(), err)
 		}
 		// The CDSM/TDSM rasters are the published pack's files: Commit
@@ -96,29 +95,4 @@ func BuildVegetation(ctx context.Context, o BuildVegetationOptions) (pack.Manife
 // isVegTheme reports whether a pack file belongs to a 3D Tiles theme.
 func isVegTheme(p string) bool {
 	return strings.HasPrefix(p, ThemeTrees+"/") || strings.HasPrefix(p, ThemePlantcover+"/")
-}
-
-// linkOrCopy hard-links src to dst, copying when linking fails (another
-// file system); packs are read-only once published, so sharing is safe.
-func linkOrCopy(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
