@@ -5,7 +5,9 @@ import "strings"
 // owner is a Building or BuildingPart of the building being read.
 type owner struct {
 	id       string
-	thematic bool // has at least one thematic boundary surface
+	thematic bool  // has at least one thematic boundary surface
+	parent   int32 // index of the owner holding this part, -1 for the building
+	attrs    Attributes
 }
 
 // target receives polygons: a thematic surface, or (thematic false) one
@@ -67,6 +69,16 @@ type build struct {
 	polyRings int32
 	ringStart int32
 
+	// attribute scratch: the codeSpace or uom of the open leaf, the open
+	// generic attribute
+	pendAttr []byte
+	gen      Generic
+	inGen    bool
+	codes    []owned[Code]
+	addrs    []owned[Address]
+	gens     []owned[Generic]
+	cnt      []int32
+
 	// assembly scratch
 	used   []bool
 	byTgt  []int32
@@ -94,6 +106,7 @@ func (b *build) reset() {
 		pts: b.pts[:0], rings: b.rings[:0], polys: b.polys[:0], entries: b.entries[:0],
 		ctrs: b.ctrs[:0], owners: b.owners[:0], targets: b.targets[:0],
 		used: b.used, byTgt: b.byTgt, cursor: b.cursor, sel: b.sel[:0], surfs: b.surfs[:0],
+		pendAttr: b.pendAttr[:0], codes: b.codes[:0], addrs: b.addrs[:0], gens: b.gens[:0], cnt: b.cnt,
 	}
 }
 
@@ -106,6 +119,16 @@ func (b *build) assemble(epsg int) *Building {
 	out := &Building{ID: b.id, EPSG: epsg, Line: b.line}
 	if len(b.parts) > 0 {
 		out.Parts = append([]string(nil), b.parts...)
+	}
+	b.spreadAttrs()
+	if len(b.owners) > 0 {
+		out.Attributes = b.owners[0].attrs
+	}
+	if len(b.owners) > 1 {
+		out.BuildingParts = make([]BuildingPart, len(b.owners)-1)
+		for i, o := range b.owners[1:] {
+			out.BuildingParts[i] = BuildingPart{ID: o.id, ParentID: b.owners[o.parent].id, Attributes: o.attrs}
+		}
 	}
 	ids := b.idMap()
 	b.groupEntries()
@@ -121,6 +144,18 @@ func (b *build) assemble(epsg int) *Building {
 	}
 	out.Surfaces = b.emit()
 	return out
+}
+
+// spreadAttrs gives each owner its functions, addresses and generic
+// attributes.
+func (b *build) spreadAttrs() {
+	if len(b.codes)+len(b.addrs)+len(b.gens) == 0 {
+		return
+	}
+	b.cnt = resize(b.cnt, len(b.owners)+1)
+	spread(b.codes, b.cnt, func(o int, vs []Code) { b.owners[o].attrs.Function = vs })
+	spread(b.addrs, b.cnt, func(o int, vs []Address) { b.owners[o].attrs.Addresses = vs })
+	spread(b.gens, b.cnt, func(o int, vs []Generic) { b.owners[o].attrs.Generic = vs })
 }
 
 // idMap maps gml:ids to polygon ranges, only when there are references.

@@ -104,8 +104,19 @@ func (r *Reader) startElement() (bool, error) {
 		r.rootLine = lx.lineAt(lx.tok)
 	}
 	rl, class := childRole(parent.role, kind, local)
+	var ak attrKind
+	switch parent.role {
+	case rOwner:
+		if rl == rSkip {
+			rl, ak = ownerRole(kind, local)
+		}
+	case rAddrProp, rAddr:
+		rl, ak = addrRole(kind, local)
+	case rGen:
+		rl, ak = genRole(kind, local)
+	}
 	f := frame{nsMark: nsMark, role: rl, dim: parent.dim, rev: parent.rev,
-		exterior: parent.exterior, target: parent.target, owner: parent.owner, ctr: -1}
+		exterior: parent.exterior, target: parent.target, owner: parent.owner, ctr: -1, attr: ak}
 	if err := r.startRole(&f, parent.role, class, local, a); err != nil {
 		return false, err
 	}
@@ -128,7 +139,7 @@ func (r *Reader) startElement() (bool, error) {
 	r.names = append(r.names, lx.name...)
 	f.nameEnd = int32(len(r.names))
 	r.stack = append(r.stack, f)
-	lx.wantText = f.role == rCoords
+	lx.wantText = f.role == rCoords || f.role == rAttrText
 	if lx.selfClose {
 		return r.endElement()
 	}
@@ -151,8 +162,9 @@ func (r *Reader) startRole(f *frame, parent role, class Class, local []byte, a *
 		} else {
 			b.parts = append(b.parts, id)
 		}
+		parentOwner := f.owner
 		f.owner = int32(len(b.owners))
-		b.owners = append(b.owners, owner{id: id})
+		b.owners = append(b.owners, owner{id: id, parent: parentOwner, attrs: Attributes{StoreysAboveGround: -1}})
 		f.target = -1
 		return r.item()
 	case rThematic:
@@ -166,6 +178,8 @@ func (r *Reader) startRole(f *frame, parent role, class Class, local []byte, a *
 		return r.item()
 	case rGeom:
 		return r.startGeom(f, parent, local, a)
+	case rAttrText, rGen, rAddrProp:
+		return r.startAttr(f, local, a)
 	case rPolygon:
 		b.polyID, err = r.idString(a.id)
 		b.polyRings = int32(len(b.rings))
@@ -313,6 +327,10 @@ func (r *Reader) endElement() (bool, error) {
 		}
 	case rOwner:
 		return f.owner == 0, nil
+	case rAttrText:
+		return false, r.endAttr(&f)
+	case rGen:
+		return false, r.endGen(&f)
 	}
 	return false, nil
 }

@@ -62,16 +62,23 @@ const (
 	nsGML
 	nsBldg
 	nsCore
+	nsGen
+	nsXAL
 )
 
 // kindOfURI classifies a namespace URI: GML 3.1 and 3.2, the CityGML 1.0,
-// 2.0 and 3.0 building modules, and the CityGML core modules.
+// 2.0 and 3.0 building and generics modules, the other CityGML modules
+// (core), and OASIS xAL 2.0 (addresses).
 func kindOfURI(uri []byte) nsKind {
 	switch {
 	case bytes.HasPrefix(uri, []byte("http://www.opengis.net/gml")):
 		return nsGML
 	case bytes.Contains(uri, []byte("citygml/building/")):
 		return nsBldg
+	case bytes.Contains(uri, []byte("citygml/generics/")):
+		return nsGen
+	case bytes.HasPrefix(uri, []byte("urn:oasis:names:tc:ciq:xsdschema:xAL")):
+		return nsXAL
 	case bytes.Contains(uri, []byte("opengis.net/citygml/")):
 		return nsCore
 	}
@@ -94,6 +101,10 @@ const (
 	rRing                  // gml:LinearRing
 	rPointWrap             // gml:pointProperty or gml:Point inside a ring
 	rCoords                // gml:posList, gml:pos, gml:coordinates
+	rAttrText              // an attribute leaf whose text is kept (see attrKind)
+	rGen                   // a generic attribute or gen:genericAttributeSet
+	rAddrProp              // bldg:address
+	rAddr                  // an element inside bldg:address
 	rSkip                  // ignored, with all its content
 )
 
@@ -113,10 +124,11 @@ type frame struct {
 	rev                bool // inside an odd number of reversed OrientableSurfaces
 	exterior           bool // rRingSlot: exterior (true) or interior
 	coords             uint8
-	target             int32 // surface target index, -1 outside one
-	owner              int32 // owner index, -1 outside a building
-	ctr                int32 // container index when the element has a gml:id, else -1
-	line               int32 // rCoords: line of the start tag
+	attr               attrKind // rAttrText: what the text is
+	target             int32    // surface target index, -1 outside one
+	owner              int32    // owner index, -1 outside a building
+	ctr                int32    // container index when the element has a gml:id, else -1
+	line               int32    // rCoords: line of the start tag
 }
 
 // binding maps a namespace prefix to a kind.
@@ -147,11 +159,13 @@ type Reader struct {
 	text        []byte
 	b           build
 	attrScratch attrs
+	interned    map[string]string
 }
 
 // attrs holds the attributes of one start tag that the reader uses.
 type attrs struct {
 	id, href, srs, dim, orient []byte
+	codeSpace, uom, name       []byte
 	hasID, hasHref, hasSRS     bool
 }
 
@@ -260,11 +274,12 @@ func (r *Reader) endOfInput() error {
 	return io.EOF
 }
 
-// addText collects the character data of a coordinate element.
+// addText collects the character data of a coordinate element or an
+// attribute leaf.
 func (r *Reader) addText() error {
 	t := r.lx.text
 	if len(r.text)+len(t) > MaxTokenBytes {
-		return r.errorf(ErrTooLarge, "coordinate text longer than MaxTokenBytes")
+		return r.errorf(ErrTooLarge, "text of one element longer than MaxTokenBytes")
 	}
 	if r.lx.cdata {
 		r.text = append(r.text, t...)
@@ -309,6 +324,12 @@ func (r *Reader) readAttrs() *attrs {
 			a.dim = at.value
 		case "orientation":
 			a.orient = at.value
+		case "codeSpace":
+			a.codeSpace = at.value
+		case "uom":
+			a.uom = at.value
+		case "name":
+			a.name = at.value
 		}
 	}
 	return a

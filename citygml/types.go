@@ -120,6 +120,12 @@ type Building struct {
 	Line int
 	// Parts lists the gml:ids of the building's BuildingParts in file order.
 	Parts []string
+	// Attributes are the building's own attributes (not its parts').
+	Attributes
+	// BuildingParts lists the building's BuildingParts, nested ones
+	// included, in file order (the order of Parts), each with its parent
+	// and its own attributes; nil when there is none.
+	BuildingParts []BuildingPart
 	// Surfaces lists the surfaces in file order; thematic surfaces first as
 	// they appear, unclassified polygons after them.
 	Surfaces []Surface
