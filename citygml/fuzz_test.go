@@ -6,11 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
 // FuzzReader feeds arbitrary bytes to the reader: it must not panic, must
-// end with io.EOF or a positioned *Error, and must respect the caps.
+// end with io.EOF or a positioned *Error, must respect the caps, and must
+// list every building part once with its attributes and a parent read
+// before it. testdata/v1_attrs.gml seeds the attribute elements.
 func FuzzReader(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.gml")
 	for _, p := range files {
@@ -36,6 +39,14 @@ func FuzzReader(f *testing.F) {
 					t.Fatalf("unpositioned error %v", err)
 				}
 				return
+			}
+			if len(b.BuildingParts) != len(b.Parts) {
+				t.Fatalf("%d BuildingParts for %d Parts", len(b.BuildingParts), len(b.Parts))
+			}
+			for i, p := range b.BuildingParts {
+				if p.ID != b.Parts[i] || (p.ParentID != b.ID && !slices.Contains(b.Parts[:i], p.ParentID)) {
+					t.Fatalf("part %d %q with parent %q out of order", i, p.ID, p.ParentID)
+				}
 			}
 			pts := 0
 			for _, s := range b.Surfaces {
