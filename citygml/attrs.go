@@ -353,10 +353,12 @@ type owned[T any] struct {
 	v     T
 }
 
-// spread copies the values of recs into one new array, grouped by owner
-// in file order, and hands each owner its part; cnt is scratch of at
-// least nOwners+1 elements.
-func spread[T any](recs []owned[T], cnt []int32, set func(owner int, vs []T)) {
+// spread copies the values of recs into one array, grouped by owner in
+// file order, and hands each owner its part; cnt is scratch of at least
+// nOwners+1 elements. The array is buf when the values fit (the common
+// single function or address, kept inside the Building to save an
+// allocation), else a new one.
+func spread[T any](recs []owned[T], cnt []int32, buf []T, set func(owner int, vs []T)) {
 	if len(recs) == 0 {
 		return
 	}
@@ -367,7 +369,10 @@ func spread[T any](recs []owned[T], cnt []int32, set func(owner int, vs []T)) {
 	for i := 1; i < len(cnt); i++ {
 		cnt[i] += cnt[i-1]
 	}
-	all := make([]T, len(recs))
+	all := buf
+	if len(recs) > len(buf) {
+		all = make([]T, len(recs))
+	}
 	fill := cnt[:len(cnt)-1]
 	for _, r := range recs {
 		all[fill[r.owner]] = r.v

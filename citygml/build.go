@@ -120,7 +120,7 @@ func (b *build) assemble(epsg int) *Building {
 	if len(b.parts) > 0 {
 		out.Parts = append([]string(nil), b.parts...)
 	}
-	b.spreadAttrs()
+	b.spreadAttrs(out)
 	if len(b.owners) > 0 {
 		out.Attributes = b.owners[0].attrs
 	}
@@ -148,14 +148,14 @@ func (b *build) assemble(epsg int) *Building {
 
 // spreadAttrs gives each owner its functions, addresses and generic
 // attributes.
-func (b *build) spreadAttrs() {
+func (b *build) spreadAttrs(out *Building) {
 	if len(b.codes)+len(b.addrs)+len(b.gens) == 0 {
 		return
 	}
 	b.cnt = resize(b.cnt, len(b.owners)+1)
-	spread(b.codes, b.cnt, func(o int, vs []Code) { b.owners[o].attrs.Function = vs })
-	spread(b.addrs, b.cnt, func(o int, vs []Address) { b.owners[o].attrs.Addresses = vs })
-	spread(b.gens, b.cnt, func(o int, vs []Generic) { b.owners[o].attrs.Generic = vs })
+	spread(b.codes, b.cnt, out.fnBuf[:], func(o int, vs []Code) { b.owners[o].attrs.Function = vs })
+	spread(b.addrs, b.cnt, out.addrBuf[:], func(o int, vs []Address) { b.owners[o].attrs.Addresses = vs })
+	spread(b.gens, b.cnt, nil, func(o int, vs []Generic) { b.owners[o].attrs.Generic = vs })
 }
 
 // idMap maps gml:ids to polygon ranges, only when there are references.

@@ -133,4 +133,9 @@ type Building struct {
 	// the building (references to other files or other buildings); their
 	// geometry is missing from Surfaces.
 	Unresolved int
+
+	// fnBuf and addrBuf back Function and Addresses in the common case of
+	// one value, saving two allocations per building.
+	fnBuf   [1]Code
+	addrBuf [1]Address
 }
