@@ -12,9 +12,9 @@ import (
 // tolerance).
 const SnapM = citygml.PointTolM
 
-// maxCheckWork caps edges × vertices of one shell for the T-junction
-// search, so a hostile building cannot take quadratic time; a larger shell
-// is reported as not checked.
+// maxCheckWork caps unmatched edges × vertices of one shell for the
+// T-junction search, so a hostile building cannot take quadratic time; a
+// larger shell is reported as not checked.
 const maxCheckWork = 16 << 20
 
 // Volume returns the volume (m³) enclosed by the shells of b, one per
@@ -154,24 +154,40 @@ func openEdges(polys []citygml.Polygon) (int, error) {
 			addRing(h, dot(newell(h, p.Exterior[0]), ne) > 0)
 		}
 	}
-	if len(edges)*len(verts) > maxCheckWork {
-		return 0, fmt.Errorf("shell too large to check (%d edges, %d vertices)", len(edges), len(verts))
-	}
-	count := map[edge]int{}
+	count := make(map[edge]int, len(edges))
 	for _, e := range edges {
-		for _, s := range split(e.a, e.b, verts) {
+		count[e]++
+	}
+	unmatched := func() []edge {
+		var out []edge
+		for e, n := range count {
+			for d := n - count[edge{e.b, e.a}]; d > 0; d-- {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	open := unmatched()
+	if len(open) == 0 {
+		return 0, nil
+	}
+	// T-junctions: an edge of one polygon that runs along two or more
+	// edges of its neighbour is matched once split at the vertices on it.
+	// Only unmatched edges need splitting.
+	if len(open)*len(verts) > maxCheckWork {
+		return 0, fmt.Errorf("shell too large to check (%d open edges, %d vertices)", len(open), len(verts))
+	}
+	for _, e := range open {
+		subs := split(e.a, e.b, verts)
+		if len(subs) == 1 {
+			continue
+		}
+		count[e]--
+		for _, s := range subs {
 			count[edge{s[0], s[1]}]++
 		}
 	}
-	open := 0
-	for e, n := range count {
-		if d := n - count[edge{e.b, e.a}]; d > 0 {
-			open += d
-		}
-	}
-	// Each unmatched edge was counted on its side only; an unpaired edge
-	// whose reverse is missing altogether counts once.
-	return open, nil
+	return len(unmatched()), nil
 }
 
 // split returns edge a→b as the chain of sub-edges through the vertices
