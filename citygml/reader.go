@@ -25,10 +25,16 @@
 // separators). srsDimension is 3 unless given; with srsDimension="2" points
 // get z = 0.
 //
+// The attributes of LoD2-DE are read for the building and each part (see
+// Attributes): bldg:function, bldg:roofType, bldg:measuredHeight,
+// bldg:storeysAboveGround, core:creationDate, every bldg:address (xAL) and
+// the generic attributes (gen:stringAttribute and its kin).
+//
 // What is skipped: LoD0/1/3/4 geometry, terrain intersection curves,
 // openings (windows, doors), interior LoD4 surfaces (InteriorWallSurface,
 // CeilingSurface, FloorSurface), building installations, appearances,
-// attributes and every non-building city object. The XML encoding
+// other attributes (gml:name, external references, bldg:class, usage,
+// yearOfConstruction, ...) and every non-building city object. The XML encoding
 // declaration is not interpreted (ids and coordinates are ASCII); entities
 // other than the predefined and numeric ones are an error.
 package citygml
