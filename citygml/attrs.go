@@ -286,14 +286,14 @@ func (r *Reader) endAttr(f *frame) error {
 	case aMeasuredHeight:
 		v, err := strconv.ParseFloat(string(txt), 64)
 		if err != nil || !isFinite(v) {
-			at.Invalid = append(at.Invalid, "bldg:measuredHeight "+strconv.Quote(string(txt))+": not a number")
+			at.Invalid = append(at.Invalid, "bldg:measuredHeight "+quoteShort(txt)+": not a number")
 			return r.item()
 		}
 		at.MeasuredHeight = Measure{Value: v, UOM: r.internB(b.pendAttr), Valid: true}
 	case aStoreys:
 		n, err := strconv.Atoi(string(txt))
 		if err != nil || n < 0 {
-			at.Invalid = append(at.Invalid, "bldg:storeysAboveGround "+strconv.Quote(string(txt))+": not a non-negative integer")
+			at.Invalid = append(at.Invalid, "bldg:storeysAboveGround "+quoteShort(txt)+": not a non-negative integer")
 			return r.item()
 		}
 		at.StoreysAboveGround = n
@@ -408,3 +408,11 @@ func (r *Reader) internB(v []byte) string {
 }
 
 func isFinite(v float64) bool { return v-v == 0 }
+
+// quoteShort quotes a value for a message, cut to its first 40 bytes.
+func quoteShort(v []byte) string {
+	if len(v) > 40 {
+		return strconv.Quote(string(v[:40])) + "..."
+	}
+	return strconv.Quote(string(v))
+}
