@@ -46,6 +46,10 @@ type BuildStats struct {
 	// because their source key matched no previous leaf (built ones
 	// included); a leaf reused by its source key is not read.
 	Read atomic.Int64
+	// Edge counts the raster tiles reused after sampling only the boundary
+	// of their lattice (their own file unchanged, a neighbour's changed);
+	// they are counted in Reused too.
+	Edge atomic.Int64
 }
 
 // inputsDoc is InputsFile.

@@ -189,6 +189,7 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 			if e, ok := ru.reuse(t.Name, prev.Inputs, dir); ok {
 				e.Sources, e.Own, e.Edge = key.sources, key.own, edgeSum
 				ru.record(t.Name, e)
+				ru.stats.Edge.Add(1)
 				return e.Tiles[""], nil
 			}
 		}
