@@ -161,6 +161,25 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 	return e, true
 }
 
+// linkSame links the previous build's file rel (slash-separated, relative
+// to the pack) into dir when its SHA-256 in the previous manifest is that
+// of data, and reports whether it did; the caller writes data otherwise.
+func (r *reuser) linkSame(dir, rel string, data []byte) bool {
+	sum := r.prevSums[rel]
+	if sum == "" {
+		return false
+	}
+	if h := sha256.Sum256(data); hex.EncodeToString(h[:]) != sum {
+		return false
+	}
+	src, dst := filepath.Join(r.prevDir, filepath.FromSlash(rel)), filepath.Join(dir, filepath.FromSlash(rel))
+	if err := pack.LinkOrCopy(src, dst); err != nil {
+		return false
+	}
+	r.tellLinked(src, dst, rel)
+	return true
+}
+
 // tellLinked passes a file linked from the previous pack, with the SHA-256
 // its manifest lists, to r.linked.
 func (r *reuser) tellLinked(src, dst, rel string) {

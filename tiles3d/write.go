@@ -69,7 +69,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	}
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
-	hs, err := writeHierarchy(dir, TilesetFile, doc)
+	hs, err := writeHierarchyLinking(dir, TilesetFile, doc, func(rel string, data []byte) bool { return ru.linkSame(dir, rel, data) })
 	if err != nil {
 		return pack.TilesetInfo{}, err
 	}
