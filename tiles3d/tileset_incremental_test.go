@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/fixture"
@@ -148,6 +150,12 @@ func TestBuildTilesetIncremental(t *testing.T) {
 	t.Logf("%d of %d external tilesets linked from the previous build", linked, len(subs))
 	if len(subs) < 4 || linked < len(subs)/2 {
 		t.Errorf("%d of %d external tilesets linked from the previous build; want most (only those above changed leaves differ)", linked, len(subs))
+	}
+	// The validator follows the linked external tilesets to the leaves.
+	validator := testtool.TilesValidator(t)
+	out, err := exec.Command(validator, filepath.Join(data, dir, TilesetFile)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ": 0 errors") || !strings.Contains(string(out), `"numWarnings": 0`) {
+		t.Errorf("validator on the incremental tileset: %v\n%s", err, string(out[max(0, len(out)-3000):]))
 	}
 }
 
