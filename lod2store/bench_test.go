@@ -3,9 +3,11 @@ package lod2store
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/internal/testtool"
 )
 
 // BenchmarkSearch1km2 searches random 1 km2 boxes (limit 100) in a pack at
@@ -53,5 +55,37 @@ func BenchmarkSearchFederated(b *testing.B) {
 		if err != nil || len(hits) != 100 {
 			b.Fatalf("%d hits, %v", len(hits), err)
 		}
+	}
+}
+
+// BenchmarkBuildingGeometry reads the geometry of 50 buildings spread over
+// a pack of 10,000 (what a tileset leaf reads), per call.
+func BenchmarkBuildingGeometry(b *testing.B) {
+	s, _ := writeTown(b, 25832, 476000, 5550000, 2000, 10000, 1)
+	rng := rand.New(rand.NewPCG(5, 5))
+	sets := make([][]int64, 64)
+	for i := range sets {
+		seen := map[int64]bool{}
+		for len(seen) < 50 {
+			seen[1+rng.Int64N(10000)] = true
+		}
+		for id := range seen {
+			sets[i] = append(sets[i], id)
+		}
+		slices.Sort(sets[i])
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	i, n := 0, 0
+	cpu := testtool.CPUTime()
+	for b.Loop() {
+		if err := s.BuildingGeometry(ctx, sets[i%len(sets)], func(*Building3D) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64((testtool.CPUTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	if n != 50*i {
+		b.Fatalf("%d buildings read in %d calls", n, i)
 	}
 }

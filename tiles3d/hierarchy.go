@@ -63,7 +63,15 @@ type HierarchyStats struct {
 // external tileset (SubDir/<key>.json); tiles without a key get their path
 // of child indexes. The output depends only on doc.
 func writeHierarchy(dir, name string, doc tilesetJSON) (HierarchyStats, error) {
-	h := &hierWriter{dir: dir, asset: doc.Asset}
+	return writeHierarchyLinking(dir, name, doc, nil)
+}
+
+// writeHierarchyLinking is writeHierarchy for an incremental build: an
+// external tileset whose bytes equal the previous build's file of the same
+// path is linked from it (same(rel, data) links it and reports true)
+// instead of being written; most are, when few leaves changed.
+func writeHierarchyLinking(dir, name string, doc tilesetJSON, same func(rel string, data []byte) bool) (HierarchyStats, error) {
+	h := &hierWriter{dir: dir, asset: doc.Asset, same: same}
 	refine := doc.Root.Refine
 	if refine == "" {
 		refine = "REPLACE"
@@ -92,6 +100,9 @@ type hierWriter struct {
 	err   error
 	made  bool               // SubDir exists
 	cuts  map[*tileJSON]bool // roots of external tilesets
+	// same, when set, links an external tileset equal to the previous
+	// build's (see writeHierarchyLinking).
+	same func(rel string, data []byte) bool
 }
 
 func (h *hierWriter) add(n int64) {
@@ -145,11 +156,15 @@ func (h *hierWriter) external(t *tileJSON, key, refine string) {
 	r := *t
 	r.Transform, r.Refine = nil, refine
 	root := h.cut(&r, true, key, true, refine)
-	n, err := writeDoc(filepath.Join(h.dir, SubDir, key+".json"), tilesetJSON{Asset: h.asset, GeometricError: t.GeometricError, Root: root})
-	if err != nil && h.err == nil {
-		h.err = err
+	doc := tilesetJSON{Asset: h.asset, GeometricError: t.GeometricError, Root: root}
+	data, err := json.Marshal(doc)
+	if err == nil && (h.same == nil || !h.same(SubDir+"/"+key+".json", data)) {
+		err = os.WriteFile(filepath.Join(h.dir, SubDir, key+".json"), data, 0o644)
 	}
-	h.add(n)
+	if err != nil && h.err == nil {
+		h.err = fmt.Errorf("tiles3d: %w", err)
+	}
+	h.add(int64(len(data)))
 }
 
 // pack chooses the roots of external tilesets in the tree below t (depth

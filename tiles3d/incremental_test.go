@@ -49,8 +49,9 @@ func checkHashesTaken(t *testing.T, dir string, min int, rebuild func()) {
 
 // TestTerrainMeshIncremental builds the terrain mesh of a 5 x 4 tile DGM,
 // then imports a new snapshot in which one tile (5 %) changed inside and
-// builds again: one tile is meshed, 19 are reused from the previous build,
-// and the pack is the same bytes as a build from scratch of the new
+// builds again: one tile is meshed, 19 are reused from the previous build
+// (its 8 neighbours after sampling only their lattice's boundary), and the
+// pack is the same bytes as a build from scratch of the new
 // snapshot. A changed option (the tolerance) rebuilds every tile.
 func TestTerrainMeshIncremental(t *testing.T) {
 	ctx := context.Background()
@@ -72,6 +73,11 @@ func TestTerrainMeshIncremental(t *testing.T) {
 	}
 	if st.Built.Load() != 1 || st.Reused.Load() != 19 {
 		t.Errorf("5 %% changed: %d tiles built, %d reused; want 1 and 19", st.Built.Load(), st.Reused.Load())
+	}
+	// The changed tile's 8 neighbours read only their lattice's boundary
+	// (the samples the changed file can give them), not all of it.
+	if st.Edge.Load() != 8 {
+		t.Errorf("5 %% changed: %d tiles reused after reading only their boundary; want the 8 neighbours of the changed tile", st.Edge.Load())
 	}
 	if _, err := tiles3d.BuildTerrainMesh(ctx, tiles3d.TerrainMeshOptions{DataDir: fresh, BL: "he", ToleranceM: tolerance}); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,10 @@ type BuildStats struct {
 	// because their source key matched no previous leaf (built ones
 	// included); a leaf reused by its source key is not read.
 	Read atomic.Int64
+	// Edge counts the raster tiles reused after sampling only the boundary
+	// of their lattice (their own file unchanged, a neighbour's changed);
+	// they are counted in Reused too.
+	Edge atomic.Int64
 }
 
 // inputsDoc is InputsFile.
@@ -61,6 +65,11 @@ type reuseEntry struct {
 	// (their SHA-256 as the source pack's manifest lists them): equal
 	// sources give equal inputs, so the tile is reused without reading them.
 	Sources string `json:"sources,omitempty"`
+	// Own and Edge, when set, key a raster tile by its own file (rasterKey)
+	// and the samples on its lattice's boundary (edgeHash): when only a
+	// neighbour's file changed, the boundary is all the next build reads.
+	Own  string `json:"own,omitempty"`
+	Edge string `json:"edge,omitempty"`
 	// Tiles are its tileset entries by theme ("" for a single-theme pack),
 	// their content URIs relative to the theme's directory; a theme
 	// without content is absent.
@@ -77,9 +86,9 @@ type reuser struct {
 	mu      sync.Mutex
 	next    map[string]reuseEntry
 	stats   *BuildStats
-	// sources are the source keys of the tiles by index (sourceKeys),
-	// for builds that read rasters of a pack; nil otherwise.
-	sources []string
+	// rasterKeys are the keys of the tiles by index (rasterKeys), for
+	// builds that read rasters of a pack; nil otherwise.
+	rasterKeys []rasterKey
 	// buildings finds the source files of building ids, for the building
 	// tileset; nil otherwise (or for a pack without source_files).
 	buildings *buildingSources
@@ -150,6 +159,25 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 	r.record(key, e)
 	r.stats.Reused.Add(1)
 	return e, true
+}
+
+// linkSame links the previous build's file rel (slash-separated, relative
+// to the pack) into dir when its SHA-256 in the previous manifest is that
+// of data, and reports whether it did; the caller writes data otherwise.
+func (r *reuser) linkSame(dir, rel string, data []byte) bool {
+	sum := r.prevSums[rel]
+	if sum == "" {
+		return false
+	}
+	if h := sha256.Sum256(data); hex.EncodeToString(h[:]) != sum {
+		return false
+	}
+	src, dst := filepath.Join(r.prevDir, filepath.FromSlash(rel)), filepath.Join(dir, filepath.FromSlash(rel))
+	if err := pack.LinkOrCopy(src, dst); err != nil {
+		return false
+	}
+	r.tellLinked(src, dst, rel)
+	return true
 }
 
 // tellLinked passes a file linked from the previous pack, with the SHA-256
@@ -281,15 +309,86 @@ func previousBuild(dataDir string, prod pack.Product, bl string) string {
 	return dir
 }
 
-// sourceKeys returns, per tile of a raster layer, the hash of the source
-// files its lattice can read: the tiles whose box meets its closed box
-// (edge points fall in the neighbours), by name and SHA-256 from files
-// (pack path -> SHA-256). A tile with a neighbour of unknown SHA-256 gets
-// "". Tiles are bucketed by 1 km cells, so this is linear in the tiles.
-func sourceKeys(tiles []terrain.Tile, files map[string]string) []string {
+// rasterKey is what a tile of a raster layer is computed from, by source
+// file (see rasterKeys).
+type rasterKey struct {
+	// sources hashes the tile and the files its lattice can read; "" when
+	// a file's SHA-256 is unknown.
+	sources string
+	// own hashes the tile, its lattice and its own file only; it is set
+	// when no other tile covers a point of the lattice inside its boundary
+	// (the usual grid of tiles that touch at their edges), so that own and
+	// the boundary's samples (edgeHash) determine every sample. "" when
+	// tiles overlap or the file's SHA-256 is unknown.
+	own string
+}
+
+// rasterKey returns the key of tile i (zero when keys are not computed).
+func (r *reuser) rasterKey(i int) rasterKey {
+	if i < len(r.rasterKeys) {
+		return r.rasterKeys[i]
+	}
+	return rasterKey{}
+}
+
+// tileLattice is the sample lattice of tile t with gridSize samples per
+// edge (0: gridFor its pixel size): from its north-west corner over the
+// longer of its edges.
+func tileLattice(t terrain.Tile, gridSize int) lattice {
+	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
+	n := gridSize
+	if n == 0 {
+		n = gridFor(edge, t.PixelM)
+	}
+	return lattice{x0: t.BBox[0], y0: t.BBox[3], step: edge / float64(n-1), n: n}
+}
+
+// box is the lattice's extent: minX, minY, maxX, maxY.
+func (l lattice) box() [4]float64 {
+	x1, y1 := l.at(l.n-1, l.n-1)
+	return [4]float64{l.x0, y1, x1, l.y0}
+}
+
+// coversInside tells whether box b holds a lattice point off the
+// lattice's boundary.
+func (l lattice) coversInside(b [4]float64) bool {
+	col, row := false, false
+	for k := 1; k < l.n-1 && !(col && row); k++ {
+		x, y := l.at(k, k)
+		col = col || (x >= b[0] && x <= b[2])
+		row = row || (y >= b[1] && y <= b[3])
+	}
+	return col && row
+}
+
+// rasterKeys returns the keys of the tiles of a raster layer sampled on
+// tileLattice(tile, gridSize): sources hashes the source files its lattice
+// can read (the tiles whose box meets its closed box: edge points fall in
+// the neighbours), by name and SHA-256 from files (pack path -> SHA-256);
+// own hashes its own file. Tiles are bucketed by 1 km cells, so this is
+// linear in the tiles.
+func rasterKeys(tiles []terrain.Tile, files map[string]string, gridSize int) []rasterKey {
 	cells := map[[2]int][]int{}
 	span := func(b [4]float64) (int, int, int, int) {
 		return int(math.Floor(b[0] / 1000)), int(math.Floor(b[1] / 1000)), int(math.Floor(b[2] / 1000)), int(math.Floor(b[3] / 1000))
+	}
+	meeting := func(b [4]float64, skip int) []int {
+		x0, y0, x1, y1 := span(b)
+		seen := map[int]bool{}
+		var out []int
+		for x := x0; x <= x1; x++ {
+			for y := y0; y <= y1; y++ {
+				for _, j := range cells[[2]int{x, y}] {
+					o := tiles[j].BBox
+					if j != skip && !seen[j] && o[0] <= b[2] && o[2] >= b[0] && o[1] <= b[3] && o[3] >= b[1] {
+						seen[j] = true
+						out = append(out, j)
+					}
+				}
+			}
+		}
+		sort.Ints(out)
+		return out
 	}
 	for i, t := range tiles {
 		x0, y0, x1, y1 := span(t.BBox)
@@ -299,27 +398,11 @@ func sourceKeys(tiles []terrain.Tile, files map[string]string) []string {
 			}
 		}
 	}
-	out := make([]string, len(tiles))
+	out := make([]rasterKey, len(tiles))
 	for i, t := range tiles {
-		b := t.BBox
-		x0, y0, x1, y1 := span(b)
-		seen := map[int]bool{}
-		var deps []int
-		for x := x0; x <= x1; x++ {
-			for y := y0; y <= y1; y++ {
-				for _, j := range cells[[2]int{x, y}] {
-					o := tiles[j].BBox
-					if !seen[j] && o[0] <= b[2] && o[2] >= b[0] && o[1] <= b[3] && o[3] >= b[1] {
-						seen[j] = true
-						deps = append(deps, j)
-					}
-				}
-			}
-		}
-		sort.Ints(deps)
 		ih := newInputHash(t.Name, t.BBox, t.PixelM)
 		ok := true
-		for _, j := range deps {
+		for _, j := range meeting(t.BBox, -1) {
 			sum := files[tiles[j].Path]
 			if sum == "" {
 				ok = false
@@ -330,7 +413,20 @@ func sourceKeys(tiles []terrain.Tile, files map[string]string) []string {
 			ih.str(sum)
 		}
 		if ok {
-			out[i] = ih.sum()
+			out[i].sources = ih.sum()
+		}
+		l := tileLattice(t, gridSize)
+		own := files[t.Path] != ""
+		for _, j := range meeting(l.box(), i) {
+			if l.coversInside(tiles[j].BBox) {
+				own = false
+				break
+			}
+		}
+		if own {
+			oh := newInputHash("own", t.Name, t.BBox, t.PixelM, l.x0, l.y0, l.step, l.n)
+			oh.str(files[t.Path])
+			out[i].own = oh.sum()
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package tiles3d
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,7 +93,7 @@ func BuildTerrainMesh(ctx context.Context, o TerrainMeshOptions) (pack.Manifest,
 	}
 	defer w.Abort()
 	ru := newReuser(prevDir, o.Stats, "terrain-mesh", o.ToleranceM, o.GridSize, modelPrint(o.HeightModel), o.Copyright)
-	ru.sources = sourceKeys(layer.Tiles(), fileSums(src))
+	ru.rasterKeys = rasterKeys(layer.Tiles(), fileSums(src), o.GridSize)
 	ru.linked = w.Reuse // linked tiles keep the previous manifest's SHA-256: Commit does not read them
 	children, err := meshTiles(ctx, layer, ds.Zone, w.Dir(), o, ru)
 	if err != nil {
@@ -164,27 +165,51 @@ func meshTiles(ctx context.Context, layer *terrain.Layer, z geo.Zone, dir string
 
 // meshTile samples one DGM tile on an n x n grid, meshes it and writes its
 // b3dm, or links the previous build's when the samples are the same. It
-// returns nil for a tile without valid samples.
+// returns nil for a tile without valid samples. A tile is reused without
+// reading anything when its source files are unchanged; when only a
+// neighbour's file changed (its own did not: the own key of rasterKeys),
+// only the lattice's boundary is sampled, the one part a neighbour can
+// give (see edgeHash); the rest of the lattice is read only when that
+// differs too.
 func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir string, o TerrainMeshOptions, ru *reuser) (*tileJSON, error) {
 	t := layer.Tiles()[i]
-	if e, ok := ru.reuseSources(t.Name, ru.sources[i], dir); ok {
+	key := ru.rasterKey(i)
+	if e, ok := ru.reuseSources(t.Name, key.sources, dir); ok {
 		return e.Tiles[""], nil
 	}
+	lat := tileLattice(t, o.GridSize)
+	n, step := lat.n, lat.step
 	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
-	n := o.GridSize
-	if n == 0 {
-		n = gridFor(edge, t.PixelM)
+	if prev, ok := ru.prev[t.Name]; ok && key.own != "" && prev.Own == key.own && prev.Edge != "" {
+		edgeSum, err := sampleEdge(ctx, layer, lat)
+		if err != nil {
+			return nil, err
+		}
+		if edgeSum == prev.Edge {
+			if e, ok := ru.reuse(t.Name, prev.Inputs, dir); ok {
+				e.Sources, e.Own, e.Edge = key.sources, key.own, edgeSum
+				ru.record(t.Name, e)
+				ru.stats.Edge.Add(1)
+				return e.Tiles[""], nil
+			}
+		}
 	}
-	step := edge / float64(n-1)
-	heights, ok, err := sampleGrid(ctx, layer, t.BBox[0], t.BBox[3], step, n)
-	if err != nil || !ok {
+	heights, valid, err := sampleLattice(ctx, layer, lat)
+	if err != nil {
 		return nil, err
+	}
+	edgeSum := ""
+	if key.own != "" {
+		edgeSum = edgeHash(lat, func(r, c int) (float32, bool) { return heights[r*n+c], valid[r*n+c] })
+	}
+	if !fillNoData(heights, valid) {
+		return nil, nil
 	}
 	ih := newInputHash(t.Name, t.BBox, n)
 	ih.floats32(heights)
 	inputs := ih.sum()
 	if e, ok := ru.reuse(t.Name, inputs, dir); ok {
-		e.Sources = ru.sources[i]
+		e.Sources, e.Own, e.Edge = key.sources, key.own, edgeSum
 		ru.record(t.Name, e)
 		return e.Tiles[""], nil
 	}
@@ -192,7 +217,7 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 	if err != nil {
 		return nil, err
 	}
-	ru.built(t.Name, reuseEntry{Inputs: inputs, Sources: ru.sources[i], Tiles: map[string]*tileJSON{"": tj}})
+	ru.built(t.Name, reuseEntry{Inputs: inputs, Sources: key.sources, Own: key.own, Edge: edgeSum, Tiles: map[string]*tileJSON{"": tj}})
 	return tj, nil
 }
 
@@ -241,38 +266,126 @@ func gridFor(edge, pixelM float64) int {
 	return n + 1
 }
 
+// lattice is the n x n sample points of a tile: column c, row r is at
+// (x0 + c*step, y0 - r*step).
+type lattice struct {
+	x0, y0, step float64
+	n            int
+}
+
+func (l lattice) at(r, c int) (x, y float64) {
+	return l.x0 + float64(c)*l.step, l.y0 - float64(r)*l.step
+}
+
+// sample reads the DGM at a lattice point; ok is false for NoData and
+// uncovered points.
+func sample(ctx context.Context, layer *terrain.Layer, x, y float64) (float32, bool, error) {
+	v, _, err := layer.Sample(ctx, x, y)
+	if errors.Is(err, terrain.ErrNoData) || errors.Is(err, terrain.ErrOutside) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return float32(v), true, nil
+}
+
 // sampleGrid reads n x n heights from (x0, y0) going east and south by step.
 // NoData and uncovered samples become the lowest valid height; ok is false
 // when there is none.
 func sampleGrid(ctx context.Context, layer *terrain.Layer, x0, y0, step float64, n int) ([]float32, bool, error) {
-	heights := make([]float32, n*n)
-	valid := make([]bool, n*n)
-	lowest := math.Inf(1)
+	heights, valid, err := sampleLattice(ctx, layer, lattice{x0: x0, y0: y0, step: step, n: n})
+	if err != nil {
+		return nil, false, err
+	}
+	if !fillNoData(heights, valid) {
+		return nil, false, nil
+	}
+	return heights, true, nil
+}
+
+// sampleLattice reads the heights of the lattice row by row; valid is false
+// where sample found no value (the height is then 0).
+func sampleLattice(ctx context.Context, layer *terrain.Layer, l lattice) (heights []float32, valid []bool, err error) {
+	n := l.n
+	heights, valid = make([]float32, n*n), make([]bool, n*n)
 	for r := range n {
 		if err := ctx.Err(); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		for c := range n {
-			v, _, err := layer.Sample(ctx, x0+float64(c)*step, y0-float64(r)*step)
-			if errors.Is(err, terrain.ErrNoData) || errors.Is(err, terrain.ErrOutside) {
-				continue
+			x, y := l.at(r, c)
+			if heights[r*n+c], valid[r*n+c], err = sample(ctx, layer, x, y); err != nil {
+				return nil, nil, err
 			}
-			if err != nil {
-				return nil, false, err
-			}
-			heights[r*n+c], valid[r*n+c] = float32(v), true
-			lowest = math.Min(lowest, v)
 		}
 	}
-	if math.IsInf(lowest, 1) {
-		return nil, false, nil
+	return heights, valid, nil
+}
+
+// fillNoData sets the heights without a valid sample to the lowest valid
+// one (a flat water surface); false when there is none.
+func fillNoData(heights []float32, valid []bool) bool {
+	lowest := float32(math.Inf(1))
+	for k, ok := range valid {
+		if ok {
+			lowest = min(lowest, heights[k])
+		}
+	}
+	if math.IsInf(float64(lowest), 1) {
+		return false
 	}
 	for k, ok := range valid {
 		if !ok {
-			heights[k] = float32(lowest)
+			heights[k] = lowest
 		}
 	}
-	return heights, true, nil
+	return true
+}
+
+// edgeHash hashes the samples on the boundary of the lattice (first and
+// last row, first and last column; value and validity) as at returns
+// them. With rasterKeys' own key it determines the whole lattice: every
+// other point lies only in the tile's own file (see rasterKeys).
+func edgeHash(l lattice, at func(r, c int) (float32, bool)) string {
+	n := l.n
+	buf := make([]byte, 0, 4*n*5)
+	put := func(r, c int) {
+		v, ok := at(r, c)
+		if !ok {
+			buf = append(buf, 0, 0, 0, 0, 0)
+			return
+		}
+		buf = binary.LittleEndian.AppendUint32(append(buf, 1), math.Float32bits(v))
+	}
+	for c := range n {
+		put(0, c)
+		put(n-1, c)
+	}
+	for r := 1; r < n-1; r++ {
+		put(r, 0)
+		put(r, n-1)
+	}
+	ih := newInputHash("edge", l.x0, l.y0, l.step, n)
+	ih.h.Write(buf)
+	return ih.sum()
+}
+
+// sampleEdge samples only the boundary of the lattice and returns its
+// edgeHash.
+func sampleEdge(ctx context.Context, layer *terrain.Layer, l lattice) (string, error) {
+	var err error
+	sum := edgeHash(l, func(r, c int) (float32, bool) {
+		if err != nil {
+			return 0, false
+		}
+		x, y := l.at(r, c)
+		var v float32
+		var ok bool
+		v, ok, err = sample(ctx, layer, x, y)
+		return v, ok
+	})
+	return sum, err
 }
 
 // meshArrays turns the RTIN into glTF arrays: positions relative to the

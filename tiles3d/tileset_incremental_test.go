@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/fixture"
@@ -131,6 +133,30 @@ func TestBuildTilesetIncremental(t *testing.T) {
 		t.Errorf("the incremental pack does not verify: %v %v", damage, err)
 	}
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+	// The external tilesets that did not change are the previous build's
+	// files (hard links), not written again.
+	subs, err := os.ReadDir(filepath.Join(data, dir, SubDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := 0
+	for _, e := range subs {
+		a, errA := os.Stat(filepath.Join(data, dir, SubDir, e.Name()))
+		b, errB := os.Stat(filepath.Join(data, "buildings", "he", "2026-07-20", SubDir, e.Name()))
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			linked++
+		}
+	}
+	t.Logf("%d of %d external tilesets linked from the previous build", linked, len(subs))
+	if len(subs) < 4 || linked < len(subs)/2 {
+		t.Errorf("%d of %d external tilesets linked from the previous build; want most (only those above changed leaves differ)", linked, len(subs))
+	}
+	// The validator follows the linked external tilesets to the leaves.
+	validator := testtool.TilesValidator(t)
+	out, err := exec.Command(validator, filepath.Join(data, dir, TilesetFile)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ": 0 errors") || !strings.Contains(string(out), `"numWarnings": 0`) {
+		t.Errorf("validator on the incremental tileset: %v\n%s", err, string(out[max(0, len(out)-3000):]))
+	}
 }
 
 // BenchmarkBuildTilesetIncremental builds the tileset of a snapshot of

@@ -2,6 +2,7 @@ package tiles3d
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -69,7 +70,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	}
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
-	hs, err := writeHierarchy(dir, TilesetFile, doc)
+	hs, err := writeHierarchyLinking(dir, TilesetFile, doc, func(rel string, data []byte) bool { return ru.linkSame(dir, rel, data) })
 	if err != nil {
 		return pack.TilesetInfo{}, err
 	}
@@ -95,13 +96,10 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 	// The buildings are kept (a leaf holds at most Options.MaxPerTile) so
 	// that a leaf to build is read once, not again by writeLeaf.
 	var kept []lod2store.Building3D
+	var buf []byte
 	err := st.BuildingGeometry(ctx, c.ids, func(bd *lod2store.Building3D) error {
-		ih.str(bd.GMLID)
-		ih.str(strconv.FormatInt(bd.BuildingID, 10))
-		for _, s := range bd.Surfaces {
-			ih.str(fmt.Sprint(s.Class, s.Ends))
-			ih.floats64(s.Flat)
-		}
+		buf = appendBuildingInputs(buf[:0], bd)
+		ih.h.Write(buf)
 		kept = append(kept, cloneBuilding(bd))
 		return nil
 	})
@@ -121,6 +119,46 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 	ru.built(key, reuseEntry{Inputs: inputs, Sources: sources, Count: n, Tiles: map[string]*tileJSON{"": {Content: &contentJSON{URI: c.content},
 		BoundingVolume: map[string]any{"region": c.region[:]}, Transform: c.abs.matrix()}}})
 	return n, size, nil
+}
+
+// appendBuildingInputs appends what a leaf's inputs hash holds of building
+// bd: its gml:id and id, and per surface its class, ring ends and
+// coordinates, as inputHash.str and floats64 would write them one call at
+// a time (the same bytes: a leaf's inputs key did not change, see
+// TestBuildingInputsBytes), in one buffer instead of a hash write per
+// coordinate and fmt per surface.
+func appendBuildingInputs(b []byte, bd *lod2store.Building3D) []byte {
+	str := func(b []byte, s []byte) []byte {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		return append(append(b, ':'), s...)
+	}
+	b = str(b, []byte(bd.GMLID))
+	var num [20]byte
+	b = str(b, strconv.AppendInt(num[:0], bd.BuildingID, 10))
+	var sb []byte
+	for _, s := range bd.Surfaces {
+		// fmt.Sprint(s.Class, s.Ends): "3 [[0 12] [12 20]]"
+		sb = strconv.AppendInt(sb[:0], int64(s.Class), 10)
+		sb = append(sb, " ["...)
+		for i, e := range s.Ends {
+			if i > 0 {
+				sb = append(sb, ' ')
+			}
+			sb = append(sb, '[')
+			for j, v := range e {
+				if j > 0 {
+					sb = append(sb, ' ')
+				}
+				sb = strconv.AppendInt(sb, int64(v), 10)
+			}
+			sb = append(sb, ']')
+		}
+		b = str(b, append(sb, ']'))
+		for _, x := range s.Flat {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+	}
+	return b
 }
 
 // reusedLeaf takes the region, content and transform of a leaf linked
