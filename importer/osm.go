@@ -160,13 +160,10 @@ func OSMWith(ctx context.Context, c Common, file string, oo OSMOptions) (pack.Ma
 	if b := stats.Clip; b != nil {
 		m.OSM.ClipUTM = []float64{b.MinX, b.MinY, b.MaxX, b.MaxY}
 	}
-	if s := stats.Sea; s != nil {
-		m.OSM.Sea = &pack.OSMSea{Boundary: s.Boundary, Polygons: s.Polygons, AreaM2: s.AreaM2, Chains: s.Chains,
-			Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: math.Round(s.MaxSnapM*10) / 10,
-			RoadsInSea: s.RoadsInSea, RoadsProbed: s.RoadsProbed, Warning: s.Warning}
-		for _, u := range s.Unclosed {
-			m.OSM.Sea.Unclosed = append(m.OSM.Sea.Unclosed, pack.OSMUnclosed(u))
-		}
+	if stats.Sea != nil {
+		sea := *stats.Sea
+		sea.MaxSnapM = math.Round(sea.MaxSnapM*10) / 10
+		m.OSM.Sea = &sea
 	}
 	return w.Commit(ctx, m)
 }

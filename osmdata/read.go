@@ -16,6 +16,7 @@ import (
 	"github.com/paulmach/osm/osmxml"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
 )
 
 // Feature is one kept OSM object, its geometry in the UTM zone of the read
@@ -51,40 +52,9 @@ type Stats struct {
 	OutsideExtent int `json:"outside_extent"`
 	// Clip is the UTM box the features were clipped to (nil: none).
 	Clip *Box `json:"clip,omitempty"`
-	// Sea is what became of the coastline (nil: the extract has none).
-	Sea *SeaStats `json:"sea,omitempty"`
-}
-
-// SeaStats describe the sea built from an extract's coastline.
-type SeaStats struct {
-	// Boundary names what the open coastline chains were closed along:
-	// "clip polygon", "header bounds" or "node extent" (the file has
-	// neither: the box of the nodes its kept ways use), cut to the clip
-	// box.
-	Boundary string  `json:"boundary"`
-	Polygons int     `json:"polygons"`
-	AreaM2   float64 `json:"area_m2"`
-	Chains   int     `json:"chains"`
-	Closed   int     `json:"closed"`
-	Snapped  int     `json:"snapped"`
-	MaxSnapM float64 `json:"max_snap_m"`
-	// RoadsInSea of RoadsProbed sampled road and path midpoints (bridges
-	// excepted) lie in the sea; more than a tenth means land drawn as sea:
-	// a coastline way missing from the extract (Warning says so).
-	RoadsInSea  int    `json:"roads_in_sea"`
-	RoadsProbed int    `json:"roads_probed"`
-	Warning     string `json:"warning,omitempty"`
-	// Unclosed chains are left out of the sea, each with its ways, where
-	// it stops (WGS84) and why.
-	Unclosed []UnclosedStat `json:"unclosed,omitempty"`
-}
-
-// UnclosedStat is a coastline chain left out of the sea.
-type UnclosedStat struct {
-	Ways   []int64 `json:"ways"`
-	Lon    float64 `json:"lon"`
-	Lat    float64 `json:"lat"`
-	Reason string  `json:"reason"`
+	// Sea is what became of the coastline (nil: the extract has none),
+	// in the form the pack's manifest keeps it.
+	Sea *pack.OSMSea `json:"sea,omitempty"`
 }
 
 // Options configure Read.
