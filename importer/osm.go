@@ -50,6 +50,15 @@ type OSMOptions struct {
 	// closed along it. Empty: along the file's header bounds, else the
 	// extent of its nodes.
 	ClipPoly string
+	// Summary, when set, receives each way and relation the import could
+	// not use and why (osmdata.Stats.Skipped; the manifest keeps only their
+	// counts, as a state extract cut by a polygon has thousands).
+	Summary *OSMSummary
+}
+
+// OSMSummary is what an OSM import left out, by id and why.
+type OSMSummary struct {
+	Skipped []osmdata.Skip
 }
 
 // OSMWith is OSM with options. A ClipPoly that cannot be read or parsed is
@@ -159,6 +168,9 @@ func OSMWith(ctx context.Context, c Common, file string, oo OSMOptions) (pack.Ma
 		SkippedRelations: stats.SkippedRelations, SkippedWays: stats.SkippedWays, OutsideExtent: stats.OutsideExtent}
 	if b := stats.Clip; b != nil {
 		m.OSM.ClipUTM = []float64{b.MinX, b.MinY, b.MaxX, b.MaxY}
+	}
+	if oo.Summary != nil {
+		oo.Summary.Skipped = stats.Skipped
 	}
 	if stats.Sea != nil {
 		sea := *stats.Sea
