@@ -62,12 +62,14 @@ func SeaPolygons(coast [][][2]float64, box Box) [][][][2]float64 {
 // joined end to end. A chain ending short of the boundary by at most
 // SnapMaxM is carried to the nearest boundary point. Each open chain then
 // runs from boundary to boundary with the sea on its right, so a sea ring
-// follows a chain, then the boundary forward (the region on the right) to
-// the start of the next chain, and so on until closed. Closed rings
-// counter-clockwise are islands, holes of the sea that holds them;
-// clockwise ones are sea enclosed by land. A boundary ring with islands
-// and no open chain is all sea. Chains that cannot be closed are listed in
-// Unclosed with the reason.
+// follows a chain, then the ring it ends on forward (the region on the
+// right; an outer ring or a hole) to the start of the next chain on that
+// ring, and so on until closed. Closed rings counter-clockwise are
+// islands, holes of the sea that holds them; clockwise ones are sea
+// enclosed by land. A boundary ring with islands and no open chain is all
+// sea; a hole of the region no chain crosses is cut out of the sea that
+// holds it. Chains that cannot be closed are listed in Unclosed with the
+// reason.
 func seaIn(coast []CoastLine, r *region) Sea {
 	var s Sea
 	if r == nil {
@@ -132,32 +134,31 @@ func seaIn(coast []CoastLine, r *region) Sea {
 		if !ok {
 			continue
 		}
-		if e[0].ring != e[1].ring {
-			s.Unclosed = append(s.Unclosed, UnclosedChain{Ways: c.ways, AtUTM: pts[0],
-				Reason: "runs from one ring of the extract's boundary to another"})
-			continue
-		}
 		open = append(open, chain{pts: pts, ways: c.ways})
 		starts, ends = append(starts, e[0]), append(ends, e[1])
 	}
 	s.Closed = len(open)
 	var seas [][][2]float64
 	hasOpen := make([]bool, len(r.rings))
-	for _, e := range starts {
-		hasOpen[e.ring] = true
+	for i := range starts {
+		hasOpen[starts[i].ring], hasOpen[ends[i].ring] = true, true
 	}
 	used := make([]bool, len(open))
 	for i := range open {
 		if used[i] {
 			continue
 		}
-		k := starts[i].ring
-		rg, cum := r.rings[k], r.cum[k]
-		total := cum[len(cum)-1]
 		var ring [][2]float64
 		for cur := i; !used[cur]; {
 			used[cur] = true
 			ring = append(ring, open[cur].pts...)
+			// Walk forward along the ring the chain ends on (an outer ring
+			// or a hole: a chain may run from one to another) to the next
+			// chain starting on it. Along each ring starts and ends
+			// alternate, as the side of the coastline does.
+			k := ends[cur].ring
+			rg, cum := r.rings[k], r.cum[k]
+			total := cum[len(cum)-1]
 			from := ends[cur].pos
 			next, best := -1, math.Inf(1)
 			for j := range open {
@@ -192,14 +193,22 @@ func seaIn(coast []CoastLine, r *region) Sea {
 			seas = append(seas, append(ring, ring[0]))
 		}
 	}
+	// A ring no chain crosses is all sea or all land: an outer ring holding
+	// an island is sea (Helgoland uncut, or the Düne cut as a ring of its
+	// own); a hole is cut out of the sea ring that holds it, unless it lies
+	// on an island.
+	var cutouts [][][2]float64
 	for k, rg := range r.rings {
-		if hasOpen[k] || signedArea(rg) > 0 {
-			continue // a ring with chains, or a hole of the region
-		}
-		for _, is := range islands {
-			if pointInRing(is[0], rg) {
-				seas = append(seas, rg)
-				break
+		switch {
+		case hasOpen[k]:
+		case signedArea(rg) > 0:
+			cutouts = append(cutouts, rg)
+		default:
+			for _, is := range islands {
+				if pointInRing(is[0], rg) {
+					seas = append(seas, rg)
+					break
+				}
 			}
 		}
 	}
@@ -208,16 +217,27 @@ func seaIn(coast []CoastLine, r *region) Sea {
 	for i, sr := range seas {
 		s.Polygons[i] = [][][2]float64{sr}
 	}
-	// Each island is a hole of the smallest sea ring that holds it.
-	for _, is := range islands {
+	// Each island is a hole of the smallest sea ring that holds it; so is
+	// each hole of the region no chain crosses, unless an island holds it
+	// more closely (it lies on land).
+	smallest := func(p [2]float64, rings [][][2]float64) (int, float64) {
 		best, bestA := -1, math.Inf(1)
-		for i, sr := range seas {
-			if a := math.Abs(signedArea(sr)); a < bestA && pointInRing(is[0], sr) {
+		for i, sr := range rings {
+			if a := math.Abs(signedArea(sr)); a < bestA && pointInRing(p, sr) {
 				best, bestA = i, a
 			}
 		}
-		if best >= 0 {
+		return best, bestA
+	}
+	for _, is := range islands {
+		if best, _ := smallest(is[0], seas); best >= 0 {
 			s.Polygons[best] = append(s.Polygons[best], is)
+		}
+	}
+	for _, h := range cutouts {
+		best, a := smallest(h[0], seas)
+		if _, onLand := smallest(h[0], islands); best >= 0 && onLand > a {
+			s.Polygons[best] = append(s.Polygons[best], h)
 		}
 	}
 	return s
