@@ -86,12 +86,8 @@ func seaIn(coast []CoastLine, r *region) Sea {
 	chains := joinChains(pieces)
 	s.Chains = len(chains)
 	var islands, pockets [][][2]float64
-	type end struct {
-		ring int
-		pos  float64
-	}
 	var open []chain
-	var starts, ends []end
+	var starts, ends []boundaryAt
 	for _, c := range chains {
 		pts := c.pts
 		if len(pts) >= 4 && pts[0] == pts[len(pts)-1] {
@@ -102,7 +98,7 @@ func seaIn(coast []CoastLine, r *region) Sea {
 			}
 			continue
 		}
-		var e [2]end
+		var e [2]boundaryAt
 		ok := true
 		for k, p := range [2][2]float64{pts[0], pts[len(pts)-1]} {
 			ring, pos, at, d := r.nearest(p)
@@ -129,7 +125,7 @@ func seaIn(coast []CoastLine, r *region) Sea {
 					pts = append(pts, at)
 				}
 			}
-			e[k] = end{ring, pos}
+			e[k] = boundaryAt{ring, pos}
 		}
 		if !ok {
 			continue
@@ -138,8 +134,49 @@ func seaIn(coast []CoastLine, r *region) Sea {
 		starts, ends = append(starts, e[0]), append(ends, e[1])
 	}
 	s.Closed = len(open)
-	var seas [][][2]float64
-	hasOpen := make([]bool, len(r.rings))
+	seas, hasOpen := walkBoundary(r, open, starts, ends)
+	// A ring no chain crosses is all sea or all land: an outer ring holding
+	// an island is sea (Helgoland uncut, or the Düne cut as a ring of its
+	// own); a hole is cut out of the sea ring that holds it, unless it lies
+	// on an island.
+	var cutouts [][][2]float64
+	for k, rg := range r.rings {
+		switch {
+		case hasOpen[k]:
+		case signedArea(rg) > 0:
+			cutouts = append(cutouts, rg)
+		default:
+			for _, is := range islands {
+				if pointInRing(is[0], rg) {
+					seas = append(seas, rg)
+					break
+				}
+			}
+		}
+	}
+	seas = append(seas, pockets...)
+	s.Polygons = make([][][][2]float64, len(seas))
+	for i, sr := range seas {
+		s.Polygons[i] = [][][2]float64{sr}
+	}
+	addHoles(s.Polygons, seas, islands, cutouts)
+	return s
+}
+
+// boundaryAt is a point on a region's boundary: its ring and the arc
+// length along it.
+type boundaryAt struct {
+	ring int
+	pos  float64
+}
+
+// walkBoundary closes open chains (each from starts[i] to ends[i] on the
+// boundary, the sea on its right) into sea rings: a ring follows a chain,
+// then the boundary ring it ends on forward to the start of the next chain
+// on that ring, and so on until it is back at its first chain. It also
+// reports which boundary rings the chains meet.
+func walkBoundary(r *region, open []chain, starts, ends []boundaryAt) (seas [][][2]float64, hasOpen []bool) {
+	hasOpen = make([]bool, len(r.rings))
 	for i := range starts {
 		hasOpen[starts[i].ring], hasOpen[ends[i].ring] = true, true
 	}
@@ -193,33 +230,14 @@ func seaIn(coast []CoastLine, r *region) Sea {
 			seas = append(seas, append(ring, ring[0]))
 		}
 	}
-	// A ring no chain crosses is all sea or all land: an outer ring holding
-	// an island is sea (Helgoland uncut, or the Düne cut as a ring of its
-	// own); a hole is cut out of the sea ring that holds it, unless it lies
-	// on an island.
-	var cutouts [][][2]float64
-	for k, rg := range r.rings {
-		switch {
-		case hasOpen[k]:
-		case signedArea(rg) > 0:
-			cutouts = append(cutouts, rg)
-		default:
-			for _, is := range islands {
-				if pointInRing(is[0], rg) {
-					seas = append(seas, rg)
-					break
-				}
-			}
-		}
-	}
-	seas = append(seas, pockets...)
-	s.Polygons = make([][][][2]float64, len(seas))
-	for i, sr := range seas {
-		s.Polygons[i] = [][][2]float64{sr}
-	}
-	// Each island is a hole of the smallest sea ring that holds it; so is
-	// each hole of the region no chain crosses, unless an island holds it
-	// more closely (it lies on land).
+	return seas, hasOpen
+}
+
+// addHoles makes each island a hole of the smallest sea ring (polys[i]
+// has seas[i] as its exterior) that holds it; so is each hole of the
+// region no chain crosses (cutouts), unless an island holds it more
+// closely (it lies on land).
+func addHoles(polys [][][][2]float64, seas, islands, cutouts [][][2]float64) {
 	smallest := func(p [2]float64, rings [][][2]float64) (int, float64) {
 		best, bestA := -1, math.Inf(1)
 		for i, sr := range rings {
@@ -231,16 +249,15 @@ func seaIn(coast []CoastLine, r *region) Sea {
 	}
 	for _, is := range islands {
 		if best, _ := smallest(is[0], seas); best >= 0 {
-			s.Polygons[best] = append(s.Polygons[best], is)
+			polys[best] = append(polys[best], is)
 		}
 	}
 	for _, h := range cutouts {
 		best, a := smallest(h[0], seas)
 		if _, onLand := smallest(h[0], islands); best >= 0 && onLand > a {
-			s.Polygons[best] = append(s.Polygons[best], h)
+			polys[best] = append(polys[best], h)
 		}
 	}
-	return s
 }
 
 // chain is a run of joined coastline pieces and the ways it comes from.
