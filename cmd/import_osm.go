@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/osmdata"
 	"github.com/svc-geodata/svc/pack"
 )
 
@@ -32,7 +33,8 @@ when the BL has no DGM or the extract does not meet it. Features lying wholly ou
 boundary (BKG VG5000, with a 3 km margin) are left out, so a larger extract (Germany) gives the
 BL's part, and an extract with nothing in the BL is refused, naming the state it lies in
 (--force keeps everything). Relations or areas missing members at the extract's edge are
-skipped and counted; lines cut at the edge keep their pieces.
+skipped, counted and named (id, where, why: the first three in the summary, all in --report
+FILE); lines cut at the edge keep their pieces.
 
 The sea is built from natural=coastline (land on its left). Extracts are cut by a box or a
 polygon, so coastline chains stop at the cut: they are closed along the extract's boundary,
@@ -57,6 +59,8 @@ again from the start (a state extract takes minutes).`,
 				o.LicenseID = "odbl-1.0"
 			}
 			start := time.Now()
+			var sum importer.OSMSummary
+			oo.Summary = &sum
 			stop := importProgress(c.ErrOrStderr(), &o, "import osm", "features", logEvery)
 			m, err := importer.OSMWith(c.Context(), o, args[0], oo)
 			stop()
@@ -72,11 +76,14 @@ again from the start (a state extract takes minutes).`,
 			fmt.Fprintf(c.OutOrStdout(), "imported %s: %d features (%s); skipped %d relations and %d ways missing members, %d outside the BL; in %s\n",
 				m.Key(), total, strings.Join(classes, ", "), m.OSM.SkippedRelations, m.OSM.SkippedWays, m.OSM.OutsideExtent,
 				time.Since(start).Round(time.Millisecond))
+			if len(sum.Skipped) > 0 {
+				fmt.Fprintln(c.OutOrStdout(), skippedSummary(sum.Skipped, m.OSM.SkippedRelations+m.OSM.SkippedWays))
+			}
 			if s := m.OSM.Sea; s != nil {
 				fmt.Fprintln(c.OutOrStdout(), seaSummary(s))
 			}
 			if report != "" {
-				if err := writeOSMReport(report, m.OSM); err != nil {
+				if err := writeOSMReport(report, m.OSM, sum.Skipped); err != nil {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "report written to %s\n", report)
@@ -87,7 +94,7 @@ again from the start (a state extract takes minutes).`,
 	}
 	commonFlags(c, &o)
 	c.Flags().StringVar(&oo.ClipPoly, "clip-poly", "", "osmosis .poly file the extract was cut by: the coastline is closed along it (default: the file's header bounds)")
-	c.Flags().StringVar(&report, "report", "", "write what became of the coastline to this file: every chain left out of the sea, its ways and why")
+	c.Flags().StringVar(&report, "report", "", "write what the import left out to this file: every coastline chain left out of the sea, every way and relation skipped, by id and why")
 	c.Flags().BoolVar(&o.Force, "force", false, "keep the features outside the BL's boundary too")
 	c.Flags().IntVar(&o.Workers, "workers", runtime.NumCPU(), "goroutines decoding the PBF's blocks (the pack is the same byte for byte for any number)")
 	c.Flags().DurationVar(&logEvery, "progress-interval", defaultLogEvery, progressIntervalUsage)
@@ -138,6 +145,29 @@ func seaSummary(s *pack.OSMSea) string {
 	return b.String()
 }
 
+// skippedSummary is the line an OSM import prints about the ways and
+// relations it could not use: the first three by id, where and why
+// (--report lists all).
+func skippedSummary(sk []osmdata.Skip, total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "skipped %d:", total)
+	for i, s := range sk {
+		if i == 3 {
+			fmt.Fprintf(&b, " ... (%d more; --report FILE lists all)", total-3)
+			break
+		}
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s %d (%s)", s.Type, s.ID, s.Class)
+		if s.Lon != 0 || s.Lat != 0 {
+			fmt.Fprintf(&b, " at %.5f,%.5f", s.Lon, s.Lat)
+		}
+		b.WriteString(" " + s.Reason)
+	}
+	return b.String()
+}
+
 func joinIDs(ids []int64, show int) string {
 	var parts []string
 	for i, id := range ids {
@@ -151,11 +181,12 @@ func joinIDs(ids []int64, show int) string {
 }
 
 // writeOSMReport writes, tab-separated after a header line, every
-// coastline chain left out of the sea (all its ways, where it stops, why)
-// and the summary counts of the import.
-func writeOSMReport(path string, o *pack.OSMInfo) error {
+// coastline chain left out of the sea (all its ways, where it stops, why),
+// every way and relation skipped (its id, where, its class and why) and
+// the summary counts of the import.
+func writeOSMReport(path string, o *pack.OSMInfo, skipped []osmdata.Skip) error {
 	var b strings.Builder
-	b.WriteString("# kind\tways\tlon\tlat\treason\n")
+	b.WriteString("# kind\tids\tlon\tlat\treason\n")
 	if s := o.Sea; s != nil {
 		for _, u := range s.Unclosed {
 			fmt.Fprintf(&b, "coastline-not-closed\t%s\t%.7f\t%.7f\t%s\n", joinIDs(u.Ways, len(u.Ways)), u.Lon, u.Lat, u.Reason)
@@ -168,7 +199,17 @@ func writeOSMReport(path string, o *pack.OSMInfo) error {
 	} else {
 		b.WriteString("sea\t\t\t\tno coastline in the extract\n")
 	}
-	fmt.Fprintf(&b, "skipped\t\t\t\t%d relations and %d areas missing members or nodes at the extract's edge\n", o.SkippedRelations, o.SkippedWays)
+	for _, s := range skipped {
+		at := "\t"
+		if s.Lon != 0 || s.Lat != 0 {
+			at = fmt.Sprintf("%.7f\t%.7f", s.Lon, s.Lat)
+		}
+		fmt.Fprintf(&b, "%s-skipped\t%d\t%s\t%s: %s\n", s.Type, s.ID, at, s.Class, s.Reason)
+	}
+	if n := o.SkippedRelations + o.SkippedWays; n > len(skipped) {
+		fmt.Fprintf(&b, "skipped-not-listed\t\t\t\t%d more beyond the first %d\n", n-len(skipped), len(skipped))
+	}
+	fmt.Fprintf(&b, "skipped\t\t\t\t%d relations and %d ways missing members or nodes at the extract's edge\n", o.SkippedRelations, o.SkippedWays)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}

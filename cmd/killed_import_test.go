@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"bytes"
-	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/demo"
+	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/pack"
 )
 
@@ -147,36 +147,10 @@ func TestKilledImportResumes(t *testing.T) {
 // same dump whatever their page layout.
 func dumpLoD2(t *testing.T, path string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var b strings.Builder
-	for _, q := range []string{
+	return testtool.SQLRows(t, path,
 		`SELECT surface_id, building_id, gmlid, surface_class, hex(geom) FROM surfaces ORDER BY surface_id`,
 		`SELECT building_id, gmlid, surface_count, valid FROM buildings ORDER BY building_id`,
 		`SELECT gmlid, building_id FROM building_ids ORDER BY gmlid`,
 		`SELECT nodeno, hex(data) FROM idx_surfaces_geom_node ORDER BY nodeno`,
-		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`,
-	} {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintln(&b, vals...)
-		}
-		rows.Close()
-	}
-	return b.String()
+		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`)
 }

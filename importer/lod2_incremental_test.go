@@ -3,14 +3,13 @@ package importer
 import (
 	"bytes"
 	"context"
-	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/lod2store"
 )
 
@@ -93,37 +92,12 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 // stamps and the source file summaries, in key order.
 func dumpStore(t *testing.T, path string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var b strings.Builder
-	for _, q := range []string{
+	return testtool.SQLRows(t, path,
 		`SELECT surface_id, building_id, gmlid, surface_class, hex(geom) FROM surfaces ORDER BY surface_id`,
 		`SELECT building_id, gmlid, surface_count, valid FROM buildings ORDER BY building_id`,
 		`SELECT gmlid, building_id FROM building_ids ORDER BY gmlid`,
 		`SELECT nodeno, hex(data) FROM idx_surfaces_geom_node ORDER BY nodeno`,
 		`SELECT rowid, nodeno FROM idx_surfaces_geom_rowid ORDER BY rowid`,
 		`SELECT name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates FROM source_files ORDER BY file_id`,
-		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`,
-	} {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintln(&b, vals...)
-		}
-		rows.Close()
-	}
-	return b.String()
+		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`)
 }

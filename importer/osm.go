@@ -50,6 +50,15 @@ type OSMOptions struct {
 	// closed along it. Empty: along the file's header bounds, else the
 	// extent of its nodes.
 	ClipPoly string
+	// Summary, when set, receives each way and relation the import could
+	// not use and why (osmdata.Stats.Skipped; the manifest keeps only their
+	// counts, as a state extract cut by a polygon has thousands).
+	Summary *OSMSummary
+}
+
+// OSMSummary is what an OSM import left out, by id and why.
+type OSMSummary struct {
+	Skipped []osmdata.Skip
 }
 
 // OSMWith is OSM with options. A ClipPoly that cannot be read or parsed is
@@ -160,13 +169,13 @@ func OSMWith(ctx context.Context, c Common, file string, oo OSMOptions) (pack.Ma
 	if b := stats.Clip; b != nil {
 		m.OSM.ClipUTM = []float64{b.MinX, b.MinY, b.MaxX, b.MaxY}
 	}
-	if s := stats.Sea; s != nil {
-		m.OSM.Sea = &pack.OSMSea{Boundary: s.Boundary, Polygons: s.Polygons, AreaM2: s.AreaM2, Chains: s.Chains,
-			Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: math.Round(s.MaxSnapM*10) / 10,
-			RoadsInSea: s.RoadsInSea, RoadsProbed: s.RoadsProbed, Warning: s.Warning}
-		for _, u := range s.Unclosed {
-			m.OSM.Sea.Unclosed = append(m.OSM.Sea.Unclosed, pack.OSMUnclosed(u))
-		}
+	if oo.Summary != nil {
+		oo.Summary.Skipped = stats.Skipped
+	}
+	if stats.Sea != nil {
+		sea := *stats.Sea
+		sea.MaxSnapM = math.Round(sea.MaxSnapM*10) / 10
+		m.OSM.Sea = &sea
 	}
 	return w.Commit(ctx, m)
 }

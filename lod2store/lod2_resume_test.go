@@ -3,13 +3,13 @@ package lod2store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
 )
 
 // TestResumeLoD2AfterUnrecordedCommit is the worst moment for a kill: the
@@ -86,32 +86,9 @@ func TestResumeLoD2AfterUnrecordedCommit(t *testing.T) {
 
 func dumpRows(t *testing.T, path string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var sb strings.Builder
-	for _, q := range []string{
+	return testtool.SQLRows(t, path,
 		`SELECT surface_id, building_id, gmlid, surface_class, hex(geom) FROM surfaces ORDER BY surface_id`,
 		`SELECT building_id, gmlid, surface_count, valid FROM buildings ORDER BY building_id`,
 		`SELECT gmlid, building_id FROM building_ids ORDER BY gmlid`,
-		`SELECT nodeno, hex(data) FROM idx_surfaces_geom_node ORDER BY nodeno`,
-	} {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			rows.Scan(ptrs...)
-			fmt.Fprintln(&sb, vals...)
-		}
-		rows.Close()
-	}
-	return sb.String()
+		`SELECT nodeno, hex(data) FROM idx_surfaces_geom_node ORDER BY nodeno`)
 }

@@ -1,19 +1,32 @@
 package osmdata
 
+import "fmt"
+
+// unassembled says why a multipolygon relation could not be assembled and,
+// when known, the id of a node of it next to the trouble (0: none).
+type unassembled struct {
+	why  string
+	node int64
+}
+
 // assemble builds the polygons of a multipolygon relation from its outer
 // and inner member ways, which OSM stores unordered and split anywhere:
 // ways are joined end to end (either direction) until each ring closes.
 // It fails (the relation is skipped) when a member way is missing from the
-// extract, a node is missing, or a ring does not close. Each inner ring
-// goes to the first outer ring that contains its first point.
-func assemble(outer, inner []int64, nodesOf func(int64) ([]int64, bool), line func([]int64) ([][2]float64, bool)) ([][][][2]float64, bool) {
-	outerRings, ok := rings(outer, nodesOf, line)
-	if !ok || len(outerRings) == 0 {
-		return nil, false
+// extract, a node is missing, or a ring does not close, and says which.
+// Each inner ring goes to the first outer ring that contains its first
+// point.
+func assemble(outer, inner []int64, nodesOf func(int64) ([]int64, bool), line func([]int64) ([][2]float64, bool)) ([][][][2]float64, *unassembled) {
+	outerRings, fail := rings(outer, nodesOf, line)
+	if fail != nil {
+		return nil, fail
 	}
-	innerRings, ok := rings(inner, nodesOf, line)
-	if !ok {
-		return nil, false
+	if len(outerRings) == 0 {
+		return nil, &unassembled{why: "no outer ring"}
+	}
+	innerRings, fail := rings(inner, nodesOf, line)
+	if fail != nil {
+		return nil, fail
 	}
 	polys := make([][][][2]float64, len(outerRings))
 	for i, r := range outerRings {
@@ -27,16 +40,19 @@ func assemble(outer, inner []int64, nodesOf func(int64) ([]int64, bool), line fu
 			}
 		}
 	}
-	return polys, true
+	return polys, nil
 }
 
 // rings joins ways into closed rings.
-func rings(ids []int64, nodesOf func(int64) ([]int64, bool), line func([]int64) ([][2]float64, bool)) ([][][2]float64, bool) {
+func rings(ids []int64, nodesOf func(int64) ([]int64, bool), line func([]int64) ([][2]float64, bool)) ([][][2]float64, *unassembled) {
 	var parts [][]int64
 	for _, id := range ids {
 		n, ok := nodesOf(id)
-		if !ok || len(n) < 2 {
-			return nil, false
+		if !ok {
+			return nil, &unassembled{why: fmt.Sprintf("member way %d is not in the extract", id)}
+		}
+		if len(n) < 2 {
+			return nil, &unassembled{why: fmt.Sprintf("member way %d has fewer than 2 nodes", id)}
 		}
 		parts = append(parts, n)
 	}
@@ -47,6 +63,7 @@ func rings(ids []int64, nodesOf func(int64) ([]int64, bool), line func([]int64) 
 			continue
 		}
 		used[i] = true
+		in := []int{i} // the parts the ring is made of
 		ring := append([]int64(nil), parts[i]...)
 		for ring[0] != ring[len(ring)-1] {
 			grown := false
@@ -67,22 +84,51 @@ func rings(ids []int64, nodesOf func(int64) ([]int64, bool), line func([]int64) 
 					continue
 				}
 				used[j], grown = true, true
+				in = append(in, j)
 				break
 			}
 			if !grown {
-				return nil, false
+				end := ring[len(ring)-1]
+				return nil, &unassembled{why: fmt.Sprintf("its ring through member way %d does not close: no member way goes on from node %d", ids[i], end), node: end}
 			}
 		}
 		if len(ring) < 4 {
-			return nil, false
+			return nil, &unassembled{why: fmt.Sprintf("its ring through member way %d has fewer than 3 nodes", ids[i])}
 		}
 		pts, ok := line(ring)
 		if !ok {
-			return nil, false
+			// A member cut by the extract: name it and a node next to the
+			// cut (looked for only now: most relations are whole).
+			for _, j := range in {
+				if missing, near := cutOf(parts[j], line); missing > 0 {
+					return nil, &unassembled{why: fmt.Sprintf("member way %d is cut by the extract: %d of its %d nodes missing", ids[j], missing, len(parts[j])), node: near}
+				}
+			}
+			return nil, &unassembled{why: fmt.Sprintf("its ring through member way %d lacks nodes", ids[i])}
 		}
 		out = append(out, pts)
 	}
-	return out, true
+	return out, nil
+}
+
+// cutOf counts the nodes of a way the extract lacks and returns a present
+// node next to the first missing one (0 when none is present).
+func cutOf(ids []int64, line func([]int64) ([][2]float64, bool)) (missing int, near int64) {
+	prev := int64(0)
+	for _, id := range ids {
+		if _, ok := line([]int64{id}); ok {
+			if missing > 0 && near == 0 {
+				near = id
+			}
+			prev = id
+			continue
+		}
+		if missing == 0 && prev != 0 {
+			near = prev
+		}
+		missing++
+	}
+	return missing, near
 }
 
 // pointInRing is the even-odd rule.

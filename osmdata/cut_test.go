@@ -17,35 +17,67 @@ import (
 	"github.com/svc-geodata/svc/internal/testtool"
 )
 
-// helgolandCuts are the regions the Helgoland sample is cut by: a box and
-// a polygon, both through the main island (its coastline crosses them).
-// Both hold the first node of the main island's coastline way: osmium
-// before 1.19 (PR osmcode/osmium-tool#305) writes a way in a simple
-// extract only when its first node is inside.
+// helgolandCuts are the regions the Helgoland sample is cut by: a box, a
+// polygon, both through the main island (its coastline crosses them), and
+// a multi-ring polygon as an osmosis .poly allows: the main island cut by
+// one ring with two holes (one across its north coast, one in the sea),
+// and the Düne whole in a ring of its own. All hold the first node of the
+// main island's coastline way (and the Düne's): osmium before 1.19 (PR
+// osmcode/osmium-tool#305) writes a way in a simple extract only when its
+// first node is inside.
 var helgolandCuts = []struct {
-	name string
-	ring [][2]float64 // lon, lat, closed
+	name  string
+	rings []cutRing // outer rings, each followed by its holes
 }{
-	{"box", [][2]float64{{7.875, 54.16}, {7.93996, 54.16}, {7.93996, 54.19776}, {7.875, 54.19776}, {7.875, 54.16}}},
-	{"polygon", [][2]float64{{7.872, 54.16}, {7.93996, 54.16}, {7.93996, 54.19776}, {7.895, 54.19776}, {7.872, 54.185}, {7.872, 54.16}}},
+	{"box", []cutRing{{pts: [][2]float64{{7.875, 54.16}, {7.93996, 54.16}, {7.93996, 54.19776}, {7.875, 54.19776}, {7.875, 54.16}}}}},
+	{"polygon", []cutRing{{pts: [][2]float64{{7.872, 54.16}, {7.93996, 54.16}, {7.93996, 54.19776}, {7.895, 54.19776}, {7.872, 54.185}, {7.872, 54.16}}}}},
+	{"islands_and_holes", []cutRing{
+		{pts: [][2]float64{{7.872, 54.165}, {7.897, 54.165}, {7.897, 54.195}, {7.872, 54.195}, {7.872, 54.165}}},
+		{hole: true, pts: [][2]float64{{7.880, 54.186}, {7.888, 54.186}, {7.888, 54.193}, {7.880, 54.193}, {7.880, 54.186}}},
+		{hole: true, pts: [][2]float64{{7.874, 54.166}, {7.879, 54.166}, {7.879, 54.170}, {7.874, 54.170}, {7.874, 54.166}}},
+		{pts: [][2]float64{{7.8985, 54.178}, {7.930, 54.178}, {7.930, 54.196}, {7.8985, 54.196}, {7.8985, 54.178}}},
+	}},
 }
 
-func polyText(ring [][2]float64) string {
+// cutRing is one section of a .poly: lon, lat, closed.
+type cutRing struct {
+	hole bool
+	pts  [][2]float64
+}
+
+func polyText(rings []cutRing) string {
 	var b strings.Builder
-	b.WriteString("cut\n1\n")
-	for _, p := range ring {
-		fmt.Fprintf(&b, "   %.7E   %.7E\n", p[0], p[1])
+	b.WriteString("cut\n")
+	for i, r := range rings {
+		if r.hole {
+			b.WriteString("!")
+		}
+		fmt.Fprintf(&b, "%d\n", i+1)
+		for _, p := range r.pts {
+			fmt.Fprintf(&b, "   %.7E   %.7E\n", p[0], p[1])
+		}
+		b.WriteString("END\n")
 	}
-	b.WriteString("END\nEND\n")
+	b.WriteString("END\n")
 	return b.String()
 }
 
-func wkt(ring [][2]float64) string {
-	var parts []string
-	for _, p := range ring {
-		parts = append(parts, fmt.Sprintf("%.7f %.7f", p[0], p[1]))
+// wkt is the region as a WKT MULTIPOLYGON.
+func wkt(rings []cutRing) string {
+	var polys []string
+	for _, r := range rings {
+		var parts []string
+		for _, p := range r.pts {
+			parts = append(parts, fmt.Sprintf("%.7f %.7f", p[0], p[1]))
+		}
+		ring := "(" + strings.Join(parts, ",") + ")"
+		if r.hole {
+			polys[len(polys)-1] += "," + ring
+		} else {
+			polys = append(polys, ring)
+		}
 	}
-	return "POLYGON((" + strings.Join(parts, ",") + "))"
+	return "MULTIPOLYGON((" + strings.Join(polys, "),(") + "))"
 }
 
 // sqlReal runs one SQL query (SQLite dialect, SpatiaLite functions) on a
@@ -70,13 +102,15 @@ func sqlReal(t *testing.T, ogrinfo, gpkg, sql string) float64 {
 
 // TestCutExtractsSea cuts the Helgoland sample with osmium in every
 // strategy (complete_ways, smart, simple), by a box (header bounds set)
-// and by a polygon (given as the .poly it was cut by), and judges the sea
-// the import builds against GEOS (SpatiaLite through GDAL): the cut region
+// and by a polygon, one ring or several with holes (given as the .poly it
+// was cut by), and judges the sea the import builds against GEOS (SpatiaLite through GDAL): the cut region
 // less the islands that osmium exports from the uncut file's coastline.
 // The symmetric difference of the two must stay under 0.05 % of the sea
-// (cut ways end at their last node inside and are carried to the
-// boundary), and three known points must fall right: Helgoland's upland
-// and the Düne are land, the water south-east of the Düne is sea.
+// (0.2 % when a cut way's end is carried more than 25 m: cut ways end at
+// their last node inside and are carried to the boundary), and known
+// points must fall right: Helgoland's upland and the Düne are land, the
+// water south-east of the Düne is sea; in the multi-ring cut the water
+// in the sea's hole and between the rings is not.
 func TestCutExtractsSea(t *testing.T) {
 	osmium := testtool.Require(t, "osmium", "apt-get install osmium-tool")
 	ogr2ogr := testtool.Require(t, "ogr2ogr", "apt-get install gdal-bin")
@@ -99,16 +133,16 @@ func TestCutExtractsSea(t *testing.T) {
 	seaAt := [2]float64{7.9300, 54.1650}
 	for _, cut := range helgolandCuts {
 		want := sqlReal(t, ogrinfo, gpkg, fmt.Sprintf("SELECT ST_Area(ST_Difference(ST_Transform(GeomFromText('%s', 4326), 25832), "+
-			"(SELECT ST_Union(geom) FROM coast))) AS a", wkt(cut.ring)))
+			"(SELECT ST_Union(geom) FROM coast))) AS a", wkt(cut.rings)))
 		polyFile := filepath.Join(dir, cut.name+".poly")
-		os.WriteFile(polyFile, []byte(polyText(cut.ring)), 0o644)
+		os.WriteFile(polyFile, []byte(polyText(cut.rings)), 0o644)
 		for _, strategy := range []string{"complete_ways", "smart", "simple"} {
 			t.Run(cut.name+"/"+strategy, func(t *testing.T) {
 				out := filepath.Join(dir, cut.name+"-"+strategy+".osm.pbf")
 				args := []string{"extract", "-O", "--set-bounds", "-s", strategy, "-o", out, src}
 				o := Options{Zone: geo.Zone32}
 				if cut.name == "box" {
-					r := cut.ring
+					r := cut.rings[0].pts
 					args = append(args, "--bbox", fmt.Sprintf("%g,%g,%g,%g", r[0][0], r[0][1], r[2][0], r[2][1]))
 				} else {
 					args = append(args, "--polygon", polyFile)
@@ -157,8 +191,23 @@ func TestCutExtractsSea(t *testing.T) {
 						t.Errorf("%s (%g, %g) is marked sea", name, p[0], p[1])
 					}
 				}
-				if !inSea(seaAt[0], seaAt[1]) {
+				if cut.name != "islands_and_holes" && !inSea(seaAt[0], seaAt[1]) {
 					t.Errorf("(%g, %g) south-east of the Düne is not sea", seaAt[0], seaAt[1])
+				}
+				if cut.name == "islands_and_holes" {
+					// Sea south-west of the island and east of the Düne; the
+					// hole in the sea and the water between the rings are
+					// not in the extract, so not in its sea.
+					for _, p := range [][2]float64{{7.8730, 54.1660}, {7.9280, 54.1790}} {
+						if !inSea(p[0], p[1]) {
+							t.Errorf("(%g, %g) is not sea", p[0], p[1])
+						}
+					}
+					for _, p := range [][2]float64{{7.8765, 54.1680}, {7.8978, 54.1850}, {7.9300, 54.1650}} {
+						if inSea(p[0], p[1]) {
+							t.Errorf("(%g, %g), outside the extract, is sea", p[0], p[1])
+						}
+					}
 				}
 				// Our sea into the GeoPackage, then the symmetric difference.
 				fc := map[string]any{"type": "FeatureCollection", "crs": map[string]any{"type": "name", "properties": map[string]any{"name": "EPSG:25832"}}}
@@ -174,10 +223,20 @@ func TestCutExtractsSea(t *testing.T) {
 				run(ogr2ogr, "-update", "-f", "GPKG", gpkg, gj, "-nln", layer, "-a_srs", "EPSG:25832")
 				got := sqlReal(t, ogrinfo, gpkg, fmt.Sprintf("SELECT ST_Area(ST_Union(geom)) FROM %s", layer))
 				diff := sqlReal(t, ogrinfo, gpkg, fmt.Sprintf("SELECT ST_Area(ST_SymDifference((SELECT ST_Union(geom) FROM %s), "+
-					"ST_Difference(ST_Transform(GeomFromText('%s', 4326), 25832), (SELECT ST_Union(geom) FROM coast)))) AS a", layer, wkt(cut.ring)))
+					"ST_Difference(ST_Transform(GeomFromText('%s', 4326), 25832), (SELECT ST_Union(geom) FROM coast)))) AS a", layer, wkt(cut.rings)))
 				t.Logf("sea %.0f m², GEOS %.0f m², symmetric difference %.1f m²; %d chains, %d closed along the %s, %d ends carried up to %.1f m",
 					got, want, diff, st.Sea.Chains, st.Sea.Closed, st.Sea.Boundary, st.Sea.Snapped, st.Sea.MaxSnapM)
-				if diff > 5e-4*want || math.Abs(got-want) > 5e-4*want {
+				// A way cut by the extract ends at its last node inside; that
+				// end is carried to the nearest boundary point, not where the
+				// missing segment crossed: the triangle between them is
+				// misplaced. Helgoland's north cliffs have segments of 200 m
+				// and more across the hole: 0.16 % (carrying the end on along
+				// the way's direction instead: 0.32 %).
+				tol := 5e-4
+				if st.Sea.MaxSnapM > 25 {
+					tol = 2e-3
+				}
+				if diff > tol*want || math.Abs(got-want) > tol*want {
 					t.Errorf("sea %.0f m², GEOS %.0f m²: symmetric difference %.0f m²", got, want, diff)
 				}
 			})

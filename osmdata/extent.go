@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
 )
 
 // ThemeSea holds the sea polygons built at import from the coastline.
@@ -40,7 +41,7 @@ func extractRegion(o Options, header *geo.BBox, nodes geo.BBox, clip *Box) (*reg
 func emitSea(coast []CoastLine, o Options, header *geo.BBox, nodes geo.BBox, clip *Box, probes *landProbes, st *Stats, emit func(Feature) error) error {
 	r, from := extractRegion(o, header, nodes, clip)
 	s := seaIn(coast, r)
-	ss := &SeaStats{Boundary: from, Polygons: len(s.Polygons), Chains: s.Chains, Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: s.MaxSnapM}
+	ss := &pack.OSMSea{Boundary: from, Polygons: len(s.Polygons), Chains: s.Chains, Closed: s.Closed, Snapped: s.Snapped, MaxSnapM: s.MaxSnapM}
 	if len(s.Polygons) > 0 {
 		var rings [][][2]float64
 		for _, p := range s.Polygons {
@@ -61,7 +62,7 @@ func emitSea(coast []CoastLine, o Options, header *geo.BBox, nodes geo.BBox, cli
 	}
 	if r == nil {
 		ids := map[int64]bool{}
-		var u UnclosedStat
+		var u pack.OSMUnclosed
 		for _, l := range coast {
 			if !ids[l.WayID] {
 				ids[l.WayID] = true
@@ -73,7 +74,7 @@ func emitSea(coast []CoastLine, o Options, header *geo.BBox, nodes geo.BBox, cli
 	}
 	for _, u := range s.Unclosed {
 		lon, lat := geo.FromUTM(o.Zone, u.AtUTM[0], u.AtUTM[1])
-		ss.Unclosed = append(ss.Unclosed, UnclosedStat{Ways: u.Ways, Lon: round7(lon), Lat: round7(lat), Reason: u.Reason})
+		ss.Unclosed = append(ss.Unclosed, pack.OSMUnclosed{Ways: u.Ways, Lon: round7(lon), Lat: round7(lat), Reason: u.Reason})
 	}
 	for _, p := range s.Polygons {
 		a := math.Abs(signedArea(p[0]))

@@ -21,6 +21,15 @@ func TestParsePoly(t *testing.T) {
 		len(p.Rings[0].Points) != 6 || p.Rings[0].Points[0] != p.Rings[0].Points[5] || p.Rings[0].Points[1] != [2]float64{7.93996, 54.16} {
 		t.Errorf("parsed %+v", p)
 	}
+	// Several outer rings and holes (the multi-ring cut of cut_test.go).
+	f2, err := os.Open("testdata/helgoland-islands.poly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	if p, err := ParsePoly(f2); err != nil || len(p.Rings) != 4 || p.Rings[0].Hole || !p.Rings[1].Hole || !p.Rings[2].Hole || p.Rings[3].Hole {
+		t.Errorf("multi-ring: %v %+v", err, p)
+	}
 	for _, tc := range []struct{ name, text, want string }{
 		{"empty", "", "line 0: empty"},
 		{"no END", "x\n1\n 1 2\n 2 2\n 2 3\n", "has no END"},
@@ -44,8 +53,10 @@ func TestParsePoly(t *testing.T) {
 // FuzzParsePoly: no input panics; what parses is closed rings of WGS84
 // points, an outer ring first.
 func FuzzParsePoly(f *testing.F) {
-	seed, _ := os.ReadFile("testdata/helgoland-cut.poly")
-	f.Add(string(seed))
+	for _, name := range []string{"helgoland-cut.poly", "helgoland-islands.poly"} {
+		seed, _ := os.ReadFile("testdata/" + name)
+		f.Add(string(seed))
+	}
 	f.Add("x\n1\n 1 2\n 2 2\n 2 3\nEND\nEND\n")
 	f.Add("x\n!1\n 1e400 2\nEND\n")
 	f.Fuzz(func(t *testing.T, s string) {

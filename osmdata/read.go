@@ -16,6 +16,7 @@ import (
 	"github.com/paulmach/osm/osmxml"
 
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/pack"
 )
 
 // Feature is one kept OSM object, its geometry in the UTM zone of the read
@@ -47,44 +48,48 @@ type Stats struct {
 	SkippedRelations int            `json:"skipped_relations"`
 	// SkippedWays are areas or lines with nodes missing from the extract
 	// (cut at its edge) that could not be used.
-	SkippedWays   int `json:"skipped_ways"`
-	OutsideExtent int `json:"outside_extent"`
+	SkippedWays int `json:"skipped_ways"`
+	// Skipped names each of SkippedWays and SkippedRelations and why, in
+	// the order read (ways, then relations); at most maxSkipped of them.
+	Skipped       []Skip `json:"skipped,omitempty"`
+	OutsideExtent int    `json:"outside_extent"`
 	// Clip is the UTM box the features were clipped to (nil: none).
 	Clip *Box `json:"clip,omitempty"`
-	// Sea is what became of the coastline (nil: the extract has none).
-	Sea *SeaStats `json:"sea,omitempty"`
+	// Sea is what became of the coastline (nil: the extract has none),
+	// in the form the pack's manifest keeps it.
+	Sea *pack.OSMSea `json:"sea,omitempty"`
 }
 
-// SeaStats describe the sea built from an extract's coastline.
-type SeaStats struct {
-	// Boundary names what the open coastline chains were closed along:
-	// "clip polygon", "header bounds" or "node extent" (the file has
-	// neither: the box of the nodes its kept ways use), cut to the clip
-	// box.
-	Boundary string  `json:"boundary"`
-	Polygons int     `json:"polygons"`
-	AreaM2   float64 `json:"area_m2"`
-	Chains   int     `json:"chains"`
-	Closed   int     `json:"closed"`
-	Snapped  int     `json:"snapped"`
-	MaxSnapM float64 `json:"max_snap_m"`
-	// RoadsInSea of RoadsProbed sampled road and path midpoints (bridges
-	// excepted) lie in the sea; more than a tenth means land drawn as sea:
-	// a coastline way missing from the extract (Warning says so).
-	RoadsInSea  int    `json:"roads_in_sea"`
-	RoadsProbed int    `json:"roads_probed"`
-	Warning     string `json:"warning,omitempty"`
-	// Unclosed chains are left out of the sea, each with its ways, where
-	// it stops (WGS84) and why.
-	Unclosed []UnclosedStat `json:"unclosed,omitempty"`
-}
-
-// UnclosedStat is a coastline chain left out of the sea.
-type UnclosedStat struct {
-	Ways   []int64 `json:"ways"`
-	Lon    float64 `json:"lon"`
-	Lat    float64 `json:"lat"`
+// Skip is a way or relation of the extract that could not be used, and
+// why: an area cut by the extract's edge, a line of which no two
+// consecutive nodes are in the extract, a multipolygon missing a member
+// or whose ring does not close.
+type Skip struct {
+	Type  string `json:"type"` // "way" or "relation"
+	ID    int64  `json:"id"`
+	Class string `json:"class"` // "<theme>/<class>"
+	// Lon, Lat (WGS84) is a node of it next to the trouble: the last node
+	// the extract has before a missing one; both 0 when none is known.
+	Lon    float64 `json:"lon,omitempty"`
+	Lat    float64 `json:"lat,omitempty"`
 	Reason string  `json:"reason"`
+}
+
+// maxSkipped caps Stats.Skipped: a state cut by a polygon with osmium's
+// simple strategy has a few thousand areas across the cut; the counts
+// stay exact beyond it.
+const maxSkipped = 100_000
+
+// skip records a way or relation that could not be used.
+func (st *Stats) skip(s Skip) {
+	if s.Type == "relation" {
+		st.SkippedRelations++
+	} else {
+		st.SkippedWays++
+	}
+	if len(st.Skipped) < maxSkipped {
+		st.Skipped = append(st.Skipped, s)
+	}
 }
 
 // Options configure Read.
@@ -395,6 +400,23 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		return pts, true
 	}
 
+	// lonLat is where a node is (WGS84), false when the extract lacks it.
+	lonLat := func(id int64) (float64, float64, bool) {
+		r, ok := set.rank(id)
+		if !ok || coords[2*r] == noCoord {
+			return 0, 0, false
+		}
+		return float64(coords[2*r]) / 1e7, float64(coords[2*r+1]) / 1e7, true
+	}
+	// cut records a way with nodes missing from the extract.
+	cut := func(f Feature, ids []int64, so string) {
+		missing, near := cutOf(ids, line)
+		sk := Skip{Type: "way", ID: f.ID, Class: f.Theme + "/" + f.Class,
+			Reason: fmt.Sprintf("cut by the extract: %d of its %d nodes missing; %s", missing, len(ids), so)}
+		sk.Lon, sk.Lat, _ = lonLat(near)
+		st.skip(sk)
+	}
+
 	box := clipBox(clip, o.Zone)
 	st.Clip = box
 	emitted := 0
@@ -440,11 +462,18 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 			// A line cut by the extract's edge keeps its pieces of known
 			// nodes; an area without all its nodes cannot be closed.
 			if f.Theme == ThemeSurface {
-				st.SkippedWays++
+				so := "an area cannot be closed without them (which side of its present part is inside is unknown)"
+				switch {
+				case !closed && f.Class == "hedge":
+					so = "a cut hedge line is left out"
+				case !closed:
+					so = "a way with an area tag whose ends do not meet is no area"
+				}
+				cut(f, ids, so)
 				return nil
 			}
 			if f.Lines = runs(ids, line); len(f.Lines) == 0 {
-				st.SkippedWays++
+				cut(f, ids, "no two consecutive nodes are left, so no piece of it is kept")
 				return nil
 			}
 			return add(f)
@@ -466,15 +495,17 @@ func Stream(ctx context.Context, open func() (io.ReadCloser, error), o Options, 
 		return st, err
 	}
 	for _, r := range rels {
-		polys, ok := assemble(r.outer, r.inner, func(id int64) ([]int64, bool) {
+		polys, fail := assemble(r.outer, r.inner, func(id int64) ([]int64, bool) {
 			off, ok := memberAt[id]
 			if !ok {
 				return nil, false
 			}
 			return readIDs(memberNodes[off:]), true
 		}, line)
-		if !ok {
-			st.SkippedRelations++
+		if fail != nil {
+			sk := Skip{Type: "relation", ID: r.id, Class: ThemeSurface + "/" + r.class, Reason: "multipolygon: " + fail.why}
+			sk.Lon, sk.Lat, _ = lonLat(fail.node)
+			st.skip(sk)
 			continue
 		}
 		if err := add(Feature{ID: r.id, Type: "relation", Theme: ThemeSurface, Class: r.class, Name: r.name, Polygons: polys}); err != nil {

@@ -62,12 +62,14 @@ func SeaPolygons(coast [][][2]float64, box Box) [][][][2]float64 {
 // joined end to end. A chain ending short of the boundary by at most
 // SnapMaxM is carried to the nearest boundary point. Each open chain then
 // runs from boundary to boundary with the sea on its right, so a sea ring
-// follows a chain, then the boundary forward (the region on the right) to
-// the start of the next chain, and so on until closed. Closed rings
-// counter-clockwise are islands, holes of the sea that holds them;
-// clockwise ones are sea enclosed by land. A boundary ring with islands
-// and no open chain is all sea. Chains that cannot be closed are listed in
-// Unclosed with the reason.
+// follows a chain, then the ring it ends on forward (the region on the
+// right; an outer ring or a hole) to the start of the next chain on that
+// ring, and so on until closed. Closed rings counter-clockwise are
+// islands, holes of the sea that holds them; clockwise ones are sea
+// enclosed by land. A boundary ring with islands and no open chain is all
+// sea; a hole of the region no chain crosses is cut out of the sea that
+// holds it. Chains that cannot be closed are listed in Unclosed with the
+// reason.
 func seaIn(coast []CoastLine, r *region) Sea {
 	var s Sea
 	if r == nil {
@@ -84,12 +86,8 @@ func seaIn(coast []CoastLine, r *region) Sea {
 	chains := joinChains(pieces)
 	s.Chains = len(chains)
 	var islands, pockets [][][2]float64
-	type end struct {
-		ring int
-		pos  float64
-	}
 	var open []chain
-	var starts, ends []end
+	var starts, ends []boundaryAt
 	for _, c := range chains {
 		pts := c.pts
 		if len(pts) >= 4 && pts[0] == pts[len(pts)-1] {
@@ -100,7 +98,7 @@ func seaIn(coast []CoastLine, r *region) Sea {
 			}
 			continue
 		}
-		var e [2]end
+		var e [2]boundaryAt
 		ok := true
 		for k, p := range [2][2]float64{pts[0], pts[len(pts)-1]} {
 			ring, pos, at, d := r.nearest(p)
@@ -127,37 +125,77 @@ func seaIn(coast []CoastLine, r *region) Sea {
 					pts = append(pts, at)
 				}
 			}
-			e[k] = end{ring, pos}
+			e[k] = boundaryAt{ring, pos}
 		}
 		if !ok {
-			continue
-		}
-		if e[0].ring != e[1].ring {
-			s.Unclosed = append(s.Unclosed, UnclosedChain{Ways: c.ways, AtUTM: pts[0],
-				Reason: "runs from one ring of the extract's boundary to another"})
 			continue
 		}
 		open = append(open, chain{pts: pts, ways: c.ways})
 		starts, ends = append(starts, e[0]), append(ends, e[1])
 	}
 	s.Closed = len(open)
-	var seas [][][2]float64
-	hasOpen := make([]bool, len(r.rings))
-	for _, e := range starts {
-		hasOpen[e.ring] = true
+	seas, hasOpen := walkBoundary(r, open, starts, ends)
+	// A ring no chain crosses is all sea or all land: an outer ring holding
+	// an island is sea (Helgoland uncut, or the Düne cut as a ring of its
+	// own); a hole is cut out of the sea ring that holds it, unless it lies
+	// on an island.
+	var cutouts [][][2]float64
+	for k, rg := range r.rings {
+		switch {
+		case hasOpen[k]:
+		case signedArea(rg) > 0:
+			cutouts = append(cutouts, rg)
+		default:
+			for _, is := range islands {
+				if pointInRing(is[0], rg) {
+					seas = append(seas, rg)
+					break
+				}
+			}
+		}
+	}
+	seas = append(seas, pockets...)
+	s.Polygons = make([][][][2]float64, len(seas))
+	for i, sr := range seas {
+		s.Polygons[i] = [][][2]float64{sr}
+	}
+	addHoles(s.Polygons, seas, islands, cutouts)
+	return s
+}
+
+// boundaryAt is a point on a region's boundary: its ring and the arc
+// length along it.
+type boundaryAt struct {
+	ring int
+	pos  float64
+}
+
+// walkBoundary closes open chains (each from starts[i] to ends[i] on the
+// boundary, the sea on its right) into sea rings: a ring follows a chain,
+// then the boundary ring it ends on forward to the start of the next chain
+// on that ring, and so on until it is back at its first chain. It also
+// reports which boundary rings the chains meet.
+func walkBoundary(r *region, open []chain, starts, ends []boundaryAt) (seas [][][2]float64, hasOpen []bool) {
+	hasOpen = make([]bool, len(r.rings))
+	for i := range starts {
+		hasOpen[starts[i].ring], hasOpen[ends[i].ring] = true, true
 	}
 	used := make([]bool, len(open))
 	for i := range open {
 		if used[i] {
 			continue
 		}
-		k := starts[i].ring
-		rg, cum := r.rings[k], r.cum[k]
-		total := cum[len(cum)-1]
 		var ring [][2]float64
 		for cur := i; !used[cur]; {
 			used[cur] = true
 			ring = append(ring, open[cur].pts...)
+			// Walk forward along the ring the chain ends on (an outer ring
+			// or a hole: a chain may run from one to another) to the next
+			// chain starting on it. Along each ring starts and ends
+			// alternate, as the side of the coastline does.
+			k := ends[cur].ring
+			rg, cum := r.rings[k], r.cum[k]
+			total := cum[len(cum)-1]
 			from := ends[cur].pos
 			next, best := -1, math.Inf(1)
 			for j := range open {
@@ -192,35 +230,34 @@ func seaIn(coast []CoastLine, r *region) Sea {
 			seas = append(seas, append(ring, ring[0]))
 		}
 	}
-	for k, rg := range r.rings {
-		if hasOpen[k] || signedArea(rg) > 0 {
-			continue // a ring with chains, or a hole of the region
-		}
-		for _, is := range islands {
-			if pointInRing(is[0], rg) {
-				seas = append(seas, rg)
-				break
-			}
-		}
-	}
-	seas = append(seas, pockets...)
-	s.Polygons = make([][][][2]float64, len(seas))
-	for i, sr := range seas {
-		s.Polygons[i] = [][][2]float64{sr}
-	}
-	// Each island is a hole of the smallest sea ring that holds it.
-	for _, is := range islands {
+	return seas, hasOpen
+}
+
+// addHoles makes each island a hole of the smallest sea ring (polys[i]
+// has seas[i] as its exterior) that holds it; so is each hole of the
+// region no chain crosses (cutouts), unless an island holds it more
+// closely (it lies on land).
+func addHoles(polys [][][][2]float64, seas, islands, cutouts [][][2]float64) {
+	smallest := func(p [2]float64, rings [][][2]float64) (int, float64) {
 		best, bestA := -1, math.Inf(1)
-		for i, sr := range seas {
-			if a := math.Abs(signedArea(sr)); a < bestA && pointInRing(is[0], sr) {
+		for i, sr := range rings {
+			if a := math.Abs(signedArea(sr)); a < bestA && pointInRing(p, sr) {
 				best, bestA = i, a
 			}
 		}
-		if best >= 0 {
-			s.Polygons[best] = append(s.Polygons[best], is)
+		return best, bestA
+	}
+	for _, is := range islands {
+		if best, _ := smallest(is[0], seas); best >= 0 {
+			polys[best] = append(polys[best], is)
 		}
 	}
-	return s
+	for _, h := range cutouts {
+		best, a := smallest(h[0], seas)
+		if _, onLand := smallest(h[0], islands); best >= 0 && onLand > a {
+			polys[best] = append(polys[best], h)
+		}
+	}
 }
 
 // chain is a run of joined coastline pieces and the ways it comes from.

@@ -139,23 +139,30 @@ type OSMInfo struct {
 	Sea *OSMSea `json:"sea,omitempty"`
 }
 
-// OSMSea is what an OSM import made of the coastline (osmdata.SeaStats).
+// OSMSea is what an OSM import made of the coastline; osmdata.Stats
+// carries it as the reader found it (the import rounds MaxSnapM to 0.1 m).
 type OSMSea struct {
 	// Boundary the open chains were closed along: "clip polygon",
-	// "header bounds" or "node extent", cut to ClipUTM.
+	// "header bounds" or "node extent" (the file has neither: the box of
+	// the nodes its kept ways use), cut to ClipUTM.
 	Boundary string  `json:"boundary"`
 	Polygons int     `json:"polygons"`
 	AreaM2   float64 `json:"area_m2"`
+	// Chains is the number of coastline chains cut to the boundary; Closed
+	// of them were closed along it; Snapped chain ends, cut by the extract,
+	// were carried to it, at most MaxSnapM metres.
 	Chains   int     `json:"chains"`
 	Closed   int     `json:"closed"`
 	Snapped  int     `json:"snapped"`
 	MaxSnapM float64 `json:"max_snap_m"`
-	// RoadsInSea of RoadsProbed sampled roads lie in the sea; Warning
-	// says land is drawn as sea (a coastline way missing).
+	// RoadsInSea of RoadsProbed sampled road and path midpoints (bridges
+	// excepted) lie in the sea; more than a tenth means land drawn as sea:
+	// a coastline way missing from the extract (Warning says so).
 	RoadsInSea  int    `json:"roads_in_sea"`
 	RoadsProbed int    `json:"roads_probed"`
 	Warning     string `json:"warning,omitempty"`
-	// Unclosed chains were left out of the sea.
+	// Unclosed chains were left out of the sea, each with its ways, where
+	// it stops and why.
 	Unclosed []OSMUnclosed `json:"unclosed,omitempty"`
 }
 
