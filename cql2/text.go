@@ -52,7 +52,7 @@ type parser struct {
 	depth int
 }
 
-func (p *parser) peek() token   { return p.toks[p.i] }
+func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) peekN(n int) token {
 	if p.i+n < len(p.toks) {
 		return p.toks[p.i+n]
@@ -71,7 +71,7 @@ func (p *parser) errTok(t token, msg string) *SyntaxError { return p.lex.errAt(t
 
 // isKw reports whether t is the keyword kw (upper case).
 func isKw(t token, kw string) bool { return t.kind == tIdent && strings.EqualFold(t.text, kw) }
-func isP(t token, s string) bool    { return t.kind == tPunct && t.text == s }
+func isP(t token, s string) bool   { return t.kind == tPunct && t.text == s }
 
 func (p *parser) acceptKw(kw string) bool {
 	if isKw(p.peek(), kw) {
