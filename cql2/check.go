@@ -104,8 +104,8 @@ func operandOK(cl opClass, name string, i int, a *Expr) (bool, string) {
 		return a.isBoolean(), "a boolean expression"
 	case classComparison, classIn:
 		if cl == classIn && i == 1 {
-			if a.Kind != KindArray {
-				return false, "a list"
+			if a.Kind != KindArray || len(a.Args) == 0 {
+				return false, "a non-empty list"
 			}
 			for _, x := range a.Args {
 				if !isScalar(x) {

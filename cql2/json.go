@@ -185,100 +185,194 @@ func contains(list []string, s string) bool {
 }
 
 func geometryFromJSON(m map[string]any, path string) (*Expr, error) {
-	switch m["type"] {
-	case "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection":
-	default:
-		return nil, jsonErr(path+"/type", "unknown geometry type %v", m["type"])
-	}
-	raw, err := json.Marshal(m)
+	g, err := decodeGeoJSON(m, path, true)
 	if err != nil {
-		return nil, jsonErr(path, "geometry: %v", err)
-	}
-	var g geom.T
-	if err := geojson.Unmarshal(raw, &g); err != nil || g == nil {
-		return nil, jsonErr(path, "not a GeoJSON geometry: %v", err)
-	}
-	if msg := checkGeometry(g); msg != "" {
-		return nil, jsonErr(path, "%s", msg)
+		return nil, err
 	}
 	return &Expr{Kind: KindGeometry, Geom: g, Pos: -1}, nil
 }
 
-// checkGeometry applies the WKT rules of the text encoding to a GeoJSON
-// geometry: lines of two or more points, closed rings of four or more, no
-// empty parts.
-func checkGeometry(g geom.T) string {
-	switch g := g.(type) {
-	case *geom.Point:
-		if g.Empty() {
-			return "empty point"
-		}
-	case *geom.LineString:
-		if g.NumCoords() < 2 {
-			return "a line string has two or more points"
-		}
-	case *geom.Polygon:
-		for i := 0; i < g.NumLinearRings(); i++ {
-			if msg := checkRing(g.LinearRing(i)); msg != "" {
-				return msg
-			}
-		}
-		if g.NumLinearRings() == 0 {
-			return "a polygon has one or more rings"
-		}
-	case *geom.MultiPoint:
-		if g.NumPoints() == 0 {
-			return "empty multipoint"
-		}
-	case *geom.MultiLineString:
-		for i := 0; i < g.NumLineStrings(); i++ {
-			if msg := checkGeometry(g.LineString(i)); msg != "" {
-				return msg
-			}
-		}
-		if g.NumLineStrings() == 0 {
-			return "empty multilinestring"
-		}
-	case *geom.MultiPolygon:
-		for i := 0; i < g.NumPolygons(); i++ {
-			if msg := checkGeometry(g.Polygon(i)); msg != "" {
-				return msg
-			}
-		}
-		if g.NumPolygons() == 0 {
-			return "empty multipolygon"
-		}
-	case *geom.GeometryCollection:
-		for _, p := range g.Geoms() {
-			if _, ok := p.(*geom.GeometryCollection); ok {
-				return "a geometry collection does not nest"
-			}
-			if msg := checkGeometry(p); msg != "" {
-				return msg
-			}
-		}
-		if g.NumGeoms() == 0 {
-			return "empty geometry collection"
+// decodeGeoJSON reads a GeoJSON geometry (RFC 7946 section 3.1) strictly:
+// members "type" and "coordinates" (or "geometries", not nested), 2D or 3D
+// positions of one dimension, lines of two or more positions, closed rings of
+// four or more; the rules of the WKT literals of cql2-text.
+func decodeGeoJSON(m map[string]any, path string, top bool) (geom.T, error) {
+	typ, _ := m["type"].(string)
+	member := "coordinates"
+	if typ == "GeometryCollection" {
+		member = "geometries"
+	}
+	for k := range m {
+		if k != "type" && k != member && k != "bbox" {
+			return nil, jsonErr(path+"/"+k, "unexpected member %q of a %s", k, typ)
 		}
 	}
-	if s := g.Stride(); s != 2 && s != 3 {
-		return "coordinates have 2 or 3 numbers"
+	raw, ok := m[member].([]any)
+	if !ok {
+		return nil, jsonErr(path+"/"+member, "a %s needs an array %q", typ, member)
 	}
-	return ""
+	d := geoDecoder{path: path + "/" + member}
+	switch typ {
+	case "Point":
+		c, err := d.position(raw, d.path)
+		if err != nil {
+			return nil, err
+		}
+		return geom.NewPointFlat(d.layout, c), nil
+	case "LineString":
+		cs, err := d.positions(raw, d.path, 2)
+		if err != nil {
+			return nil, err
+		}
+		return geom.NewLineStringFlat(d.layout, flatten(cs)), nil
+	case "Polygon":
+		rings, err := d.polygon(raw, d.path)
+		if err != nil {
+			return nil, err
+		}
+		return newPolygon(d.layout, rings), nil
+	case "MultiPoint":
+		var flat []float64
+		for i, x := range raw {
+			c, err := d.position(x, d.path+"/"+strconv.Itoa(i))
+			if err != nil {
+				return nil, err
+			}
+			flat = append(flat, c...)
+		}
+		if len(raw) == 0 {
+			return nil, jsonErr(d.path, "empty MultiPoint")
+		}
+		return geom.NewMultiPointFlat(d.layout, flat), nil
+	case "MultiLineString":
+		var lines [][][]float64
+		for i, x := range raw {
+			cs, err := d.positions(x, d.path+"/"+strconv.Itoa(i), 2)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, cs)
+		}
+		if len(raw) == 0 {
+			return nil, jsonErr(d.path, "empty MultiLineString")
+		}
+		ml := geom.NewMultiLineString(d.layout)
+		for _, l := range lines {
+			if err := ml.Push(geom.NewLineStringFlat(d.layout, flatten(l))); err != nil {
+				return nil, jsonErr(d.path, "%v", err)
+			}
+		}
+		return ml, nil
+	case "MultiPolygon":
+		var polys [][][][]float64
+		for i, x := range raw {
+			rings, err := d.polygon(x, d.path+"/"+strconv.Itoa(i))
+			if err != nil {
+				return nil, err
+			}
+			polys = append(polys, rings)
+		}
+		if len(raw) == 0 {
+			return nil, jsonErr(d.path, "empty MultiPolygon")
+		}
+		mp := geom.NewMultiPolygon(d.layout)
+		for _, rings := range polys {
+			if err := mp.Push(newPolygon(d.layout, rings)); err != nil {
+				return nil, jsonErr(d.path, "%v", err)
+			}
+		}
+		return mp, nil
+	case "GeometryCollection":
+		if !top || len(raw) == 0 {
+			return nil, jsonErr(d.path, "a GeometryCollection is not empty and does not nest")
+		}
+		gc := geom.NewGeometryCollection()
+		for i, x := range raw {
+			sub, ok := x.(map[string]any)
+			if !ok {
+				return nil, jsonErr(d.path+"/"+strconv.Itoa(i), "not a geometry")
+			}
+			g, err := decodeGeoJSON(sub, d.path+"/"+strconv.Itoa(i), false)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 && g.Layout() != gc.Geom(0).Layout() {
+				return nil, jsonErr(d.path+"/"+strconv.Itoa(i), "mixed 2D and 3D positions")
+			}
+			if err := gc.Push(g); err != nil {
+				return nil, jsonErr(d.path, "%v", err)
+			}
+		}
+		return gc, nil
+	}
+	return nil, jsonErr(path+"/type", "unknown geometry type %v", m["type"])
 }
 
-func checkRing(r *geom.LinearRing) string {
-	n := r.NumCoords()
-	if n < 4 {
-		return "a polygon ring has four or more points"
+type geoDecoder struct {
+	path   string
+	layout geom.Layout
+}
+
+func (d *geoDecoder) position(v any, path string) ([]float64, error) {
+	raw, ok := v.([]any)
+	if !ok || len(raw) != 2 && len(raw) != 3 {
+		return nil, jsonErr(path, "a position is an array of 2 or 3 numbers")
 	}
-	a, b := r.Coord(0), r.Coord(n-1)
-	for i := range a {
-		if a[i] != b[i] {
-			return "a polygon ring must be closed (first point = last point)"
+	c := make([]float64, len(raw))
+	for i, x := range raw {
+		n, ok := x.(json.Number)
+		f, err := strconv.ParseFloat(string(n), 64)
+		if !ok || err != nil {
+			return nil, jsonErr(path+"/"+strconv.Itoa(i), "not a number")
 		}
+		c[i] = f
 	}
-	return ""
+	layout := geom.XY
+	if len(c) == 3 {
+		layout = geom.XYZ
+	}
+	if d.layout == geom.NoLayout {
+		d.layout = layout
+	} else if d.layout != layout {
+		return nil, jsonErr(path, "mixed 2D and 3D positions")
+	}
+	return c, nil
+}
+
+func (d *geoDecoder) positions(v any, path string, min int) ([][]float64, error) {
+	raw, ok := v.([]any)
+	if !ok || len(raw) < min {
+		return nil, jsonErr(path, "an array of %d or more positions", min)
+	}
+	cs := make([][]float64, len(raw))
+	for i, x := range raw {
+		c, err := d.position(x, path+"/"+strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = c
+	}
+	return cs, nil
+}
+
+func (d *geoDecoder) polygon(v any, path string) ([][][]float64, error) {
+	raw, ok := v.([]any)
+	if !ok || len(raw) == 0 {
+		return nil, jsonErr(path, "a polygon is an array of one or more rings")
+	}
+	var rings [][][]float64
+	for i, x := range raw {
+		p := path + "/" + strconv.Itoa(i)
+		r, err := d.positions(x, p, 4)
+		if err != nil {
+			return nil, err
+		}
+		if !equalFloats(r[0], r[len(r)-1]) {
+			return nil, jsonErr(p, "a polygon ring must be closed (first position = last position)")
+		}
+		rings = append(rings, r)
+	}
+	return rings, nil
 }
 
 // JSON prints e as canonical cql2-json (members in the order of the

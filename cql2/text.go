@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // maxDepth bounds the nesting of a filter, so hostile input cannot exhaust the stack.
@@ -22,6 +23,17 @@ var reserved = map[string]bool{
 // and the offending token.
 func ParseText(src string) (*Expr, error) {
 	p := &parser{lex: lexer{src: src}}
+	if !utf8.ValidString(src) {
+		bad := 0
+		for bad < len(src) {
+			r, size := utf8.DecodeRuneInString(src[bad:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			bad += size
+		}
+		return nil, p.lex.errAt(bad, src[bad:bad+1], "invalid UTF-8")
+	}
 	for {
 		t, err := p.lex.next()
 		if err != nil {
