@@ -23,10 +23,10 @@ type pt struct{ x, y float64 }
 
 // shape is a geometry broken into its points, lines and polygons (rings).
 type shape struct {
-	points []pt
-	lines  [][]pt
-	polys  [][][]pt
-	dim    int
+	points                 []pt
+	lines                  [][]pt
+	polys                  [][][]pt
+	dim                    int
 	minX, minY, maxX, maxY float64
 }
 
