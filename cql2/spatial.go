@@ -12,7 +12,8 @@ import (
 // intersection matrix is estimated from sample points rather than computed
 // from a full topology graph: every vertex, every intersection of the two
 // geometries' segments (the "nodes"), the midpoint of every piece between
-// nodes, and beside each boundary piece of a polygon a point just inside it.
+// nodes, and beside each boundary piece of a polygon a point just inside and
+// one just outside it.
 // Each sample is located in both geometries (interior, boundary, exterior).
 // Points closer than tol to a segment count as on it; tol is 1e-12 of the
 // coordinates' magnitude (6 micrometres at UTM northings), and the inside
@@ -251,7 +252,7 @@ func samples(a, b *shape, tol float64, emit func(p pt, loc, dim int)) {
 	for _, p := range a.points {
 		emit(p, locI, 0)
 	}
-	piece := func(p, q pt, boundary bool, inside func(pt) bool) {
+	piece := func(p, q pt, boundary bool, locate func(pt) int) {
 		ts := []float64{0, 1}
 		b.segments(func(c, d pt) { ts = append(ts, nodes(p, q, c, d, tol)...) })
 		for _, x := range b.points {
@@ -277,10 +278,10 @@ func samples(a, b *shape, tol float64, emit func(p pt, loc, dim int)) {
 				off := math.Max(math.Hypot(e.x-s.x, e.y-s.y)*1e-7, 100*tol)
 				l := math.Hypot(q.x-p.x, q.y-p.y)
 				nx, ny := -(q.y-p.y)/l*off, (q.x-p.x)/l*off
+				// both sides: the inside one stands for the interior, the
+				// outside one for the exterior (a hole of a inside b's interior)
 				for _, side := range []pt{{mid.x + nx, mid.y + ny}, {mid.x - nx, mid.y - ny}} {
-					if inside(side) {
-						emit(side, locI, 2)
-					}
+					emit(side, locate(side), 2)
 				}
 			} else {
 				emit(mid, a.locate(mid, tol), 1)
@@ -295,7 +296,7 @@ func samples(a, b *shape, tol float64, emit func(p pt, loc, dim int)) {
 		}
 	}
 	for _, poly := range a.polys {
-		in := func(p pt) bool { return a.locate(p, tol) == locI }
+		in := func(p pt) int { return a.locate(p, tol) }
 		for _, r := range poly {
 			for i := 1; i < len(r); i++ {
 				if r[i-1] != r[i] {
