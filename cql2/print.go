@@ -97,6 +97,9 @@ func (e *Expr) textOp(b *strings.Builder) {
 		e.Args[1].text(b)
 	default:
 		sep := " " + upperASCII(e.Op) + " "
+		if e.Op == "div" {
+			sep = " div " // the BNF spells it in lower case (cql2-rs accepts only that)
+		}
 		for i, a := range e.Args {
 			if i > 0 {
 				b.WriteString(sep)
