@@ -221,13 +221,7 @@ type matrix struct {
 
 func relate(a, b *shape) matrix {
 	m := matrix{iiDim: -1, dA: a.dim, dB: b.dim}
-	scale := 1.0
-	for _, v := range []float64{a.minX, a.minY, a.maxX, a.maxY, b.minX, b.minY, b.maxX, b.maxY} {
-		if !math.IsInf(v, 0) {
-			scale = math.Max(scale, math.Abs(v))
-		}
-	}
-	tol := scale * 1e-12
+	tol := tolerance(a, b)
 	samples(a, b, tol, func(p pt, la, dim int) {
 		lb := b.locate(p, tol)
 		m.mark(la, lb, dim)
@@ -358,6 +352,9 @@ func spatial(name string, a, b *shape) bool {
 	if a.maxX < b.minX || b.maxX < a.minX || a.maxY < b.minY || b.maxY < a.minY {
 		return name == "s_disjoint" // the envelopes are apart
 	}
+	if name == "s_intersects" || name == "s_disjoint" {
+		return intersects(a, b) == (name == "s_intersects")
+	}
 	m := relate(a, b)
 	c := m.cell
 	inter := c[locI][locI] || c[locI][locB] || c[locB][locI] || c[locB][locB]
@@ -387,4 +384,59 @@ func spatial(name string, a, b *shape) bool {
 		}
 	}
 	return false
+}
+
+// intersects is the fast path of S_INTERSECTS and S_DISJOINT: two shapes
+// meet when two of their segments meet, or else when one holds a
+// representative point of a part of the other (a part that crosses no
+// segment lies wholly inside or outside).
+func intersects(a, b *shape) bool {
+	tol := tolerance(a, b)
+	hit := false
+	a.segments(func(p, q pt) {
+		if hit {
+			return
+		}
+		b.segments(func(c, d pt) {
+			if !hit && len(nodes(p, q, c, d, tol)) > 0 {
+				hit = true
+			}
+		})
+	})
+	if hit {
+		return true
+	}
+	for _, pair := range [2][2]*shape{{a, b}, {b, a}} {
+		for _, p := range pair[0].representatives() {
+			if pair[1].locate(p, tol) != locE {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// representatives returns every point and one vertex of every line and ring.
+func (s *shape) representatives() []pt {
+	out := append([]pt(nil), s.points...)
+	for _, l := range s.lines {
+		out = append(out, l[0])
+	}
+	for _, poly := range s.polys {
+		for _, r := range poly {
+			out = append(out, r[0])
+		}
+	}
+	return out
+}
+
+// tolerance is the distance under which a point counts as on a segment.
+func tolerance(a, b *shape) float64 {
+	scale := 1.0
+	for _, v := range []float64{a.minX, a.minY, a.maxX, a.maxY, b.minX, b.minY, b.maxX, b.maxY} {
+		if !math.IsInf(v, 0) {
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	return scale * 1e-12
 }
