@@ -3,6 +3,7 @@ package cql2
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,7 +22,12 @@ func ParseJSON(data []byte) (*Expr, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &SyntaxError{Offset: -1, Path: "/", Msg: "not JSON: " + err.Error()}
+		msg := "not JSON: " + err.Error()
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			msg = fmt.Sprintf("not JSON at byte %d: %v", se.Offset, err)
+		}
+		return nil, &SyntaxError{Offset: -1, Path: "/", Msg: msg}
 	}
 	if dec.More() {
 		return nil, &SyntaxError{Offset: -1, Path: "/", Msg: "more than one JSON value"}
