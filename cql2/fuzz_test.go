@@ -18,8 +18,9 @@ func seed(f *testing.F, pattern string) {
 	}
 }
 
-// FuzzParseText: the text parser never panics, and whatever it accepts
-// prints to text and to JSON that parse back to the same AST.
+// FuzzParseText: the text parser never panics, whatever it accepts prints to
+// text and to JSON that parse back to the same AST, and evaluating it on the
+// fixture (Match, ToSQL) does not panic either.
 func FuzzParseText(f *testing.F) {
 	seed(f, "testdata/examples/text/*.txt")
 	for _, s := range extraText {
@@ -31,6 +32,12 @@ func FuzzParseText(f *testing.F) {
 			return
 		}
 		roundTrip(t, e)
+		for _, f := range fixture() {
+			_, _ = e.Match(f.feature())
+		}
+		if _, err := ToSQL(e, SQLOptions{Column: func(p string) (string, bool) { return `"` + p + `"`, p != "geometry" }}); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
