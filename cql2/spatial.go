@@ -143,6 +143,9 @@ func onSegment(p, a, b pt, tol float64) bool {
 
 // locate returns where p lies in the shape: polygons first, then lines, then points.
 func (s *shape) locate(p pt, tol float64) int {
+	if p.x < s.minX-tol || p.x > s.maxX+tol || p.y < s.minY-tol || p.y > s.maxY+tol {
+		return locE
+	}
 	loc := locE
 	for _, poly := range s.polys {
 		switch locatePolygon(p, poly, tol) {
@@ -246,7 +249,11 @@ func samples(a, b *shape, tol float64, emit func(p pt, loc, dim int)) {
 	for _, p := range a.points {
 		emit(p, locI, 0)
 	}
-	piece := func(p, q pt, boundary bool, locate func(pt) int) {
+	// interiorLeft tells, for the ring being sampled, on which side of its
+	// pieces the polygon's interior lies (valid polygons: left of a
+	// counter-clockwise shell, right of a counter-clockwise hole).
+	interiorLeft := false
+	piece := func(p, q pt, boundary bool) {
 		ts := []float64{0, 1}
 		b.segments(func(c, d pt) { ts = append(ts, nodes(p, q, c, d, tol)...) })
 		for _, x := range b.points {
@@ -274,9 +281,12 @@ func samples(a, b *shape, tol float64, emit func(p pt, loc, dim int)) {
 				nx, ny := -(q.y-p.y)/l*off, (q.x-p.x)/l*off
 				// both sides: the inside one stands for the interior, the
 				// outside one for the exterior (a hole of a inside b's interior)
-				for _, side := range []pt{{mid.x + nx, mid.y + ny}, {mid.x - nx, mid.y - ny}} {
-					emit(side, locate(side), 2)
+				left, right := locI, locE
+				if !interiorLeft {
+					left, right = locE, locI
 				}
+				emit(pt{mid.x + nx, mid.y + ny}, left, 2)
+				emit(pt{mid.x - nx, mid.y - ny}, right, 2)
 			} else {
 				emit(mid, a.locate(mid, tol), 1)
 			}
@@ -285,20 +295,29 @@ func samples(a, b *shape, tol float64, emit func(p pt, loc, dim int)) {
 	for _, l := range a.lines {
 		for i := 1; i < len(l); i++ {
 			if l[i-1] != l[i] {
-				piece(l[i-1], l[i], false, nil)
+				piece(l[i-1], l[i], false)
 			}
 		}
 	}
 	for _, poly := range a.polys {
-		in := func(p pt) int { return a.locate(p, tol) }
-		for _, r := range poly {
+		for ri, r := range poly {
+			interiorLeft = (ri == 0) == (signedArea(r) > 0)
 			for i := 1; i < len(r); i++ {
 				if r[i-1] != r[i] {
-					piece(r[i-1], r[i], true, in)
+					piece(r[i-1], r[i], true)
 				}
 			}
 		}
 	}
+}
+
+// signedArea is positive for a counter-clockwise ring.
+func signedArea(r []pt) float64 {
+	a := 0.0
+	for i := 1; i < len(r); i++ {
+		a += r[i-1].x*r[i].y - r[i].x*r[i-1].y
+	}
+	return a / 2
 }
 
 func lerp(p, q pt, t float64) pt {
