@@ -3,6 +3,7 @@ package cql2
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +80,9 @@ func printableAsText(e *Expr) bool {
 	}
 	if e.Kind == KindProperty && !validIdent(e.Str) {
 		return false
+	}
+	if e.Kind == KindString && strings.HasSuffix(e.Str, "\\") {
+		return false // no cql2-text spelling (see quoteText)
 	}
 	// cql2-text cannot tell a one-element array from a parenthesised
 	// expression except as an IN list or an A_* operand.

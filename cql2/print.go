@@ -121,7 +121,27 @@ func textList(b *strings.Builder, args []*Expr) {
 	b.WriteString(")")
 }
 
-func quoteText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// quoteText writes a character literal: a quote doubled, or as \' after a
+// backslash (the BNF reads \' as an escaped quote, so a backslash before a
+// doubled quote would be misread). A literal ending in a backslash has no
+// cql2-text spelling (its closing quote would read as \'); it can only come
+// from cql2-json.
+func quoteText(s string) string {
+	var b strings.Builder
+	b.WriteByte('\'')
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\'' && i > 0 && s[i-1] == '\\':
+			b.WriteString("\\'")
+		case s[i] == '\'':
+			b.WriteString("''")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
 
 func formatNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
