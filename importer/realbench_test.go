@@ -102,6 +102,9 @@ func BenchmarkImportLoD2Incremental(b *testing.B) {
 					b.Fatal(err)
 				}
 				parsed += sum.ParsedFiles
+				if tc.name != "full" && !sum.Patched {
+					b.Fatalf("not patched: %s", sum.NoPatch)
+				}
 			}
 			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(parsed)/float64(b.N), "files-parsed/op")
