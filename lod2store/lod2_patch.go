@@ -1,14 +1,18 @@
 package lod2store
 
 import (
+	"bufio"
 	"context"
-
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // A new snapshot in which few source files changed is written by patching
@@ -232,6 +236,35 @@ func (w *LoD2Writer) Drop(ctx context.Context) error {
 			return fmt.Errorf("store: drop %s: %w", s.Name, err)
 		}
 	}
+	return w.dropIDs(ctx, gone)
+}
+
+// dropIDs deletes the gml:ids (of buildings and parts) of the removed
+// sources' buildings in one pass over building_ids, whose key is the
+// gml:id: their building id ranges go to a temporary table first.
+func (w *LoD2Writer) dropIDs(ctx context.Context, gone []SourceFile) error {
+	if len(gone) == 0 {
+		return nil
+	}
+	if _, err := w.tx.ExecContext(ctx, `CREATE TEMP TABLE svc_gone (lo INTEGER PRIMARY KEY, hi INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("store: drop ids: %w", err)
+	}
+	for _, s := range gone {
+		if s.Buildings == 0 {
+			continue
+		}
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO temp.svc_gone VALUES (?, ?)`, s.FirstBuilding, s.FirstBuilding+s.Buildings-1); err != nil {
+			return fmt.Errorf("store: drop ids: %w", err)
+		}
+	}
+	for _, q := range []string{
+		`DELETE FROM building_ids WHERE (SELECT hi FROM temp.svc_gone WHERE lo <= building_id ORDER BY lo DESC LIMIT 1) >= building_id`,
+		`DROP TABLE temp.svc_gone`,
+	} {
+		if _, err := w.tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: drop ids: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -244,11 +277,6 @@ func (w *LoD2Writer) dropSource(ctx context.Context, s SourceFile) error {
 	if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(sum(valid), 0) FROM buildings WHERE building_id BETWEEN ? AND ?`, b0, b1).Scan(&valid); err != nil {
 		return err
 	}
-	del, err := w.tx.PrepareContext(ctx, `DELETE FROM idx_surfaces_geom WHERE pkid = ?`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
 	for sid := s0; sid <= s1; sid++ {
 		pos, ok := p.search.idx.position(sid)
 		if !ok || sid > p.oldS {
@@ -269,15 +297,11 @@ func (w *LoD2Writer) dropSource(ctx context.Context, s SourceFile) error {
 			roofs++
 		}
 		p.gone[sid] = true
-		if _, err := del.ExecContext(ctx, sid); err != nil {
-			return err
-		}
 	}
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
-		{`DELETE FROM building_ids WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
 		{`DELETE FROM surfaces WHERE surface_id BETWEEN ? AND ?`, []any{s0, s1}},
 		{`DELETE FROM buildings WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
 		{`DELETE FROM source_files WHERE file_id = ?`, []any{s.FileID}},
@@ -408,18 +432,16 @@ func (w *LoD2Writer) finishPatch(ctx context.Context, meta map[string]string) (L
 			return fail(err)
 		}
 	}
-	if err := w.insertRTree(ctx); err != nil {
-		return fail(err)
-	}
-	if _, err := w.tx.ExecContext(ctx, `UPDATE geometry_columns_statistics SET row_count = ?, last_verified = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE f_table_name = 'surfaces' AND f_geometry_column = 'geom'`, w.stats.Surfaces); err != nil {
-		return fail(err)
-	}
 	w.spool.ext = p.ext
 	if err := w.writeMeta(ctx, meta); err != nil {
 		return fail(err)
 	}
-	if err := w.writeMergedSearch(ctx, leaves); err != nil {
+	order := w.path + ".order"
+	defer os.Remove(order)
+	if err := w.writeMergedSearch(ctx, leaves, order); err != nil {
+		return fail(err)
+	}
+	if err := w.packRTree(ctx, order); err != nil {
 		return fail(err)
 	}
 	if err := w.tx.Commit(); err != nil {
@@ -440,40 +462,50 @@ WHERE f_table_name = 'surfaces' AND f_geometry_column = 'geom'`, w.stats.Surface
 	return w.stats, nil
 }
 
-// insertRTree adds the new surfaces to the R*Tree for GIS tools.
-func (w *LoD2Writer) insertRTree(ctx context.Context) error {
-	if w.spool.count == 0 {
-		return nil
-	}
-	ins, err := w.tx.PrepareContext(ctx, `INSERT INTO idx_surfaces_geom (pkid, xmin, xmax, ymin, ymax) VALUES (?, ?, ?, ?, ?)`)
+// packRTree writes the R*Tree for GIS tools again, packed from the leaf
+// order the search file was written in (the file order: surface id and
+// float32 box, 20 bytes a surface), as a full import packs it; the layer
+// statistics get the exact extent, as a full import's.
+func (w *LoD2Writer) packRTree(ctx context.Context, order string) error {
+	f, err := os.Open(order)
 	if err != nil {
 		return err
 	}
-	defer ins.Close()
-	lr, err := openLeaves(w.spool.bf.Name())
-	if err != nil {
-		return err
-	}
-	defer lr.close()
-	for {
-		ok, err := lr.next()
-		if err != nil || !ok {
-			return err
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var readErr error
+	entries := func(yield func(int64, spatialite.Rect) bool) {
+		var b [20]byte
+		for {
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				return
+			}
+			f32 := func(i int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))) }
+			if !yield(int64(binary.LittleEndian.Uint32(b[:])), spatialite.Rect{MinX: f32(4), MinY: f32(8), MaxX: f32(12), MaxY: f32(16)}) {
+				return
+			}
 		}
-		// Rounded to float32 as the packed R*Tree of a full import is:
-		// SQLite keeps a value that is a float32 already.
-		b := leafBox(lr.cur.bb)
-		if _, err := ins.ExecContext(ctx, w.patch.oldS+int64(lr.cur.sid), float64(b[0]), float64(b[2]), float64(b[1]), float64(b[3])); err != nil {
-			return err
-		}
 	}
+	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", int(w.stats.Surfaces), entries); err != nil {
+		return errors.Join(err, readErr)
+	}
+	if readErr != nil {
+		return readErr
+	}
+	e := w.patch.ext
+	_, err = w.tx.ExecContext(ctx, `UPDATE geometry_columns_statistics SET extent_min_x = ?, extent_min_y = ?, extent_max_x = ?, extent_max_y = ?
+WHERE f_table_name = 'surfaces' AND f_geometry_column = 'geom'`, e.minX, e.minY, e.maxX, e.maxY)
+	return err
 }
 
 // writeMergedSearch writes the search file: the kept records of the
 // previous one in their order, with the new ones (sorted in leaves) merged
 // in where a full import's order puts them: by Hilbert key over the same
 // extent, ties in input order.
-func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves string) error {
+func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves, order string) error {
 	p := w.patch
 	old := p.search
 	sw, err := newSearchWriter(w.path+SearchFileSuffix, int(w.stats.Surfaces))
@@ -481,6 +513,21 @@ func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves string) error
 		return err
 	}
 	defer sw.close()
+	of, err := os.Create(order)
+	if err != nil {
+		return err
+	}
+	defer of.Close()
+	ow := bufio.NewWriterSize(of, 1<<16)
+	var ob [20]byte
+	add := func(sid uint32, b [4]float32, rec []byte) error {
+		binary.LittleEndian.PutUint32(ob[:], sid)
+		for i, v := range b {
+			binary.LittleEndian.PutUint32(ob[4+4*i:], math.Float32bits(v))
+		}
+		ow.Write(ob[:])
+		return sw.add(sid, b, rec)
+	}
 	keyer := newHilbertKeyer(p.ext)
 	keyAt := func(pos int) (uint32, error) {
 		r, err := old.record(pos)
@@ -511,7 +558,7 @@ func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves string) error
 				return err
 			}
 			l := old.idx.levels[0][4*cur : 4*cur+4]
-			if err := sw.add(sid, [4]float32{l[0], l[1], l[2], l[3]}, r); err != nil {
+			if err := add(sid, [4]float32{l[0], l[1], l[2], l[3]}, r); err != nil {
 				return err
 			}
 		}
@@ -546,13 +593,21 @@ func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves string) error
 			// The first old position not before e: key first, ties by
 			// input order (the deleted ones do not matter).
 			var kerr error
-			at := cur + sortSearch(n-cur, func(i int) bool {
-				k, err := keyAt(cur + i)
+			ge := func(i int) bool {
+				k, err := keyAt(i)
 				if err != nil && kerr == nil {
 					kerr = err
 				}
 				return k >= e.key
-			})
+			}
+			// Galloping from the last insertion point: the new surfaces
+			// of a file are close together on the curve.
+			lo, step := cur, 1
+			for lo+step-1 < n && !ge(lo+step-1) {
+				lo, step = lo+step, 2*step
+			}
+			hi := min(lo+step-1, n)
+			at := lo + sortSearch(hi-lo, func(i int) bool { return ge(lo + i) })
 			for kerr == nil && at < n {
 				k, err := keyAt(at)
 				if err != nil {
@@ -579,12 +634,15 @@ func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves string) error
 			if rec, err = readSpooled(sp, rec, e); err != nil {
 				return err
 			}
-			if err := sw.add(uint32(sid), leafBox(e.bb), rec); err != nil {
+			if err := add(uint32(sid), leafBox(e.bb), rec); err != nil {
 				return err
 			}
 		}
 	}
 	if err := emitOld(n); err != nil {
+		return err
+	}
+	if err := ow.Flush(); err != nil {
 		return err
 	}
 	return sw.finish()
