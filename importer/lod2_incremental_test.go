@@ -28,8 +28,9 @@ import (
 // every page of bbox searches (same surfaces in the same order, followed
 // through their cursors), every building by gml:id, the manifest and the
 // summary. Given in reverse order, the unchanged files cannot keep their
-// rows' order: the import writes a new pack copying them instead, the
-// same byte for byte as a full import.
+// rows' order, and a new file beyond the extent changes the Hilbert
+// curve: in both cases the import writes a new pack copying them instead,
+// the same byte for byte as a full import.
 func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	requireSample(t, sampleNRW)
 	src := t.TempDir()
@@ -70,6 +71,12 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	raw, _ := os.ReadFile(changed)
 	raw = bytes.Replace(raw, []byte(" 5659"), []byte(" 5658"), 1)
 	os.WriteFile(changed, raw, 0o644)
+	// A new file 10 km east of the others (ids made unique): the extent
+	// grows, so the Hilbert curve changes and the pack cannot be patched.
+	part, _ := os.ReadFile(paths[2])
+	east := strings.NewReplacer(` 280`, ` 281`, `gml:id="`, `gml:id="east_`, `xlink:href="#`, `xlink:href="#east_`).Replace(string(part))
+	extra := filepath.Join(t.TempDir(), "zz_east.gml")
+	os.WriteFile(extra, []byte(east), 0o644)
 	all, _ := filepath.Glob(filepath.Join(src, "*.gml"))
 	reversed := slices.Clone(all)
 	slices.Reverse(reversed)
@@ -78,10 +85,12 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 		inputs  []string
 		patched bool
 		parsed  int
+		why     string // in NoPatch
 	}{
-		{"patched", []string{src}, true, 2},
+		{"patched", []string{src}, true, 2, ""},
 		// The repeating file now comes first: the one it repeats is parsed too.
-		{"reordered", reversed, false, 3},
+		{"reordered", reversed, false, 3, "another order"},
+		{"extent grows", []string{src, extra}, false, 3, "extent changes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := t.TempDir()
@@ -89,10 +98,13 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			inc := run(t, data, "2027-01-01", tc.inputs)
-			n := len(paths) + 1
-			if s := inc.sum; s.ReusedFrom != "2026-01-01" || s.ParsedFiles != tc.parsed || s.ReusedFiles != n-tc.parsed || s.Patched != tc.patched {
-				t.Errorf("parsed %d and reused %d of %d files (from %q), patched %v (%s); want %d parsed (the changed file and the ones repeating ids), patched %v",
-					s.ParsedFiles, s.ReusedFiles, n, s.ReusedFrom, s.Patched, s.NoPatch, tc.parsed, tc.patched)
+			n := len(paths) + 1 + len(tc.inputs) - 1
+			if tc.name == "reordered" {
+				n = len(paths) + 1
+			}
+			if s := inc.sum; s.ReusedFrom != "2026-01-01" || s.ParsedFiles != tc.parsed || s.ReusedFiles != n-tc.parsed || s.Patched != tc.patched || !strings.Contains(s.NoPatch, tc.why) {
+				t.Errorf("parsed %d and reused %d of %d files (from %q), patched %v (%s); want %d parsed (the changed file and the ones repeating ids), patched %v (%s)",
+					s.ParsedFiles, s.ReusedFiles, n, s.ReusedFrom, s.Patched, s.NoPatch, tc.parsed, tc.patched, tc.why)
 			}
 			full := run(t, t.TempDir(), "2027-01-01", tc.inputs)
 			if full.sum.ParsedFiles != n {
