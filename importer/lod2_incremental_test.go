@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,6 +114,9 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 			if da, db := dumpVisible(t, inc.file), dumpVisible(t, full.file); da != db {
 				t.Errorf("what a user sees differs from the full import's: %s", firstLineDiff(da, db))
 			}
+			if tc.patched {
+				checkGaps(t, inc.file)
+			}
 			if !tc.patched {
 				if da, db := dumpStore(t, inc.file), dumpStore(t, full.file); da != db {
 					t.Errorf("rows differ from the full import's: %s", firstLineDiff(da, db))
@@ -134,6 +138,32 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 				t.Errorf("manifest %+v, full import %+v", inc.m, full.m)
 			}
 		})
+	}
+}
+
+// checkGaps checks a patched pack's surface ids: the replaced file's ids
+// are unused (not found, not a cursor), the others all found.
+func checkGaps(t *testing.T, path string) {
+	t.Helper()
+	s, err := lod2store.OpenLoD2(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, n := s.Counts()
+	found, gap := int64(0), int64(0)
+	for sid := int64(1); sid <= 2*n; sid++ {
+		if _, err := s.Surface(sid); err == nil {
+			found++
+		} else if errors.Is(err, lod2store.ErrNotFound) && found < n && gap == 0 {
+			gap = sid
+		}
+	}
+	if found != n || gap == 0 {
+		t.Fatalf("%d of %d surfaces found by id, first unused id %d; want all and a gap", found, n, gap)
+	}
+	if _, err := s.Search(context.Background(), s.BBox(), gap, 10); !errors.Is(err, lod2store.ErrCursor) {
+		t.Errorf("search after unused surface %d: %v, want ErrCursor", gap, err)
 	}
 }
 
