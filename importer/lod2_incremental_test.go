@@ -117,6 +117,13 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 			if tc.patched {
 				checkGaps(t, inc.file)
 			}
+			// The previous snapshot is only read.
+			prevDir := filepath.Join(data, "lod2", "nrw", "2026-01-01")
+			if m, err := pack.ReadManifest(prevDir); err != nil {
+				t.Fatal(err)
+			} else if dmg, err := pack.Verify(context.Background(), prevDir, m); err != nil || len(dmg) > 0 {
+				t.Errorf("the previous snapshot changed: %v %v", dmg, err)
+			}
 			if !tc.patched {
 				if da, db := dumpStore(t, inc.file), dumpStore(t, full.file); da != db {
 					t.Errorf("rows differ from the full import's: %s", firstLineDiff(da, db))
