@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 )
