@@ -183,7 +183,7 @@ func (s *LoD2) appendSearch(ctx context.Context, dst []FedHit, bl string, bbox g
 		if after < 0 || after > int64(s.idx.n) {
 			return dst, fmt.Errorf("%w: surface %d does not exist in this snapshot", ErrCursor, after)
 		}
-		afterPos = int(s.idx.pos[after-1])
+		afterPos = s.idx.posOf(after)
 	}
 	var q queryArea
 	q.init(bbox, s.zone)
@@ -287,7 +287,7 @@ func (s *LoD2) Building(ctx context.Context, gmlid string) (Building, error) {
 		if sid <= 0 || sid > int64(s.idx.n) {
 			return Building{}, fmt.Errorf("%w: surface %d outside the search file", ErrCorrupt, sid)
 		}
-		rec, err := s.sf.record(int(s.idx.pos[sid-1]))
+		rec, err := s.sf.record(s.idx.posOf(sid))
 		if err != nil {
 			return Building{}, err
 		}
@@ -315,7 +315,7 @@ func (s *LoD2) Surface(sid int64) (Hit, error) {
 	if sid <= 0 || sid > int64(s.idx.n) {
 		return Hit{}, fmt.Errorf("store: surface %d: %w", sid, ErrNotFound)
 	}
-	rec, err := s.sf.record(int(s.idx.pos[sid-1]))
+	rec, err := s.sf.record(s.idx.posOf(sid))
 	if err != nil {
 		return Hit{}, err
 	}

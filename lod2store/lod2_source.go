@@ -170,10 +170,10 @@ FROM prev.surfaces WHERE surface_id BETWEEN ?1 AND ?2 ORDER BY surface_id`, s0, 
 // copyRecord spools the search record of the previous pack's surface sid
 // with its ids moved by offS and offB.
 func (w *LoD2Writer) copyRecord(sid, offS, offB int64) error {
-	if sid < 1 || sid > int64(len(w.prev.search.idx.pos)) {
+	if sid < 1 || sid > int64(w.prev.search.idx.n) {
 		return fmt.Errorf("%w: surface %d not in the search file", ErrCorrupt, sid)
 	}
-	r, err := w.prev.search.record(int(w.prev.search.idx.pos[sid-1]))
+	r, err := w.prev.search.record(w.prev.search.idx.posOf(sid))
 	if err != nil {
 		return err
 	}
