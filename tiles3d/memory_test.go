@@ -8,22 +8,6 @@ import (
 	"github.com/svc-geodata/svc/internal/testtool"
 )
 
-// heapPerItem builds at n and at 4n items and returns the growth of the
-// peak live Go heap per added item, in bytes. build(m) prepares the input
-// of m items and returns the build; a first build of n items, not
-// measured, loads what a process loads once (the height model).
-func heapPerItem(t *testing.T, what string, n int, build func(n int) func()) float64 {
-	t.Helper()
-	build(n)()
-	var peak [2]uint64
-	for k, m := range []int{n, 4 * n} {
-		run := build(m)
-		peak[k] = testtool.PeakLiveHeap(run)
-		t.Logf("%s: %d: peak live heap %.2f MiB", what, m, float64(peak[k])/(1<<20))
-	}
-	return (float64(peak[1]) - float64(peak[0])) / float64(3*n)
-}
-
 // TestBuildTilesetMemoryBounded builds the tileset of N and of 4N
 // buildings at the same density (the area grows with N) and fails when
 // the peak live heap grows by more than 160 bytes per building (about 100
@@ -37,13 +21,14 @@ func TestBuildTilesetMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 60,000 buildings")
 	}
-	per := heapPerItem(t, "buildings", 10000, func(n int) func() {
+	per := testtool.HeapPerItem(t, "buildings", 10000, func(n int) func() uint64 {
 		data := t.TempDir()
 		lod2Pack(t, data, "he", e0, n0, 40*math.Sqrt(float64(n)), n)
-		return func() {
+		return func() uint64 {
 			if _, err := Build(context.Background(), Options{DataDir: data, BL: "he", MaxPerTile: 100, Workers: 1}); err != nil {
 				t.Fatal(err)
 			}
+			return 0
 		}
 	})
 	t.Logf("%.0f bytes per building", per)
