@@ -101,7 +101,9 @@ type BuildingExtent struct {
 // building of the file (the file's building count bounds it).
 func (s *LoD2) Extents(ctx context.Context) ([]BuildingExtent, error) {
 	out := make([]BuildingExtent, 0, min(s.counts.buildings, 1<<24))
-	byID := map[uint32]int{}
+	// The position in out of each building id: a slice while ids are
+	// below the pack's building count (they are 1..n), a map beyond.
+	at, far := make([]int32, min(s.counts.buildings, 1<<24)+1), map[uint32]int{}
 	for pos := range s.idx.n {
 		if pos%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -116,10 +118,20 @@ func (s *LoD2) Extents(ctx context.Context) ([]BuildingExtent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: extents: %w", err)
 		}
-		i, ok := byID[p.buildingID]
+		var i int
+		var ok bool
+		if int(p.buildingID) < len(at) {
+			i, ok = int(at[p.buildingID])-1, at[p.buildingID] > 0
+		} else {
+			i, ok = far[p.buildingID]
+		}
 		if !ok {
 			i = len(out)
-			byID[p.buildingID] = i
+			if int(p.buildingID) < len(at) {
+				at[p.buildingID] = int32(i + 1)
+			} else {
+				far[p.buildingID] = i
+			}
 			out = append(out, BuildingExtent{BuildingID: int64(p.buildingID), MinX: math.Inf(1), MinY: math.Inf(1), MaxX: math.Inf(-1), MaxY: math.Inf(-1)})
 		}
 		e := &out[i]

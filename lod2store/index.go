@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
+	"unsafe"
 )
 
 // The packed R-tree orders surfaces along a Hilbert curve and stores the
@@ -18,12 +20,19 @@ const (
 	indexHeader = 8 + 4 + 4
 )
 
-// packedIndex is the in-memory form of the index.
+// packedIndex is the in-memory form of the index. On a little-endian
+// machine its ids and boxes are the serialized bytes themselves (the
+// mmapped search file: pages the kernel shares and may drop), not copies,
+// so opening a pack costs no heap per surface; pos, the one array that is
+// computed, is made on the first lookup by surface id (a build that only
+// scans never makes it).
 type packedIndex struct {
-	n      int
-	ids    []uint32    // surface id at each leaf position
-	levels [][]float32 // level 0: leaf boxes; each box minX,minY,maxX,maxY
-	pos    []uint32    // leaf position of surface id (index id-1); noPos for ids not in the file
+	n       int
+	ids     []uint32    // surface id at each leaf position
+	levels  [][]float32 // level 0: leaf boxes; each box minX,minY,maxX,maxY
+	maxID   uint32      // the largest surface id
+	posOnce sync.Once
+	pos     []uint32 // leaf position of surface id (index id-1), noPos for ids not in the file; see position
 }
 
 // noPos marks a surface id that is not in the index: an import that
@@ -41,12 +50,44 @@ const (
 )
 
 // position is the leaf position of surface id sid, false when the index
-// does not hold it.
+// does not hold it. The id -> position array is made on the first call.
 func (x *packedIndex) position(sid int64) (int, bool) {
-	if sid <= 0 || sid > int64(len(x.pos)) || x.pos[sid-1] == noPos {
+	if sid <= 0 || sid > int64(x.maxID) {
 		return 0, false
 	}
-	return int(x.pos[sid-1]), true
+	x.posOnce.Do(func() {
+		x.pos = make([]uint32, x.maxID)
+		for i := range x.pos {
+			x.pos[i] = noPos
+		}
+		for p, id := range x.ids {
+			x.pos[id-1] = uint32(p)
+		}
+	})
+	if p := x.pos[sid-1]; p != noPos {
+		return int(p), true
+	}
+	return 0, false
+}
+
+// littleEndian reports whether this machine stores a uint32 as the index
+// file does.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// uint32s returns the n little-endian uint32 at b[off:] as a slice: the
+// bytes themselves when the machine and the alignment allow it, else a copy.
+func uint32s(b []byte, off, n int) []uint32 {
+	if n == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[off]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[off])), n)
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[off+4*i:])
+	}
+	return out
 }
 
 // box is a 2D bounding box in the pack's projected CRS (metres).
@@ -104,34 +145,26 @@ func loadIndex(b []byte) (*packedIndex, error) {
 	if len(b) != want {
 		return nil, fmt.Errorf("%w: spatial index of %d bytes, want %d", ErrCorrupt, len(b), want)
 	}
-	idx := &packedIndex{n: n, ids: make([]uint32, n)}
-	maxID := uint32(0)
-	off := indexHeader
-	for p := range n {
-		id := binary.LittleEndian.Uint32(b[off:])
-		off += 4
-		if id == 0 || uint64(id) > maxIDFactor*uint64(n)+maxIDSlack {
+	idx := &packedIndex{n: n, ids: uint32s(b, indexHeader, n)}
+	limit := maxIDFactor*uint64(n) + maxIDSlack
+	for _, id := range idx.ids {
+		if id == 0 || uint64(id) > limit {
 			return nil, fmt.Errorf("%w: spatial index ids", ErrCorrupt)
 		}
-		idx.ids[p], maxID = id, max(maxID, id)
+		idx.maxID = max(idx.maxID, id)
 	}
-	idx.pos = make([]uint32, maxID)
-	for i := range idx.pos {
-		idx.pos[i] = noPos
-	}
-	for p, id := range idx.ids {
-		if idx.pos[id-1] != noPos {
+	seen := make([]uint64, (idx.maxID+63)/64) // ids must be distinct
+	for _, id := range idx.ids {
+		if seen[(id-1)/64]&(1<<((id-1)%64)) != 0 {
 			return nil, fmt.Errorf("%w: spatial index ids", ErrCorrupt)
 		}
-		idx.pos[id-1] = uint32(p)
+		seen[(id-1)/64] |= 1 << ((id - 1) % 64)
 	}
+	off := indexHeader + 4*n
 	for cnt := n; n > 0; cnt = (cnt + nodeSize - 1) / nodeSize {
-		l := make([]float32, 4*cnt)
-		for i := range l {
-			l[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[off:]))
-			off += 4
-		}
-		idx.levels = append(idx.levels, l)
+		u := uint32s(b, off, 4*cnt)
+		off += 16 * cnt
+		idx.levels = append(idx.levels, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(u))), len(u)))
 		if cnt <= 1 {
 			break
 		}

@@ -114,7 +114,21 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 		return pack.Manifest{}, err
 	}
 	defer ds.Close()
-	var feats []osmdata.Feature
+	prevDir := previousBuild(o.DataDir, pack.OSMCover, src.BL)
+	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.OSMCover, BL: src.BL, Snapshot: src.Snapshot})
+	if err != nil {
+		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	}
+	defer w.Abort()
+	// The features wait on disk in the pack's directory (removed before
+	// the commit; Abort removes it on failure): memory holds their index.
+	spill, err := newFeatureSpill(filepath.Join(w.Dir(), ".features.spill"))
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	defer spill.close()
+	b := &coverBuild{o: o, z: ds.Zone, layer: layer, tol: tol, dir: w.Dir(), spill: spill, copyright: withCredit(osmdata.Attribution, o.HeightModel)}
+	b.cells, b.bridgeZ, b.bridgeH = map[[2]int][]int32{}, map[int]func(x, y float64) float64{}, map[int][2]float64{}
 	var coast [][][2]float64
 	var seaPolys [][][][2]float64
 	if err := osmdata.ReadFile(filepath.Join(srcDir, filepath.FromSlash(src.OSM.File)), func(f osmdata.Feature) error {
@@ -124,20 +138,15 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 		case osmdata.ThemeSea:
 			seaPolys = append(seaPolys, f.Polygons...)
 		case osmdata.ThemeSurface, osmdata.ThemeTransport:
-			feats = append(feats, f)
+			return b.add(ctx, &f)
 		}
 		return nil
 	}); err != nil {
 		return pack.Manifest{}, err
 	}
-	prevDir := previousBuild(o.DataDir, pack.OSMCover, src.BL)
-	w, err := pack.Create(o.DataDir, pack.Key{Product: pack.OSMCover, BL: src.BL, Snapshot: src.Snapshot})
-	if err != nil {
-		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
+	if err := spill.done(); err != nil {
+		return pack.Manifest{}, err
 	}
-	defer w.Abort()
-	b := &coverBuild{o: o, z: ds.Zone, layer: layer, tol: tol, dir: w.Dir(), feats: feats, copyright: withCredit(osmdata.Attribution, o.HeightModel)}
-	b.index()
 	b.ru = newReuser(prevDir, o.Stats, "osm-cover", o.StepM, tol, modelPrint(o.HeightModel), b.copyright, int(b.z))
 	b.ru.linked = w.Reuse // linked tiles keep the previous manifest's SHA-256: Commit does not read them
 	var themes []pack.Theme
@@ -185,6 +194,9 @@ func BuildOSMCover(ctx context.Context, o OSMCoverOptions) (pack.Manifest, error
 			themes = append(themes, pack.Theme{Name: "sea", Path: "sea/tileset.json", TileCount: n})
 		}
 	}
+	if err := spill.close(); err != nil {
+		return pack.Manifest{}, err
+	}
 	m := pack.Manifest{LicenseID: "odbl-1.0", Name: src.Name, SourceURL: src.SourceURL, SourceName: "OpenStreetMap",
 		Attribution: osmdata.Attribution, CRS: src.CRS, BBoxWGS84: src.BBoxWGS84, HeightModel: o.HeightModel.ID(),
 		OSMCover: &pack.OSMCoverInfo{Themes: themes, BuiltAt: o.Now().UTC().Truncate(time.Second)}}
@@ -211,7 +223,7 @@ type coverBuild struct {
 	layer     *terrain.Layer
 	tol       float64
 	dir       string
-	feats     []osmdata.Feature
+	spill     *featureSpill      // the surface and transport features, by index
 	bounds    [][4]float64       // per feature: minX, minY, maxX, maxY
 	cells     map[[2]int][]int32 // 1 km cells -> features meeting them
 	copyright string
@@ -222,37 +234,39 @@ type coverBuild struct {
 	ru        *reuser
 }
 
-// index buckets the features by the 1 km cells their bounds meet.
-func (b *coverBuild) index() {
-	b.cells = map[[2]int][]int32{}
-	b.bounds = make([][4]float64, len(b.feats))
-	b.hashes = make([][32]byte, len(b.feats))
-	for i, f := range b.feats {
-		b.hashes[i] = featureHash(&f)
-		bb := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-		see := func(p [2]float64) {
-			bb[0], bb[1] = math.Min(bb[0], p[0]), math.Min(bb[1], p[1])
-			bb[2], bb[3] = math.Max(bb[2], p[0]), math.Max(bb[3], p[1])
-		}
-		for _, p := range f.Polygons {
-			for _, q := range p[0] {
-				see(q)
-			}
-		}
-		for _, l := range f.Lines {
-			for _, q := range l {
-				see(q)
-			}
-		}
-		pad := f.WidthM
-		bb = [4]float64{bb[0] - pad, bb[1] - pad, bb[2] + pad, bb[3] + pad}
-		b.bounds[i] = bb
-		for cx := int(math.Floor(bb[0] / 1000)); cx <= int(math.Floor(bb[2]/1000)); cx++ {
-			for cy := int(math.Floor(bb[1] / 1000)); cy <= int(math.Floor(bb[3]/1000)); cy++ {
-				b.cells[[2]int{cx, cy}] = append(b.cells[[2]int{cx, cy}], int32(i))
-			}
+// add spills a surface or transport feature and indexes it: its content
+// hash, its bounds in the 1 km cells they meet, and a bridge's deck.
+func (b *coverBuild) add(ctx context.Context, f *osmdata.Feature) error {
+	i, err := b.spill.add(f)
+	if err != nil {
+		return err
+	}
+	b.hashes = append(b.hashes, featureHash(f))
+	bb := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	see := func(p [2]float64) {
+		bb[0], bb[1] = math.Min(bb[0], p[0]), math.Min(bb[1], p[1])
+		bb[2], bb[3] = math.Max(bb[2], p[0]), math.Max(bb[3], p[1])
+	}
+	for _, p := range f.Polygons {
+		for _, q := range p[0] {
+			see(q)
 		}
 	}
+	for _, l := range f.Lines {
+		for _, q := range l {
+			see(q)
+		}
+	}
+	pad := f.WidthM
+	bb = [4]float64{bb[0] - pad, bb[1] - pad, bb[2] + pad, bb[3] + pad}
+	b.bounds = append(b.bounds, bb)
+	for cx := int(math.Floor(bb[0] / 1000)); cx <= int(math.Floor(bb[2]/1000)); cx++ {
+		for cy := int(math.Floor(bb[1] / 1000)); cy <= int(math.Floor(bb[3]/1000)); cy++ {
+			b.cells[[2]int{cx, cy}] = append(b.cells[[2]int{cx, cy}], i)
+		}
+	}
+	b.bridge(ctx, int(i), f)
+	return nil
 }
 
 // near lists the features whose bounds meet the box.
@@ -341,18 +355,22 @@ type meshBuf struct {
 	fid  []float32
 	col  []uint8
 	feat map[int32]float32 // feature -> local feature id
-	ids  []int32
+	// class, osm id and name of each local feature id
+	class, name []string
+	osmID       []int64
 }
 
 func newMeshBuf() *meshBuf { return &meshBuf{feat: map[int32]float32{}} }
 
-func (m *meshBuf) featureID(i int32) float32 {
+// featureID is the local feature id of feature i (ft), numbered as they
+// first come.
+func (m *meshBuf) featureID(i int32, ft *osmdata.Feature) float32 {
 	if f, ok := m.feat[i]; ok {
 		return f
 	}
-	f := float32(len(m.ids))
+	f := float32(len(m.osmID))
 	m.feat[i] = f
-	m.ids = append(m.ids, i)
+	m.class, m.osmID, m.name = append(m.class, ft.Class), append(m.osmID, ft.ID), append(m.name, ft.Name)
 	return f
 }
 
@@ -461,7 +479,6 @@ func (b *coverBuild) dgmTiles(ctx context.Context) (map[string][]*tileJSON, erro
 	tiles := b.layer.Tiles()
 	out := map[string][]*tileJSON{}
 	slots := make([]map[string]*tileJSON, len(tiles))
-	b.bridges(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(b.o.Workers)
 	var done int64
@@ -489,32 +506,29 @@ func (b *coverBuild) dgmTiles(ctx context.Context) (map[string][]*tileJSON, erro
 	return out, nil
 }
 
-// bridges fixes the deck height of every bridge: linear between the
-// ground at its two ends (plus the transport offset), along its length.
-func (b *coverBuild) bridges(ctx context.Context) {
-	b.bridgeZ = map[int]func(x, y float64) float64{}
-	b.bridgeH = map[int][2]float64{}
-	for i, f := range b.feats {
-		if !f.Bridge || f.Tunnel || len(f.Lines) == 0 {
-			continue
+// bridge fixes the deck height of feature i when it is a bridge: linear
+// between the ground at its two ends (plus the transport offset), along
+// its length.
+func (b *coverBuild) bridge(ctx context.Context, i int, f *osmdata.Feature) {
+	if !f.Bridge || f.Tunnel || len(f.Lines) == 0 {
+		return
+	}
+	l := f.Lines[0]
+	a, c := l[0], l[len(l)-1]
+	ha, erra := b.dem(ctx, a[0], a[1])
+	hc, errc := b.dem(ctx, c[0], c[1])
+	if erra != nil || errc != nil {
+		return // an end off the DGM: drape it like a road
+	}
+	b.bridgeH[i] = [2]float64{ha, hc}
+	dx, dy := c[0]-a[0], c[1]-a[1]
+	l2 := dx*dx + dy*dy
+	b.bridgeZ[i] = func(x, y float64) float64 {
+		t := 0.0
+		if l2 > 0 {
+			t = math.Min(1, math.Max(0, ((x-a[0])*dx+(y-a[1])*dy)/l2))
 		}
-		l := f.Lines[0]
-		a, c := l[0], l[len(l)-1]
-		ha, erra := b.dem(ctx, a[0], a[1])
-		hc, errc := b.dem(ctx, c[0], c[1])
-		if erra != nil || errc != nil {
-			continue // an end off the DGM: drape it like a road
-		}
-		b.bridgeH[i] = [2]float64{ha, hc}
-		dx, dy := c[0]-a[0], c[1]-a[1]
-		l2 := dx*dx + dy*dy
-		b.bridgeZ[i] = func(x, y float64) float64 {
-			t := 0.0
-			if l2 > 0 {
-				t = math.Min(1, math.Max(0, ((x-a[0])*dx+(y-a[1])*dy)/l2))
-			}
-			return ha + t*(hc-ha) + TransportOffsetM
-		}
+		return ha + t*(hc-ha) + TransportOffsetM
 	}
 }
 
@@ -564,7 +578,11 @@ func (b *coverBuild) dgmTile(ctx context.Context, t terrain.Tile) (map[string]*t
 func (b *coverBuild) coverTile(t terrain.Tile, box osmdata.Box, near []int32, g *groundMesh) (map[string]*tileJSON, error) {
 	surf, trans := newMeshBuf(), newMeshBuf()
 	for _, i := range near {
-		f := &b.feats[i]
+		ft, err := b.spill.at(i)
+		if err != nil {
+			return nil, err
+		}
+		f := &ft
 		switch f.Theme {
 		case osmdata.ThemeSurface:
 			fid := float32(-1)
@@ -574,7 +592,7 @@ func (b *coverBuild) coverTile(t terrain.Tile, box osmdata.Box, near []int32, g 
 					continue
 				}
 				if fid < 0 {
-					fid = surf.featureID(i)
+					fid = surf.featureID(i, f)
 				}
 				if err := surf.drape(r, b.o.StepM, g, SurfaceOffsetM, fid, colorOf(f.Class)); err != nil {
 					return nil, err
@@ -594,7 +612,7 @@ func (b *coverBuild) coverTile(t terrain.Tile, box osmdata.Box, near []int32, g 
 						if p[0] < box.MinX || p[0] >= box.MaxX || p[1] < box.MinY || p[1] >= box.MaxY {
 							continue
 						}
-						if err := trans.addPolygon(q, deck, trans.featureID(i), colorOf(f.Class)); err != nil {
+						if err := trans.addPolygon(q, deck, trans.featureID(i, f), colorOf(f.Class)); err != nil {
 							return nil, err
 						}
 						continue
@@ -603,7 +621,7 @@ func (b *coverBuild) coverTile(t terrain.Tile, box osmdata.Box, near []int32, g 
 					if r == nil {
 						continue
 					}
-					if err := trans.drape(r, b.o.StepM, g, TransportOffsetM, trans.featureID(i), colorOf(f.Class)); err != nil {
+					if err := trans.drape(r, b.o.StepM, g, TransportOffsetM, trans.featureID(i, f), colorOf(f.Class)); err != nil {
 						return nil, err
 					}
 				}
@@ -648,13 +666,7 @@ func (b *coverBuild) writeTile(theme, name string, m *meshBuf, cx, cy float64) (
 	}
 	in := glb.FeatureMeshInput{MeshInput: glb.MeshInput{Name: theme + " " + name, Copyright: b.copyright, Pos: pos, Nrm: nrm,
 		Idx: m.idx, Colors: m.col, BaseColor: [4]float64{1, 1, 1, 1}}, FeatureIDs: m.fid,
-		SchemaID: "svc_osm_cover", ClassName: theme}
-	for _, i := range m.ids {
-		f := b.featAt(i)
-		in.Class = append(in.Class, f.Class)
-		in.OSMID = append(in.OSMID, f.ID)
-		in.Name = append(in.Name, f.Name)
-	}
+		SchemaID: "svc_osm_cover", ClassName: theme, Class: m.class, OSMID: m.osmID, Name: m.name}
 	data, err := glb.EncodeFeatureMesh(in)
 	if err != nil {
 		return nil, err
@@ -671,14 +683,6 @@ func (b *coverBuild) writeTile(theme, name string, m *meshBuf, cx, cy float64) (
 	region := regionOf(b.z, minX, minY, maxX, maxY, hmin+nlo-0.5, hmax+nhi+0.5)
 	return &tileJSON{Transform: abs.matrix(), BoundingVolume: map[string]any{"region": region[:]}, GeometricError: 0,
 		Content: &contentJSON{URI: uri}}, nil
-}
-
-// featAt is feature i; negative indexes are the sea's pseudo-features.
-func (b *coverBuild) featAt(i int32) osmdata.Feature {
-	if i < 0 {
-		return osmdata.Feature{ID: 0, Class: "sea", Name: ""}
-	}
-	return b.feats[i]
 }
 
 // writeTheme writes a theme's tileset.json and returns its tile count.
@@ -759,7 +763,7 @@ func (b *coverBuild) sea(ctx context.Context, polys [][][][2]float64) (int64, er
 			}
 			cell := osmdata.Box{MinX: x0, MinY: y0, MaxX: x0 + 1000, MaxY: y0 + 1000}
 			m := newMeshBuf()
-			fid := m.featureID(-1)
+			fid := m.featureID(-1, &osmdata.Feature{Class: "sea"})
 			for _, p := range polys {
 				if r := clipRings(p, cell); r != nil {
 					if err := m.addPolygon(r, flat, fid, classColors["sea"]); err != nil {

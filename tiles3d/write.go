@@ -1,12 +1,14 @@
 package tiles3d
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -32,10 +34,6 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	if len(ext) == 0 {
 		return pack.TilesetInfo{}, fmt.Errorf("%w: the LoD2 pack has no buildings", ErrNoSource)
 	}
-	byID := make(map[int64]int, len(ext))
-	for i, e := range ext {
-		byID[e.BuildingID] = i
-	}
 	root := quadtree(ext, o.MaxPerTile)
 	zone := st.Zone()
 	rootE, rootN := root.minX+root.size/2, root.minY+root.size/2
@@ -50,7 +48,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	g.SetLimit(o.Workers)
 	for _, c := range leaves {
 		g.Go(func() error {
-			n, size, err := leaf(gctx, st, dir, c, ext, byID, o.HeightModel, attribution, ru)
+			n, size, err := leaf(gctx, st, dir, c, ext, o.HeightModel, attribution, ru)
 			mu.Lock()
 			defer mu.Unlock()
 			done += int64(len(c.ids))
@@ -85,7 +83,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 // buildingSources) or, failing that, the hash of its buildings' geometry
 // is the same, else writes it (writeLeaf); it returns the buildings and
 // the file size.
-func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string, ru *reuser) (int64, int64, error) {
+func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, ru *reuser) (int64, int64, error) {
 	key := fmt.Sprintf("%d/%d/%d", c.level, c.x, c.y)
 	sources := ru.buildings.key(c.ids, key, c.minX, c.minY, c.size, int(st.Zone()))
 	if e, ok := ru.reuseSources(key, sources, dir); ok {
@@ -112,7 +110,7 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 		ru.record(key, e)
 		return reusedLeaf(dir, c, e)
 	}
-	n, size, err := writeLeaf(st.Zone(), dir, c, ext, byID, hm, attribution, kept)
+	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -191,10 +189,10 @@ func cloneBuilding(bd *lod2store.Building3D) lod2store.Building3D {
 // writeLeaf writes the glb of one leaf of buildings bs (read by leaf),
 // sets its region, content and transform, and returns the buildings
 // written and the file size.
-func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, byID map[int64]int, hm *geoid.Model, attribution string, bs []lod2store.Building3D) (int64, int64, error) {
+func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, bs []lod2store.Building3D) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
-		e := ext[byID[id]]
+		e := extentOf(ext, id)
 		minX, minY = math.Min(minX, e.MinX), math.Min(minY, e.MinY)
 		maxX, maxY = math.Max(maxX, e.MaxX), math.Max(maxY, e.MaxY)
 	}
@@ -236,4 +234,12 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 	c.region = regionOf(zone, minX, minY, maxX, maxY, minH+nlo, maxH+nhi)
 	c.abs = abs
 	return int64(b.Buildings()), int64(len(data)), nil
+}
+
+// extentOf finds the extent of building id in ext (sorted by id, as
+// lod2store.Extents returns them): a search instead of a map by id, which
+// would hold some 50 bytes per building of a state for the whole build.
+func extentOf(ext []lod2store.BuildingExtent, id int64) lod2store.BuildingExtent {
+	i, _ := slices.BinarySearchFunc(ext, id, func(e lod2store.BuildingExtent, id int64) int { return cmp.Compare(e.BuildingID, id) })
+	return ext[i]
 }

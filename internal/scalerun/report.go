@@ -134,10 +134,10 @@ func Markdown(w io.Writer, r *Result, m *scalegen.Manifest, runs []runFile) {
 	p("| DGM1 GeoTIFF (fractal relief) | %d | %d km² | %.1f |\n", m.DGM.Tiles, m.DGM.Tiles, mb(m.DGM.Bytes))
 	p("| CDSM GeoTIFF (forest patches, %.0f %% vegetated) | %d | %d km² | %.1f |\n", 100*m.CDSM.Valid, m.CDSM.Tiles, m.CDSM.Tiles, mb(m.CDSM.Bytes))
 	p("| OSM %s (%d shifted copies of %s) | 1 | %d nodes, %d ways, %d relations | %.1f |\n\n", m.OSM.Format, m.OSM.Copies, m.OSM.Sample, m.OSM.Nodes, m.OSM.Ways, m.OSM.Relations, mb(m.OSM.Bytes))
-	p("## Stages\n\nMB/s: source files for imports, bytes written for builds. Cores: CPU time / wall. Peak RSS: %s. Disk: growth of the data directory.\n\n", r.RSSBy)
-	p("| stage | items | items/s | MB/s | cores | wall s | CPU s | peak RSS MiB | disk MB | reported |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	p("## Stages\n\nMB/s: source files for imports, bytes written for builds. Cores: CPU time / wall. Peak RSS: %s; of it anon / file: the largest anonymous (heap, stacks: what the stage holds) and file-backed (mmapped packs and binary: pages the kernel may drop) resident memory, sampled every 50 ms from /proc/PID/status. Disk: growth of the data directory.\n\n", r.RSSBy)
+	p("| stage | items | items/s | MB/s | cores | wall s | CPU s | peak RSS MiB | anon / file MiB | disk MB | reported |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Stages {
-		p("| %s | %d %s | %.1f | %.2f | %.2f | %.1f | %.1f | %.0f | %.1f | %s |\n", s.Name, s.Items, s.Unit, s.ItemsPerS(), s.MBPerS(), s.Cores(), s.WallS, s.CPUS, mib(s.PeakRSS), mb(s.OutBytes), strings.ReplaceAll(s.Summary, "|", "/"))
+		p("| %s | %d %s | %.1f | %.2f | %.2f | %.1f | %.1f | %.0f | %s | %.1f | %s |\n", s.Name, s.Items, s.Unit, s.ItemsPerS(), s.MBPerS(), s.Cores(), s.WallS, s.CPUS, mib(s.PeakRSS), anonFile(s), mb(s.OutBytes), strings.ReplaceAll(s.Summary, "|", "/"))
 	}
 	sv := r.Serve
 	p("\n## Serve\n\n- cold start (process start to the first answered bbox search): %.2f s\n", sv.ColdStartS)
@@ -196,7 +196,7 @@ func rssCurve(w io.Writer, runs []runFile) {
 		return
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("\n## Peak RSS over SCALE (MiB; every run in this directory with 1 m rasters)\n\n| stage |")
+	p("\n## Peak RSS over SCALE (MiB, in parentheses its anonymous part where sampled; every run in this directory with 1 m rasters)\n\n| stage |")
 	for _, r := range runs {
 		p(" %g (%d km²) |", r.Scale, r.AreaKM2)
 	}
@@ -218,15 +218,15 @@ func rssCurve(w io.Writer, runs []runFile) {
 	names = append(names, "serve (after load)")
 	for _, n := range names {
 		p("| %s |", n)
-		var pts [][2]float64
+		var pts, anon [][2]float64
 		for _, r := range runs {
-			v := int64(-1)
+			v, a := int64(-1), int64(0)
 			if n == "serve (after load)" {
 				v = r.Serve.PeakRSS
 			}
 			for _, s := range r.Stages {
 				if s.Name == n {
-					v = s.PeakRSS
+					v, a = s.PeakRSS, s.PeakAnon
 				}
 			}
 			if v < 0 {
@@ -234,13 +234,48 @@ func rssCurve(w io.Writer, runs []runFile) {
 				continue
 			}
 			pts = append(pts, [2]float64{float64(r.AreaKM2), mib(v)})
-			p(" %.0f |", mib(v))
+			if a > 0 {
+				anon = append(anon, [2]float64{float64(r.AreaKM2), mib(a)})
+				p(" %.0f (%.0f) |", mib(v), mib(a))
+			} else {
+				p(" %.0f |", mib(v))
+			}
 		}
 		if len(runs) >= 2 && len(pts) >= 2 {
-			a, b := pts[len(pts)-2], pts[len(pts)-1]
-			slope := (b[1] - a[1]) / math.Max(b[0]-a[0], 1)
-			p(" %.1f | %.0f |", slope*1000, b[1]+slope*(NRW.KM2-b[0]))
+			p(" %s | %s |", lineOf(pts, anon, 1000, false), lineOf(pts, anon, NRW.KM2, true))
 		}
 		p("\n")
 	}
+}
+
+// lineOf fits a line through the two largest points of pts (and of anon,
+// in parentheses, when it has two) and returns its slope per x, or its
+// value at x when at is set.
+func lineOf(pts, anon [][2]float64, x float64, at bool) string {
+	f := func(pts [][2]float64) float64 {
+		a, b := pts[len(pts)-2], pts[len(pts)-1]
+		slope := (b[1] - a[1]) / math.Max(b[0]-a[0], 1)
+		if at {
+			return b[1] + slope*(x-b[0])
+		}
+		return slope * x
+	}
+	format := "%.1f"
+	if at {
+		format = "%.0f"
+	}
+	out := fmt.Sprintf(format, f(pts))
+	if len(anon) >= 2 {
+		out += fmt.Sprintf(" ("+format+")", f(anon))
+	}
+	return out
+}
+
+// anonFile is a stage's peak anonymous / file-backed RSS in MiB, blank
+// when not sampled.
+func anonFile(s Stage) string {
+	if s.PeakAnon == 0 && s.PeakFile == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f / %.0f", mib(s.PeakAnon), mib(s.PeakFile))
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,9 @@ func TestBenchScaleSmoke(t *testing.T) {
 		delete(want, s.Name)
 		if s.WallS <= 0 || s.CPUS <= 0 || s.PeakRSS <= 0 {
 			t.Errorf("%s: wall %g s, CPU %g s, peak RSS %d: not measured", s.Name, s.WallS, s.CPUS, s.PeakRSS)
+		}
+		if runtime.GOOS == "linux" && (s.PeakAnon <= 0 || s.PeakFile <= 0) {
+			t.Errorf("%s: peak anonymous %d, file-backed %d bytes: not sampled", s.Name, s.PeakAnon, s.PeakFile)
 		}
 		if w >= 0 && s.Reported != w {
 			t.Errorf("%s reported %d %s, generated %d (%q)", s.Name, s.Reported, s.Unit, w, s.Summary)
