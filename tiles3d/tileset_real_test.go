@@ -100,11 +100,12 @@ func realSnapshots(t testing.TB, tiles, changed, perTile int, prev []string, fre
 // TestBuildTilesetIncrementalReal builds the tileset of 20 km² of real
 // buildings, then of a new snapshot in which the buildings of one file (5
 // %) were raised by 1 m: only the leaves holding them are built, and the
-// pack is the same bytes as a build of the new snapshot from scratch.
+// pack is the same bytes as a build of the new snapshot's pack from
+// scratch.
 func TestBuildTilesetIncrementalReal(t *testing.T) {
 	ctx := context.Background()
 	data, fresh := t.TempDir(), t.TempDir()
-	realSnapshots(t, 20, 1, 100, []string{data}, []string{fresh})
+	realSnapshots(t, 20, 1, 100, []string{data}, nil)
 	var st tiles3d.BuildStats
 	if _, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: data, BL: "nrw", MaxPerTile: 100, Stats: &st}); err != nil {
 		t.Fatal(err)
@@ -113,6 +114,13 @@ func TestBuildTilesetIncrementalReal(t *testing.T) {
 	t.Logf("1 of 20 files changed: %d of %d leaves built, geometry of %d read", b, b+r, read)
 	if b == 0 || float64(b) > 0.2*float64(b+r) {
 		t.Errorf("%d of %d leaves built; want those of the changed file only", b, b+r)
+	}
+	// The new snapshot's pack patches the previous one, so the raised
+	// buildings have other ids than a full import gives them (tiles carry
+	// building_id): build the same pack from scratch.
+	pk := filepath.Join("lod2", "nrw", "2026-08-01")
+	if err := os.CopyFS(filepath.Join(fresh, pk), os.DirFS(filepath.Join(data, pk))); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: fresh, BL: "nrw", MaxPerTile: 100}); err != nil {
 		t.Fatal(err)
