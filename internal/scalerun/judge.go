@@ -145,6 +145,10 @@ type JudgeReport struct {
 	CesiumS       float64     `json:"cesium_s"`
 	// Views are the CesiumJS views taken (empty: state, zoomTo, street).
 	Views string `json:"cesium_views,omitempty"`
+	// ValidatorFailed and CesiumFailed say why a judge could not finish
+	// (the tool failed to run, the page did not report).
+	ValidatorFailed string `json:"validator_failed,omitempty"`
+	CesiumFailed    string `json:"cesium_failed,omitempty"`
 	// CesiumErrors are the page's errors (console.error, uncaught).
 	CesiumErrors []string `json:"cesium_errors,omitempty"`
 }
@@ -529,7 +533,9 @@ func logJudge(w io.Writer, r JudgeReport, views bool) {
 	case views && r.SkipCesium != "":
 		fmt.Fprintf(w, "CesiumJS            skipped: %s\n", r.SkipCesium)
 	case views:
-		fmt.Fprintf(w, "CesiumJS            %.1f s %s\n", r.CesiumS, strings.Join(r.CesiumErrors, "; "))
+		fmt.Fprintf(w, "CesiumJS            %.1f s %s %s\n", r.CesiumS, tail(r.CesiumFailed, 2000), strings.Join(r.CesiumErrors, "; "))
+	case r.ValidatorFailed != "":
+		fmt.Fprintf(w, "3d-tiles-validator  failed: %s\n", tail(r.ValidatorFailed, 2000))
 	}
 	for _, p := range r.Products {
 		switch {
@@ -575,6 +581,12 @@ func judgeMarkdown(w io.Writer, r JudgeReport) {
 			vs = fmt.Sprintf("| %d | %d | %d | %d | %d/100 ", j.StateRequests, j.StateBytes, j.ZoomToRequests, j.StreetRequests, j.StreetHits)
 		}
 		p("| %s | %s | %s | %s %s|\n", j.Product, val, warn, cont, vs)
+	}
+	if r.ValidatorFailed != "" {
+		p("- 3D Tiles validator failed: %s\n", strings.ReplaceAll(tail(r.ValidatorFailed, 500), "\n", " "))
+	}
+	if r.CesiumFailed != "" {
+		p("- CesiumJS failed: %s\n", strings.ReplaceAll(tail(r.CesiumFailed, 500), "\n", " "))
 	}
 	for _, e := range r.CesiumErrors {
 		p("- CesiumJS: %s\n", strings.ReplaceAll(e, "|", "/"))

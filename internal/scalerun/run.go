@@ -162,12 +162,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if j.Chromium == "" && j.SkipCesium == "" {
 		r.Judge.SkipCesium = "not asked for"
 	}
+	// A judge that fails to run is recorded in the table, not fatal: the
+	// run's measurements (maybe an hour's) are written all the same.
 	if err := validate(ctx, j, o.Data, r.Tilesets, &r.Judge); err != nil {
-		return r, err
+		r.Judge.ValidatorFailed = err.Error()
 	}
 	logJudge(o.Log, r.Judge, false)
 	sv, err := serve(ctx, o, func(base string) error {
-		return view(ctx, j, o.Log, base, o.Data, m, r.Tilesets, &r.Judge)
+		if err := view(ctx, j, o.Log, base, o.Data, m, r.Tilesets, &r.Judge); err != nil {
+			r.Judge.CesiumFailed = err.Error()
+		}
+		return nil
 	})
 	r.Serve = sv
 	if err == nil {

@@ -106,8 +106,8 @@ func TestBenchScaleSmoke(t *testing.T) {
 		}
 	}
 	checkJudges(t, r, judges)
-	if len(r.Judge.CesiumErrors) > 0 {
-		t.Errorf("CesiumJS: %q", r.Judge.CesiumErrors)
+	if len(r.Judge.CesiumErrors) > 0 || r.Judge.CesiumFailed != "" || r.Judge.ValidatorFailed != "" {
+		t.Errorf("judges failed: CesiumJS %q %s; validator %s", r.Judge.CesiumErrors, r.Judge.CesiumFailed, r.Judge.ValidatorFailed)
 	}
 	md, err := Write(filepath.Join(dir, "results"), r, m)
 	if err != nil {
