@@ -79,7 +79,13 @@ func FindJudges(root, shared string) Judges {
 	case err != nil:
 		j.SkipValidator = "node not found (apt-get install nodejs npm)"
 	default:
-		dir := filepath.Join(shared, "tools", "3d-tiles-validator")
+		// Absolute: validate.js runs from a temporary file and requires
+		// the validator's modules by this path.
+		dir, err := filepath.Abs(filepath.Join(shared, "tools", "3d-tiles-validator"))
+		if err != nil {
+			j.SkipValidator = err.Error()
+			break
+		}
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", ".installed")); err != nil {
 			j.SkipValidator = "3d-tiles-validator not installed: run " + filepath.Join(dir, "install")
 		} else {
@@ -93,7 +99,7 @@ func FindJudges(root, shared string) Judges {
 			break
 		}
 	}
-	cesium := filepath.Join(root, "node_modules", "cesium", "Build", "Cesium")
+	cesium, _ := filepath.Abs(filepath.Join(root, "node_modules", "cesium", "Build", "Cesium"))
 	switch _, err := os.Stat(filepath.Join(cesium, "Cesium.js")); {
 	case chromium == "":
 		j.SkipCesium = "chromium not found (apt-get install chromium)"
