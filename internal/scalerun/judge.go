@@ -376,6 +376,7 @@ type pageReport struct {
 	Products []struct {
 		URL    string
 		Failed []string
+		Errors []string
 		Views  map[string]struct {
 			Requests     int
 			MS           int
@@ -400,6 +401,7 @@ func view(ctx context.Context, j Judges, log io.Writer, base, data string, m *sc
 	if len(j.Views) > 0 {
 		q.Set("views", strings.Join(j.Views, ","))
 	}
+	q.Set("settle", "240000") // SwiftShader on a loaded machine: a view of a whole product takes minutes
 	rep.Views = strings.Join(j.Views, ",")
 	var viewed []string
 	for _, p := range products {
@@ -439,7 +441,8 @@ func view(ctx context.Context, j Judges, log io.Writer, base, data string, m *sc
 			continue
 		}
 		pp := pr.Products[i]
-		jp.Viewed, jp.Cesium, jp.CesiumErrors = true, pr.Cesium, append(jp.CesiumErrors, pp.Failed...)
+		jp.Viewed, jp.Cesium = len(pp.Views) > 0, pr.Cesium
+		jp.CesiumErrors = append(append(jp.CesiumErrors, pp.Errors...), pp.Failed...)
 		st, zt, sv := pp.Views["state"], pp.Views["zoomTo"], pp.Views["street"]
 		jp.StateRequests, jp.StateMS, jp.ZoomToRequests = st.Requests, st.MS, zt.Requests
 		jp.StreetRequests, jp.StreetMS, jp.StreetHits, jp.StreetContent = sv.Requests, sv.MS, sv.Hits, sv.ContentReady
@@ -583,6 +586,9 @@ func judgeMarkdown(w io.Writer, r JudgeReport) {
 			val, warn, cont = fmt.Sprint(j.ValidatorErrors), fmt.Sprint(j.ValidatorWarnings), fmt.Sprintf("%d of %d", j.ContentValidated, j.ContentFiles)
 		}
 		vs := "| skipped | | | | "
+		if len(j.CesiumErrors) > 0 && !j.Viewed {
+			vs = "| failed (below) | | | | "
+		}
 		if j.Viewed {
 			vs = fmt.Sprintf("| %d | %d | %d | %d | %d/100 ", j.StateRequests, j.StateBytes, j.ZoomToRequests, j.StreetRequests, j.StreetHits)
 		}
@@ -595,14 +601,23 @@ func judgeMarkdown(w io.Writer, r JudgeReport) {
 		p("- CesiumJS failed: %s\n", strings.ReplaceAll(tail(r.CesiumFailed, 500), "\n", " "))
 	}
 	for _, e := range r.CesiumErrors {
-		p("- CesiumJS: %s\n", strings.ReplaceAll(e, "|", "/"))
+		p("- CesiumJS: %s\n", oneLine(e))
 	}
 	for _, j := range r.Products {
 		for _, is := range j.ValidatorIssues {
-			p("- %s validator: %s\n", j.Product, strings.ReplaceAll(is, "|", "/"))
+			p("- %s validator: %s\n", j.Product, oneLine(is))
 		}
 		for _, e := range j.CesiumErrors {
-			p("- %s CesiumJS: %s\n", j.Product, strings.ReplaceAll(e, "|", "/"))
+			p("- %s CesiumJS: %s\n", j.Product, oneLine(e))
 		}
 	}
+}
+
+// oneLine is a message's first line, cut to 300 bytes, for a table's list.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return strings.ReplaceAll(s, "|", "/")
 }
