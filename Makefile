@@ -54,11 +54,13 @@ bench-peers:
 	scripts/bench-peers/run.sh
 
 ## bench-scale: a synthetic state of SCALE x NRW (34,000 km²) from the real samples through the whole
-## pipeline, measured per stage, into bench/results/scale-$(SCALE).md/.json (docs/performance.md)
+## pipeline, measured per stage, into bench/results/scale-$(SCALE).md/.json (docs/performance.md);
+## JUDGE=auto|on|off: the 3D Tiles validator and CesiumJS in headless Chromium on its output
 SCALE   ?= 0.01
 SAMPLES ?= ../shared/samples
+JUDGE   ?= auto
 bench-scale: build
-	$(GO) run ./bench/scale -scale $(SCALE) -svc ./svc -samples $(SAMPLES) -out bench/results
+	$(GO) run ./bench/scale -scale $(SCALE) -svc ./svc -samples $(SAMPLES) -out bench/results -judge $(JUDGE)
 
 ## cluster-test: three replicas on a shared PostgreSQL behind nginx, all on loopback (also part of make test)
 cluster-test:

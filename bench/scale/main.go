@@ -40,7 +40,31 @@ func run() error {
 	load := flag.Duration("load", 10*time.Second, "bbox search load duration")
 	conns := flag.Int("conns", 32, "concurrent search clients")
 	pixel := flag.Float64("pixel", 1, "DGM/CDSM pixel size in metres (1: DGM1 as delivered)")
+	judge := flag.String("judge", envOr("JUDGE", "auto"), "judge the 3D Tiles output with the official validator and CesiumJS in headless Chromium: auto (each when its tool is found), on (fail when one is missing), off (env JUDGE)")
+	sample := flag.Int("validate-sample", 300, "most content files the validator checks per product (an even sample; the tileset JSON and external tilesets are always validated whole; -1: all)")
 	flag.Parse()
+
+	var judges scalerun.Judges
+	switch *judge {
+	case "off", "0":
+		judges.SkipValidator, judges.SkipCesium = "-judge off", "-judge off"
+	case "auto", "on", "1":
+		root, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		judges = scalerun.FindJudges(root, filepath.Dir(filepath.Clean(*samples)))
+		judges.SampleContent = *sample
+		for _, skip := range []string{judges.SkipValidator, judges.SkipCesium} {
+			if skip != "" && *judge != "auto" {
+				return fmt.Errorf("-judge on: %s", skip)
+			} else if skip != "" {
+				fmt.Println("judge skipped:", skip)
+			}
+		}
+	default:
+		return fmt.Errorf("-judge %q: want auto, on or off", *judge)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -65,7 +89,7 @@ func run() error {
 	}
 	fmt.Printf("generated %d km², %d buildings, %.0f MB LoD2, %.0f MB OSM in %.1f s\n", m.AreaKM2, m.LoD2.Buildings, float64(m.LoD2.Bytes)/1e6, float64(m.OSM.Bytes)/1e6, m.Seconds)
 	r, err := scalerun.Run(ctx, scalerun.Options{SVC: *svc, Data: filepath.Join(dir, "data"), Manifest: m, Workers: *workers,
-		Load: *load, Conns: *conns, Log: os.Stdout})
+		Load: *load, Conns: *conns, Log: os.Stdout, Judges: judges})
 	if err != nil {
 		return err
 	}
@@ -75,4 +99,11 @@ func run() error {
 	}
 	fmt.Printf("done in %.1f s: %s\n", r.TotalS, md)
 	return nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }

@@ -148,6 +148,7 @@ func Markdown(w io.Writer, r *Result, m *scalegen.Manifest, runs []runFile) {
 	for _, t := range r.Tilesets {
 		p("| %s | %d | %d |\n", t.Product, t.Bytes, t.Tiles)
 	}
+	judgeMarkdown(w, r.Judge)
 	p("\n## Disk by directory\n\n| dir | MB |\n|---|---:|\n")
 	keys := make([]string, 0, len(r.DiskByDir))
 	for k := range r.DiskByDir {

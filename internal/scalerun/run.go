@@ -36,6 +36,9 @@ type Options struct {
 	Load     time.Duration // bbox search load per measurement (default 10 s)
 	Conns    int           // concurrent search clients (default 32)
 	Log      io.Writer     // progress; nil discards
+	// Judges are the tools that judge the 3D Tiles output (FindJudges);
+	// the zero value skips both, saying so in the table.
+	Judges Judges
 }
 
 // Stage is one measured command.
@@ -91,6 +94,7 @@ type Result struct {
 	Stages    []Stage          `json:"stages"`
 	Serve     Serve            `json:"serve"`
 	Tilesets  []TSInfo         `json:"tilesets"`
+	Judge     JudgeReport      `json:"judges"`
 	DiskByDir map[string]int64 `json:"disk_bytes_by_dir"`
 	TotalS    float64          `json:"total_s"`
 	// RSSBy says how the peak RSS was measured: GNU time, or wait4 (an
@@ -157,8 +161,30 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.Tilesets = tilesets(o.Data)
 	r.DiskByDir = diskByDir(o.Data)
-	sv, err := serve(ctx, o)
+	j := o.Judges
+	r.Judge.SkipValidator, r.Judge.SkipCesium = j.SkipValidator, j.SkipCesium
+	if j.Validator == "" && j.SkipValidator == "" {
+		r.Judge.SkipValidator = "not asked for"
+	}
+	if j.Chromium == "" && j.SkipCesium == "" {
+		r.Judge.SkipCesium = "not asked for"
+	}
+	// A judge that fails to run is recorded in the table, not fatal: the
+	// run's measurements (maybe an hour's) are written all the same.
+	if err := validate(ctx, j, o.Data, r.Tilesets, &r.Judge); err != nil {
+		r.Judge.ValidatorFailed = err.Error()
+	}
+	logJudge(o.Log, r.Judge, false)
+	sv, err := serve(ctx, o, func(base string) error {
+		if err := view(ctx, j, o.Log, base, o.Data, m, r.Tilesets, &r.Judge); err != nil {
+			r.Judge.CesiumFailed = err.Error()
+		}
+		return nil
+	})
 	r.Serve = sv
+	if err == nil {
+		logJudge(o.Log, r.Judge, true)
+	}
 	r.LoadEnd = loadavg()
 	r.TotalS = time.Since(start).Seconds() + m.Seconds
 	return r, err

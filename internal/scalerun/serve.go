@@ -74,8 +74,9 @@ func freePort() (string, error) {
 }
 
 // serve starts svc serve, measures the cold start, probes one tile and
-// runs the bbox search load.
-func serve(ctx context.Context, o Options) (Serve, error) {
+// runs the bbox search load; then calls judge with the server's base URL
+// while it still runs.
+func serve(ctx context.Context, o Options, judge func(base string) error) (Serve, error) {
 	m := o.Manifest
 	sv := Serve{Conns: o.Conns, DurationS: o.Load.Seconds()}
 	if sv.Conns <= 0 {
@@ -151,7 +152,7 @@ func serve(ctx context.Context, o Options) (Serve, error) {
 		return sv, err
 	}
 	sv.RSS, sv.PeakRSS = procStatus(cmd.Process.Pid, "VmRSS:"), procStatus(cmd.Process.Pid, "VmHWM:")
-	return sv, nil
+	return sv, judge(base)
 }
 
 func datasetBuildings(c *http.Client, base, blCode string) int {
