@@ -100,15 +100,33 @@ type BuildingExtent struct {
 // id, read from the search file alone. The result has one entry per
 // building of the file (the file's building count bounds it).
 func (s *LoD2) Extents(ctx context.Context) ([]BuildingExtent, error) {
-	out := make([]BuildingExtent, 0, min(s.counts.buildings, 1<<24))
+	return s.extents(ctx, 0, s.idx.n, func(k int) int { return k })
+}
+
+// ExtentsIn returns the footprint boxes of the buildings of the surfaces
+// with ids first to first+n-1 (a source file's surfaces, see SourceFile),
+// ordered by building id, as Extents computes them: a building with
+// surfaces outside the range gets the box of those inside only. Ids outside
+// the file's surfaces give an error wrapping ErrCorrupt.
+func (s *LoD2) ExtentsIn(ctx context.Context, first, n int64) ([]BuildingExtent, error) {
+	if first < 1 || n < 0 || first-1+n > int64(s.idx.n) {
+		return nil, fmt.Errorf("store: extents: %w: surfaces %d to %d of %d", ErrCorrupt, first, first+n-1, s.idx.n)
+	}
+	return s.extents(ctx, 0, int(n), func(k int) int { return int(s.idx.pos[int(first)-1+k]) })
+}
+
+// extents aggregates the rings of the records at leaf positions pos(k) for
+// k in [from, to) by building.
+func (s *LoD2) extents(ctx context.Context, from, to int, pos func(int) int) ([]BuildingExtent, error) {
+	out := make([]BuildingExtent, 0, min(s.counts.buildings, int64(to-from), 1<<24))
 	byID := map[uint32]int{}
-	for pos := range s.idx.n {
-		if pos%4096 == 0 {
+	for k := from; k < to; k++ {
+		if k%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		rec, err := s.sf.record(pos)
+		rec, err := s.sf.record(pos(k))
 		if err != nil {
 			return nil, fmt.Errorf("store: extents: %w", err)
 		}

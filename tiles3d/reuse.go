@@ -50,6 +50,10 @@ type BuildStats struct {
 	// of their lattice (their own file unchanged, a neighbour's changed);
 	// they are counted in Reused too.
 	Edge atomic.Int64
+	// Scanned counts the buildings whose footprint box was computed from
+	// the LoD2 search file; a building tileset takes those of unchanged
+	// source files from the previous build (ExtentsFile).
+	Scanned atomic.Int64
 }
 
 // inputsDoc is InputsFile.

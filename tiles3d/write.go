@@ -25,12 +25,17 @@ const TilesetFile = "tileset.json"
 
 // write builds every leaf's glb and the tileset JSON into dir.
 func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attribution string, ru *reuser) (pack.TilesetInfo, error) {
-	ext, err := st.Extents(ctx)
+	// Footprint boxes of unchanged source files from the previous build
+	// (see ExtentsFile).
+	ext, err := buildingExtents(ctx, st, ru.buildings, readExtents(ru.prevDir, ru.prevSums[ExtentsFile]), ru.stats)
 	if err != nil {
 		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	if len(ext) == 0 {
 		return pack.TilesetInfo{}, fmt.Errorf("%w: the LoD2 pack has no buildings", ErrNoSource)
+	}
+	if err := writeExtents(dir, ru.buildings, ext); err != nil {
+		return pack.TilesetInfo{}, err
 	}
 	byID := make(map[int64]int, len(ext))
 	for i, e := range ext {
