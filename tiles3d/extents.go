@@ -36,9 +36,20 @@ type extentsKey struct {
 	size   int64
 }
 
-// fileExtents are the boxes (minX, minY, maxX, maxY) of a file's buildings
-// in id order; a building without surfaces has +Inf as minX.
-type fileExtents [][4]float64
+// fileExtents are the boxes of a file's buildings in id order, as stored
+// in ExtentsFile: 4 little-endian float64 each (minX, minY, maxX, maxY; a
+// building without surfaces has +Inf as minX). They stay encoded, a slice
+// of the file, so that a state's boxes are held once while read.
+type fileExtents []byte
+
+// box returns the box of the k-th building.
+func (f fileExtents) box(k int) [4]float64 {
+	var b [4]float64
+	for c := range b {
+		b[c] = math.Float64frombits(binary.LittleEndian.Uint64(f[32*k+8*c:]))
+	}
+	return b
+}
 
 // buildingExtents returns the footprint box of every building of st by id,
 // taking those of the source files listed in prev (the previous build's
@@ -54,9 +65,9 @@ func buildingExtents(ctx context.Context, st *lod2store.LoD2, bs *buildingSource
 	}
 	out := make([]lod2store.BuildingExtent, 0, min(buildings, 1<<24))
 	for _, f := range bs.files {
-		if p, ok := prev[extentsKey{f.SHA256, f.Size}]; ok && f.Duplicates == 0 && int64(len(p)) == f.Buildings {
-			for k, b := range p {
-				if !math.IsInf(b[0], 1) {
+		if p, ok := prev[extentsKey{f.SHA256, f.Size}]; ok && f.Duplicates == 0 && int64(len(p)) == 32*f.Buildings {
+			for k := range int(f.Buildings) {
+				if b := p.box(k); !math.IsInf(b[0], 1) {
 					out = append(out, lod2store.BuildingExtent{BuildingID: f.FirstBuilding + int64(k), MinX: b[0], MinY: b[1], MaxX: b[2], MaxY: b[3]})
 				}
 			}
@@ -170,14 +181,8 @@ func readExtents(prevDir, sum string) map[extentsKey]fileExtents {
 		if cnt > uint64(len(b)/32) { // bounds the allocation by the file
 			return nil
 		}
-		fe := make(fileExtents, cnt)
-		for j := range fe {
-			for c := range 4 {
-				fe[j][c] = math.Float64frombits(binary.LittleEndian.Uint64(b[32*j+8*c:]))
-			}
-		}
+		out[k] = fileExtents(b[:32*cnt])
 		b = b[32*cnt:]
-		out[k] = fe
 	}
 	if len(b) != 0 {
 		return nil

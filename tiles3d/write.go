@@ -170,13 +170,17 @@ func appendBuildingInputs(b []byte, bd *lod2store.Building3D) []byte {
 // from the previous build and returns its buildings and file size.
 func reusedLeaf(dir string, c *cell, e reuseEntry) (int64, int64, error) {
 	t := e.Tiles[""]
-	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
-	if err != nil {
-		return 0, 0, fmt.Errorf("tiles3d: %w", err)
+	size := e.size // the linked file's (a hard link: the same inode)
+	if size == 0 {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
+		if err != nil {
+			return 0, 0, fmt.Errorf("tiles3d: %w", err)
+		}
+		size = fi.Size()
 	}
 	c.content, c.abs = t.Content.URI, frameOf(t.Transform)
 	copy(c.region[:], t.BoundingVolume["region"].([]float64))
-	return e.Count, fi.Size(), nil
+	return e.Count, size, nil
 }
 
 // cloneBuilding copies bd and its slices (BuildingGeometry reuses none of
