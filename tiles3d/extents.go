@@ -59,7 +59,10 @@ func (f fileExtents) box(k int) [4]float64 {
 // scanned whole.
 func buildingExtents(ctx context.Context, st *lod2store.LoD2, bs *buildingSources, prev map[extentsKey]fileExtents, stats *BuildStats) ([]lod2store.BuildingExtent, error) {
 	buildings, surfaces := st.Counts()
-	if bs == nil || !coversAll(bs.files, buildings, surfaces) {
+	// Without boxes to take, one pass over the search file in its order
+	// (ExtentsIn reads the records of a file's surfaces by id, scattered
+	// over the Hilbert-ordered file).
+	if bs == nil || len(prev) == 0 || !coversAll(bs.files, buildings, surfaces) {
 		stats.Scanned.Add(buildings)
 		return st.Extents(ctx)
 	}
