@@ -100,17 +100,46 @@ type BuildingExtent struct {
 // id, read from the search file alone. The result has one entry per
 // building of the file (the file's building count bounds it).
 func (s *LoD2) Extents(ctx context.Context) ([]BuildingExtent, error) {
-	out := make([]BuildingExtent, 0, min(s.counts.buildings, 1<<24))
+	return s.extents(ctx, s.idx.n, func(k int) (int, error) { return k, nil })
+}
+
+// ExtentsIn returns the footprint boxes of the buildings of the surfaces
+// with ids first to first+n-1 (a source file's surfaces, see SourceFile),
+// ordered by building id, as Extents computes them: a building with
+// surfaces outside the range gets the box of those inside only. Ids outside
+// the file's surfaces give an error wrapping ErrCorrupt.
+func (s *LoD2) ExtentsIn(ctx context.Context, first, n int64) ([]BuildingExtent, error) {
+	if first < 1 || n < 0 || first-1+n > int64(s.idx.maxID) {
+		return nil, fmt.Errorf("store: extents: %w: surfaces %d to %d of %d", ErrCorrupt, first, first+n-1, s.idx.maxID)
+	}
+	return s.extents(ctx, int(n), func(k int) (int, error) {
+		pos, ok := s.idx.position(first + int64(k))
+		if !ok {
+			return 0, fmt.Errorf("%w: surface %d not in the search file", ErrCorrupt, first+int64(k))
+		}
+		return pos, nil
+	})
+}
+
+// extents aggregates the rings of the records at leaf positions pos(k) for
+// k in [0, n) by building.
+func (s *LoD2) extents(ctx context.Context, n int, pos func(int) (int, error)) ([]BuildingExtent, error) {
+	size := min(s.counts.buildings, int64(n), 1<<24)
+	out := make([]BuildingExtent, 0, size)
 	// The position in out of each building id: a slice while ids are
 	// below the pack's building count (they are 1..n), a map beyond.
 	at, far := make([]int32, min(s.counts.buildings, 1<<24)+1), map[uint32]int{}
-	for pos := range s.idx.n {
-		if pos%4096 == 0 {
+	for k := range n {
+		if k%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		rec, err := s.sf.record(pos)
+		lp, err := pos(k)
+		if err != nil {
+			return nil, fmt.Errorf("store: extents: %w", err)
+		}
+		rec, err := s.sf.record(lp)
 		if err != nil {
 			return nil, fmt.Errorf("store: extents: %w", err)
 		}

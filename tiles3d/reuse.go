@@ -50,6 +50,10 @@ type BuildStats struct {
 	// of their lattice (their own file unchanged, a neighbour's changed);
 	// they are counted in Reused too.
 	Edge atomic.Int64
+	// Scanned counts the buildings whose footprint box was computed from
+	// the LoD2 search file; a building tileset takes those of unchanged
+	// source files from the previous build (ExtentsFile).
+	Scanned atomic.Int64
 }
 
 // inputsDoc is InputsFile.
@@ -75,6 +79,9 @@ type reuseEntry struct {
 	// without content is absent.
 	Tiles map[string]*tileJSON `json:"tiles,omitempty"`
 	Count int64                `json:"count,omitempty"` // trees, buildings
+	// size is the size of the content file of theme "" when reuse linked
+	// it (0 otherwise), so that the caller need not stat it again.
+	size int64
 }
 
 // reuser finds the tiles of a previous build and records those of this
@@ -154,7 +161,9 @@ func (r *reuser) reuse(key, inputs, dir string) (reuseEntry, bool) {
 			return e, false
 		}
 		linked = append(linked, filepath.Join(dir, rel))
-		r.tellLinked(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel), rel)
+		if fi := r.tellLinked(filepath.Join(r.prevDir, rel), filepath.Join(dir, rel), rel); fi != nil && theme == "" {
+			e.size = fi.Size()
+		}
 	}
 	r.record(key, e)
 	r.stats.Reused.Add(1)
@@ -181,15 +190,19 @@ func (r *reuser) linkSame(dir, rel string, data []byte) bool {
 }
 
 // tellLinked passes a file linked from the previous pack, with the SHA-256
-// its manifest lists, to r.linked.
-func (r *reuser) tellLinked(src, dst, rel string) {
+// its manifest lists, to r.linked, and returns the file's info (nil when
+// it was not told).
+func (r *reuser) tellLinked(src, dst, rel string) os.FileInfo {
 	sum := r.prevSums[filepath.ToSlash(rel)]
 	if r.linked == nil || sum == "" {
-		return
+		return nil
 	}
-	if fi, err := os.Stat(src); err == nil {
-		r.linked(dst, fi, sum)
+	fi, err := os.Stat(src)
+	if err != nil {
+		return nil
 	}
+	r.linked(dst, fi, sum)
+	return fi
 }
 
 // reuseSources is reuse by the hash of the tile's source files, before

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -108,7 +109,12 @@ func TestBuildTilesetIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, r, read := st.Built.Load(), st.Reused.Load(), st.Read.Load()
-	t.Logf("5 %% of the area changed: %d of %d leaves built, %d reused, geometry of %d read", b, b+r, r, read)
+	t.Logf("5 %% of the area changed: %d of %d leaves built, %d reused, geometry of %d read, footprints of %d of %d buildings scanned", b, b+r, r, read, st.Scanned.Load(), n)
+	// The footprint boxes of the 60 unchanged files come from the previous
+	// build's ExtentsFile; only the 4 changed files' are scanned.
+	if sc := st.Scanned.Load(); sc == 0 || sc > n/10 {
+		t.Errorf("footprints of %d of %d buildings scanned; want those of the 4 changed files of 64 only", sc, n)
+	}
 	if b == 0 || b+r != leaves || float64(b) > 0.10*float64(leaves) {
 		t.Errorf("%d leaves built, %d reused of %d; want at most 10 %% built", b, r, leaves)
 	}
@@ -187,6 +193,82 @@ func BenchmarkBuildTilesetIncremental(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// TestBuildTilesetExtentsDamaged builds a new snapshot over a previous
+// build whose ExtentsFile does not match its manifest (a byte changed on
+// disk), or is missing: the build scans every footprint again instead of
+// trusting it, and the pack is the same bytes as a build from scratch.
+func TestBuildTilesetExtentsDamaged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"changed byte", func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)-3] ^= 0x40 // a box's coordinate, the file still parses
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"built by an older svc", func(t *testing.T, path string) {
+			// No ExtentsFile, nor in the manifest's files.
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			mp := filepath.Join(filepath.Dir(path), pack.ManifestName)
+			b, err := os.ReadFile(mp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			var files []any
+			for _, f := range m["files"].([]any) {
+				if f.(map[string]any)["path"] != ExtentsFile {
+					files = append(files, f)
+				}
+			}
+			m["files"] = files
+			if b, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(mp, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			data, fresh := t.TempDir(), t.TempDir()
+			const size, n, per = 1000.0, 600, 50
+			lod2Snapshot(t, data, "2026-07-20", size, n, 0)
+			if _, err := Build(ctx, Options{DataDir: data, BL: "he", MaxPerTile: per}); err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(t, filepath.Join(data, "buildings", "he", "2026-07-20", ExtentsFile))
+			lod2Snapshot(t, data, "2026-08-01", size, n, 200)
+			lod2Snapshot(t, fresh, "2026-08-01", size, n, 200)
+			var st BuildStats
+			if _, err := Build(ctx, Options{DataDir: data, BL: "he", MaxPerTile: per, Stats: &st}); err != nil {
+				t.Fatal(err)
+			}
+			if st.Scanned.Load() != n || st.Reused.Load() == 0 {
+				t.Errorf("%d of %d footprints scanned, %d leaves reused; want all scanned, leaves still reused", st.Scanned.Load(), n, st.Reused.Load())
+			}
+			if _, err := Build(ctx, Options{DataDir: fresh, BL: "he", MaxPerTile: per}); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join("buildings", "he", "2026-08-01")
+			testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
 		})
 	}
 }

@@ -122,8 +122,21 @@ func TestBuildTilesetIncrementalReal(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(fresh, pk), os.DirFS(filepath.Join(data, pk))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: fresh, BL: "nrw", MaxPerTile: 100}); err != nil {
+	var fst tiles3d.BuildStats
+	m, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: fresh, BL: "nrw", MaxPerTile: 100, Stats: &fst})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The footprint boxes of the 19 unchanged files' buildings come from
+	// the previous build (ExtentsFile); only the changed file's surfaces
+	// are scanned. A build without a previous one scans all.
+	n := m.Tileset.BuildingCount
+	t.Logf("footprint boxes scanned: %d of %d buildings (fresh build: %d)", st.Scanned.Load(), n, fst.Scanned.Load())
+	if sc := st.Scanned.Load(); sc == 0 || sc > n/20+n/100 {
+		t.Errorf("incremental build scanned the footprints of %d of %d buildings; want the changed file's only (about %d)", sc, n, n/20)
+	}
+	if fst.Scanned.Load() != n {
+		t.Errorf("fresh build scanned %d of %d buildings' footprints; want all", fst.Scanned.Load(), n)
 	}
 	dir := filepath.Join("buildings", "nrw", "2026-08-01")
 	checkVerifies(t, filepath.Join(data, dir))

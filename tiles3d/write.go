@@ -27,12 +27,17 @@ const TilesetFile = "tileset.json"
 
 // write builds every leaf's glb and the tileset JSON into dir.
 func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attribution string, ru *reuser) (pack.TilesetInfo, error) {
-	ext, err := st.Extents(ctx)
+	// Footprint boxes of unchanged source files from the previous build
+	// (see ExtentsFile).
+	ext, err := buildingExtents(ctx, st, ru.buildings, readExtents(ru.prevDir, ru.prevSums[ExtentsFile]), ru.stats)
 	if err != nil {
 		return pack.TilesetInfo{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	if len(ext) == 0 {
 		return pack.TilesetInfo{}, fmt.Errorf("%w: the LoD2 pack has no buildings", ErrNoSource)
+	}
+	if err := writeExtents(dir, ru.buildings, ext); err != nil {
+		return pack.TilesetInfo{}, err
 	}
 	root := quadtree(ext, o.MaxPerTile)
 	zone := st.Zone()
@@ -163,13 +168,17 @@ func appendBuildingInputs(b []byte, bd *lod2store.Building3D) []byte {
 // from the previous build and returns its buildings and file size.
 func reusedLeaf(dir string, c *cell, e reuseEntry) (int64, int64, error) {
 	t := e.Tiles[""]
-	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
-	if err != nil {
-		return 0, 0, fmt.Errorf("tiles3d: %w", err)
+	size := e.size // the linked file's (a hard link: the same inode)
+	if size == 0 {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(t.Content.URI)))
+		if err != nil {
+			return 0, 0, fmt.Errorf("tiles3d: %w", err)
+		}
+		size = fi.Size()
 	}
 	c.content, c.abs = t.Content.URI, frameOf(t.Transform)
 	copy(c.region[:], t.BoundingVolume["region"].([]float64))
-	return e.Count, fi.Size(), nil
+	return e.Count, size, nil
 }
 
 // cloneBuilding copies bd and its slices (BuildingGeometry reuses none of
