@@ -96,12 +96,11 @@ func plantMesh(l plantLattice, tolM float64, hardened bool) (rtin.Mesh, []float3
 	if !veg {
 		return rtin.Mesh{}, surf, nil
 	}
-	errs, err := rtin.ComputeErrors(rtin.Grid{Size: l.n, Heights: surf})
+	m, err := rtin.MeshFor(rtin.Grid{Size: l.n, Heights: surf}, tolM)
 	if err != nil {
 		return rtin.Mesh{}, nil, err
 	}
-	m := errs.Mesh(tolM)
-	var out rtin.Mesh
+	out := rtin.Mesh{Vertices: make([][2]int, 0, len(m.Vertices)), Triangles: make([]uint32, 0, len(m.Triangles))}
 	remap := make([]int32, len(m.Vertices))
 	for i := range remap {
 		remap[i] = -1
