@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // ErrGrid reports a grid whose size is not 2^k + 1 or whose values do not
@@ -75,7 +76,32 @@ func (tr triangle) children(m point) (triangle, triangle) {
 // bounds the error at every grid point, not only at the vertices. The
 // hierarchy is processed level by level from the finest up, so both
 // triangles of a diamond are in before a coarser triangle reads the vertex.
+// Each level is walked down from the roots rather than held in memory (a
+// 1025 grid has two million triangles), and the result does not depend on
+// the order within a level (a maximum).
 func ComputeErrors(g Grid) (*Errors, error) {
+	return computeErrors(g, math.Inf(1))
+}
+
+// MeshFor returns the mesh ComputeErrors(g).Mesh(maxError) returns, vertex
+// for vertex, with less work: the mesh only asks whether a vertex's error
+// exceeds maxError, so a triangle whose finer vertices already exceed it
+// is not measured, and a measurement stops at the first grid point beyond
+// it. On rough surfaces (canopy, buildings) that skips most of the
+// hierarchy's coarse levels. Errors are ComputeErrors's.
+func MeshFor(g Grid, maxError float64) (Mesh, error) {
+	e, err := computeErrors(g, maxError)
+	if err != nil {
+		return Mesh{}, err
+	}
+	return e.Mesh(maxError), nil
+}
+
+// computeErrors is ComputeErrors with errors above limit left inexact: a
+// vertex's error is exact where it is at most limit and above limit where
+// the exact one is (float32 rounding included), which is all Mesh(limit)
+// reads. An infinite limit gives the exact errors.
+func computeErrors(g Grid, limit float64) (*Errors, error) {
 	n := g.Size
 	if n < 3 || n > MaxSize || (n-1)&(n-2) != 0 || len(g.Heights) != n*n {
 		return nil, fmt.Errorf("%w: size %d with %d heights (want 2^k+1 squared)", ErrGrid, n, len(g.Heights))
@@ -86,49 +112,113 @@ func ComputeErrors(g Grid) (*Errors, error) {
 		}
 	}
 	e := &Errors{size: n, err: make([]float32, n*n)}
-	r := roots(n)
-	levels := [][]triangle{r[:]}
-	for {
-		next := make([]triangle, 0, 2*len(levels[len(levels)-1]))
-		for _, tr := range levels[len(levels)-1] {
-			m, ok := mid(tr.a, tr.b)
-			if !ok {
-				continue
+	measure := func(tr triangle, m point) {
+		i := m.at(n)
+		c1, c2 := tr.children(m)
+		for _, c := range [2]triangle{c1, c2} {
+			if cm, ok := mid(c.a, c.b); ok {
+				e.err[i] = max(e.err[i], e.err[cm.at(n)])
 			}
-			c1, c2 := tr.children(m)
-			next = append(next, c1, c2)
 		}
-		if len(next) == 0 {
-			break
+		if float64(e.err[i]) > limit {
+			return // above the limit whatever tr's own deviation
 		}
-		levels = append(levels, next)
+		e.err[i] = max(e.err[i], float32(deviation(g, tr, limit)))
 	}
-	for l := len(levels) - 1; l >= 0; l-- {
-		for _, tr := range levels[l] {
-			m, ok := mid(tr.a, tr.b)
-			if !ok {
-				continue
-			}
-			me := float32(deviation(g, tr))
-			i := m.at(n)
-			e.err[i] = max(e.err[i], me)
-			c1, c2 := tr.children(m)
-			for _, c := range []triangle{c1, c2} {
-				if cm, ok := mid(c.a, c.b); ok {
-					e.err[i] = max(e.err[i], e.err[cm.at(n)])
-				}
-			}
+	// Levels 0 .. 2k-1 of a 2^k+1 grid have midpoints; level 2k's unit
+	// triangles do not.
+	for l := 2*bits.Len(uint(n-1)) - 3; l >= 0; l-- {
+		for _, r := range roots(n) {
+			eachAt(r, l, measure)
 		}
 	}
 	return e, nil
 }
 
-// deviation is the largest |plane - height| over the grid points inside tr.
-func deviation(g Grid, tr triangle) float64 {
+// eachAt calls fn with every triangle l levels below tr (in the order the
+// hierarchy splits them) and its hypotenuse midpoint; triangles without a
+// midpoint are skipped.
+func eachAt(tr triangle, l int, fn func(triangle, point)) {
+	m, ok := mid(tr.a, tr.b)
+	if !ok {
+		return
+	}
+	if l == 0 {
+		fn(tr, m)
+		return
+	}
+	c1, c2 := tr.children(m)
+	eachAt(c1, l-1, fn)
+	eachAt(c2, l-1, fn)
+}
+
+// deviation is the largest |plane - height| over the grid points inside tr
+// (edges included), or a value above limit once one point's deviation
+// rounds to a float32 above it. The points inside are found per row with integer
+// arithmetic (the barycentric numerators n1, n2, n3 all of det's sign);
+// the plane is evaluated at each by its barycentric coordinates. The
+// determinant of an RTIN triangle is a power of two (legs 2^j along the
+// axes, or along the diagonals with a hypotenuse of 2^j), so the division
+// by it is a multiplication by its exact inverse; the products with the
+// float32 heights are exact too, which keeps the result the same with or
+// without fused multiply-adds.
+func deviation(g Grid, tr triangle, limit float64) float64 {
+	n := g.Size
+	ha, hb, hc := float64(g.Heights[tr.a.at(n)]), float64(g.Heights[tr.b.at(n)]), float64(g.Heights[tr.c.at(n)])
+	ax, ay, bx, by, cx, cy := int(tr.a.x), int(tr.a.y), int(tr.b.x), int(tr.b.y), int(tr.c.x), int(tr.c.y)
+	d := (by-cy)*(ax-cx) + (cx-bx)*(ay-cy)
+	s := 1
+	if d < 0 {
+		s = -1
+	}
+	if ad := s * d; ad == 0 || ad&(ad-1) != 0 {
+		return deviationDiv(g, tr) // not an RTIN triangle
+	}
+	inv := 1 / float64(d)
+	// n1 = a1*x + b1*y + c1, n2 likewise, n3 = d - n1 - n2.
+	a1, b1 := by-cy, cx-bx
+	c1 := -a1*cx - b1*cy
+	a2, b2 := cy-ay, ax-cx
+	c2 := -a2*cx - b2*cy
+	a3, b3, c3 := -a1-a2, -b1-b2, d-c1-c2
+	minX, maxX := min(ax, bx, cx), max(ax, bx, cx)
+	worst := 0.0
+	for y := min(ay, by, cy); y <= max(ay, by, cy); y++ {
+		lo, hi := minX, maxX
+		lo, hi = clip(lo, hi, s*a1, s*(b1*y+c1))
+		lo, hi = clip(lo, hi, s*a2, s*(b2*y+c2))
+		lo, hi = clip(lo, hi, s*a3, s*(b3*y+c3))
+		if lo > hi {
+			continue
+		}
+		row := g.Heights[y*n+lo : y*n+hi+1]
+		n1, n2 := a1*lo+b1*y+c1, a2*lo+b2*y+c2
+		for _, h := range row {
+			l1 := float64(n1) * inv
+			l2 := float64(n2) * inv
+			l3 := 1 - l1 - l2
+			if v := math.Abs(l1*ha + l2*hb + l3*hc - float64(h)); v > worst {
+				if worst = v; float64(float32(v)) > limit {
+					return worst
+				}
+			}
+			n1 += a1
+			n2 += a2
+		}
+	}
+	return worst
+}
+
+// deviationDiv is deviation for any triangle: every point of its bounding
+// box tested by its barycentric coordinates.
+func deviationDiv(g Grid, tr triangle) float64 {
 	n := g.Size
 	ha, hb, hc := float64(g.Heights[tr.a.at(n)]), float64(g.Heights[tr.b.at(n)]), float64(g.Heights[tr.c.at(n)])
 	ax, ay, bx, by, cx, cy := int(tr.a.x), int(tr.a.y), int(tr.b.x), int(tr.b.y), int(tr.c.x), int(tr.c.y)
 	det := float64((by-cy)*(ax-cx) + (cx-bx)*(ay-cy))
+	if det == 0 {
+		return 0
+	}
 	worst := 0.0
 	for y := min(ay, by, cy); y <= max(ay, by, cy); y++ {
 		row := g.Heights[y*n:]
@@ -145,6 +235,28 @@ func deviation(g Grid, tr triangle) float64 {
 	return worst
 }
 
+// clip narrows [lo, hi] to the x with a*x + c >= 0.
+func clip(lo, hi, a, c int) (int, int) {
+	switch {
+	case a > 0: // x >= -c/a
+		lo = max(lo, -floorDiv(c, a))
+	case a < 0: // x <= c/-a
+		hi = min(hi, floorDiv(c, -a))
+	case c < 0:
+		return lo, lo - 1
+	}
+	return lo, hi
+}
+
+// floorDiv is floor(p/q) for q > 0.
+func floorDiv(p, q int) int {
+	r := p / q
+	if p%q != 0 && p < 0 {
+		r--
+	}
+	return r
+}
+
 // Mesh is a triangulation of grid vertices: Vertices holds x, y grid
 // coordinates (column, row) of each used vertex, Triangles three vertex
 // indexes per triangle, all counter-clockwise in (column, row) coordinates,
@@ -156,22 +268,43 @@ type Mesh struct {
 }
 
 // Mesh returns the coarsest RTIN whose error at every grid point is at
-// most maxError (same unit as the heights).
+// most maxError (same unit as the heights). Its slices are allocated at
+// their final size: a first pass counts the triangles T, and a
+// triangulation of the square has 1 + (T + B)/2 vertices, B <= 4(size-1)
+// of them on its border.
 func (e *Errors) Mesh(maxError float64) Mesh {
-	var m Mesh
-	index := make(map[point]uint32)
+	splits := func(tr triangle) (point, bool) {
+		mp, ok := mid(tr.a, tr.b)
+		return mp, ok && float64(e.err[mp.at(e.size)]) > maxError
+	}
+	var count func(tr triangle) int
+	count = func(tr triangle) int {
+		if mp, ok := splits(tr); ok {
+			c1, c2 := tr.children(mp)
+			return count(c1) + count(c2)
+		}
+		return 1
+	}
+	nt := 0
+	for _, r := range roots(e.size) {
+		nt += count(r)
+	}
+	m := Mesh{Vertices: make([][2]int, 0, 1+(nt+4*(e.size-1))/2), Triangles: make([]uint32, 0, 3*nt)}
+	// index holds 1 + the vertex number of each grid point, 0 while unused.
+	index := make([]uint32, e.size*e.size)
 	vertex := func(p point) uint32 {
-		if i, ok := index[p]; ok {
-			return i
+		k := p.at(e.size)
+		if i := index[k]; i > 0 {
+			return i - 1
 		}
 		i := uint32(len(m.Vertices))
-		index[p] = i
+		index[k] = i + 1
 		m.Vertices = append(m.Vertices, [2]int{int(p.x), int(p.y)})
 		return i
 	}
 	var split func(tr triangle)
 	split = func(tr triangle) {
-		if mp, ok := mid(tr.a, tr.b); ok && float64(e.err[mp.at(e.size)]) > maxError {
+		if mp, ok := splits(tr); ok {
 			c1, c2 := tr.children(mp)
 			split(c1)
 			split(c2)

@@ -96,32 +96,42 @@ func plantMesh(l plantLattice, tolM float64, hardened bool) (rtin.Mesh, []float3
 	if !veg {
 		return rtin.Mesh{}, surf, nil
 	}
-	errs, err := rtin.ComputeErrors(rtin.Grid{Size: l.n, Heights: surf})
+	m, err := rtin.MeshFor(rtin.Grid{Size: l.n, Heights: surf}, tolM)
 	if err != nil {
 		return rtin.Mesh{}, nil, err
 	}
-	m := errs.Mesh(tolM)
-	var out rtin.Mesh
+	// The kept triangles move to the front of m.Triangles (never ahead of
+	// the one being read); their vertices are numbered in order of first
+	// use and copied once counted.
 	remap := make([]int32, len(m.Vertices))
 	for i := range remap {
 		remap[i] = -1
 	}
+	nt, nv := 0, int32(0)
 	for t := 0; t < len(m.Triangles); t += 3 {
-		nv := 0
-		for _, k := range m.Triangles[t : t+3] {
+		tri := [3]uint32(m.Triangles[t : t+3])
+		veg := 0
+		for _, k := range tri {
 			if v := m.Vertices[k]; l.canopy[v[1]*l.n+v[0]] > 0 {
-				nv++
+				veg++
 			}
 		}
-		if nv == 0 || (hardened && nv < 3) {
+		if veg == 0 || (hardened && veg < 3) {
 			continue
 		}
-		for _, k := range m.Triangles[t : t+3] {
+		for j, k := range tri {
 			if remap[k] < 0 {
-				remap[k] = int32(len(out.Vertices))
-				out.Vertices = append(out.Vertices, m.Vertices[k])
+				remap[k] = nv
+				nv++
 			}
-			out.Triangles = append(out.Triangles, uint32(remap[k]))
+			m.Triangles[nt+j] = uint32(remap[k])
+		}
+		nt += 3
+	}
+	out := rtin.Mesh{Vertices: make([][2]int, nv), Triangles: m.Triangles[:nt:nt]}
+	for k, r := range remap {
+		if r >= 0 {
+			out.Vertices[r] = m.Vertices[k]
 		}
 	}
 	return out, surf, nil

@@ -324,6 +324,12 @@ func writePlantcover(dir, name string, l plantLattice, x0, y0, cx, cy float64, o
 	if hardened {
 		in.Colors, in.BaseColor = plantColors(m, l), [4]float64{1, 1, 1, 1}
 	}
+	// The mesh's extent is taken before the encoding, so that the RTIN
+	// mesh is garbage while the encoder works (about 16 MB per worker).
+	minC, minR, maxC, maxR := l.n, l.n, 0, 0
+	for _, v := range m.Vertices {
+		minC, minR, maxC, maxR = min(minC, v[0]), min(minR, v[1]), max(maxC, v[0]), max(maxR, v[1])
+	}
 	data, err := glb.EncodeMesh(in)
 	if err != nil {
 		return nil, err
@@ -331,10 +337,6 @@ func writePlantcover(dir, name string, l plantLattice, x0, y0, cx, cy float64, o
 	rel := "tiles/" + name + ".b3dm"
 	if err := os.WriteFile(filepath.Join(dir, ThemePlantcover, filepath.FromSlash(rel)), glb.B3DM(data), 0o644); err != nil {
 		return nil, err
-	}
-	minC, minR, maxC, maxR := l.n, l.n, 0, 0
-	for _, v := range m.Vertices {
-		minC, minR, maxC, maxR = min(minC, v[0]), min(minR, v[1]), max(maxC, v[0]), max(maxR, v[1])
 	}
 	edge := float64(l.n-1) * l.step
 	abs, nlo, nhi, err := lift(gridFrame(z, cx, cy), o.HeightModel, z, cx, cy, edge/2)

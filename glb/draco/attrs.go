@@ -259,18 +259,49 @@ func quantize(a *Attribute, kept []int, opts Options) (portable, error) {
 }
 
 // positionIDs maps every kept vertex to the first kept vertex with the same
-// position bits (so +0 and -0 differ, which only costs compression).
+// position (float equality per component: +0 and -0 are the same, a NaN
+// matches nothing). It hashes into an open-addressing table of int32
+// slots: a Go map with [3]float32 keys cost a tenth of a plantcover
+// tile's encoding.
 func positionIDs(pos []float32, kept []int) []int32 {
-	first := make(map[[3]float32]int32, len(kept))
 	ids := make([]int32, len(kept))
+	shift := 63
+	for 1<<(64-shift) < 2*len(kept) {
+		shift--
+	}
+	slots := make([]int32, 1<<(64-shift)) // 1 + the kept vertex, 0 when free
+	mask := uint64(len(slots) - 1)
+	key := func(v int) (k [3]uint32, ok bool) {
+		for j, x := range pos[3*v : 3*v+3] {
+			if x != x {
+				return k, false
+			}
+			if x == 0 {
+				x = 0 // -0 is +0
+			}
+			k[j] = math.Float32bits(x)
+		}
+		return k, true
+	}
 	for i, v := range kept {
-		k := [3]float32{pos[3*v], pos[3*v+1], pos[3*v+2]}
-		if id, ok := first[k]; ok {
-			ids[i] = id
+		ids[i] = int32(i)
+		k, ok := key(v)
+		if !ok {
 			continue
 		}
-		first[k] = int32(i)
-		ids[i] = int32(i)
+		h := (uint64(k[0])<<32 | uint64(k[1])) * 0x9E3779B97F4A7C15
+		h = (h ^ h>>29 ^ uint64(k[2])) * 0xC2B2AE3D27D4EB4F
+		for j := h >> shift; ; j = (j + 1) & mask {
+			s := slots[j]
+			if s == 0 {
+				slots[j] = int32(i) + 1
+				break
+			}
+			if o, _ := key(kept[s-1]); o == k {
+				ids[i] = s - 1
+				break
+			}
+		}
 	}
 	return ids
 }

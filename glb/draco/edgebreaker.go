@@ -110,11 +110,13 @@ func (p *ebPlan) positionsAt(in *input) posFunc {
 		return nil
 	}
 	vals := in.atts[in.pos].vals
-	return func(c int32) [3]int64 {
-		pt := p.vPoint[p.dec.v[c]]
-		v := vals[3*pt : 3*pt+3]
-		return [3]int64{int64(v[0]), int64(v[1]), int64(v[2])}
+	xyz := make([][3]int64, len(p.vPoint))
+	for v, pt := range p.vPoint {
+		if pt >= 0 {
+			xyz[v] = [3]int64{int64(vals[3*pt]), int64(vals[3*pt+1]), int64(vals[3*pt+2])}
+		}
 	}
+	return &cornerPos{v: p.dec.v, xyz: xyz}
 }
 
 // writeGroup writes the values and then the transform data of the

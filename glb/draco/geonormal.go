@@ -8,17 +8,27 @@ package draco
 
 const predGeometricNormal = 6
 
-// posFunc returns the quantized position of the vertex at a decoded corner.
-type posFunc func(c int32) [3]int64
+// posFunc gives the quantized position of the vertex at a decoded corner
+// (nil: positions unavailable).
+type posFunc = *cornerPos
+
+// cornerPos holds the decoded table's vertex of each corner and the
+// quantized position of each decoded vertex, gathered once.
+type cornerPos struct {
+	v   []int32
+	xyz [][3]int64
+}
+
+func (p *cornerPos) at(c int32) [3]int64 { return p.xyz[p.v[c]] }
 
 // areaNormal is MeshPredictionSchemeGeometricNormalPredictorArea::
 // ComputePredictedValue: the sum of the cross products of the faces around
 // the vertex of c on table t, scaled down to an absolute sum of at most 2^29.
 func areaNormal(t *cornerTable, c int32, pos posFunc) [3]int32 {
-	centre := pos(c)
+	centre := pos.at(c)
 	var n [3]int64
 	add := func(k int32) {
-		a, b := pos(next(k)), pos(prev(k))
+		a, b := pos.at(next(k)), pos.at(prev(k))
 		var dn, dp [3]int64
 		for i := range dn {
 			dn[i], dp[i] = a[i]-centre[i], b[i]-centre[i]
