@@ -55,14 +55,13 @@ func build(ctx context.Context, t Tile, sample Sampler, g *geoid.Model) (*mesh, 
 			heights[r*grid+c] = float32(h + undulation(g, lons[c], lats[r]))
 		}
 	}
-	errs, err := rtin.ComputeErrors(rtin.Grid{Size: grid, Heights: heights})
-	if err != nil {
-		return nil, st, err
-	}
 	// Half of what Cesium tolerates at this level, and never coarser than
 	// the terrain mesh tilesets' 0.5 m at the deepest levels.
 	st.ToleranceM = math.Max(GeometricError(t.Z)/2, 0.25)
-	rm := errs.Mesh(st.ToleranceM)
+	rm, err := rtin.MeshFor(rtin.Grid{Size: grid, Heights: heights}, st.ToleranceM)
+	if err != nil {
+		return nil, st, err
+	}
 	verts, tri := completeEdges(rm.Vertices, rm.Triangles)
 	// Counter-clockwise seen from above: east is +column, north is -row.
 	for t := 0; t+2 < len(tri); t += 3 {

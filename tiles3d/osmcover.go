@@ -301,11 +301,10 @@ type groundMesh struct {
 func (b *coverBuild) groundOf(t terrain.Tile, heights []float32, n int) (*groundMesh, error) {
 	edge := math.Max(t.BBox[2]-t.BBox[0], t.BBox[3]-t.BBox[1])
 	step := edge / float64(n-1)
-	errs, err := rtin.ComputeErrors(rtin.Grid{Size: n, Heights: heights})
+	mesh, err := rtin.MeshFor(rtin.Grid{Size: n, Heights: heights}, b.tol)
 	if err != nil {
 		return nil, err
 	}
-	mesh := errs.Mesh(b.tol)
 	g := &groundMesh{x0: t.BBox[0], y0: t.BBox[3], step: step, n: n, h: make([]float32, n*n)}
 	for k := 0; k < len(mesh.Triangles); k += 3 {
 		var v [3][2]int

@@ -224,11 +224,10 @@ func meshTile(ctx context.Context, layer *terrain.Layer, z geo.Zone, i int, dir 
 // meshHeights meshes the sampled heights of DGM tile t and writes its
 // b3dm.
 func meshHeights(t terrain.Tile, z geo.Zone, heights []float32, n int, edge, step float64, dir string, o TerrainMeshOptions) (*tileJSON, error) {
-	errs, err := rtin.ComputeErrors(rtin.Grid{Size: n, Heights: heights})
+	mesh, err := rtin.MeshFor(rtin.Grid{Size: n, Heights: heights}, o.ToleranceM)
 	if err != nil {
 		return nil, err
 	}
-	mesh := errs.Mesh(o.ToleranceM)
 	cx, cy := t.BBox[0]+edge/2, t.BBox[3]-edge/2
 	pos, nrm, idx, hmin, hmax := meshArrays(mesh, heights, n, t.BBox[0]-cx, t.BBox[3]-cy, step)
 	data, err := glb.EncodeMesh(glb.MeshInput{Name: "terrain " + t.Name, Pos: pos, Nrm: nrm, Idx: idx, BaseColor: terrainColor,
