@@ -180,3 +180,92 @@ func dumpLoD2(t *testing.T, path string) string {
 	}
 	return b.String()
 }
+
+// TestKilledPatchedImport kills `svc import lod2` with SIGKILL while it
+// patches a copy of the previous snapshot (one of 16 files changed): the
+// previous snapshot stays published, its files the same bytes (pack
+// verify finds no damage), and the new one is not published. --resume
+// then starts the patch over and publishes the same pack as an
+// uninterrupted patched import of the same files.
+func TestKilledPatchedImport(t *testing.T) {
+	bin, err := buildSvc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data, ref := filepath.Join(dir, "data"), filepath.Join(dir, "ref")
+	tiles := filepath.Join(dir, "tiles")
+	os.Mkdir(tiles, 0o755)
+	const files, per = 16, 1200
+	for i := range files {
+		var bs []demo.Building
+		for j := range per {
+			k := i*per + j
+			bs = append(bs, demo.Building{ID: fmt.Sprintf("DEHEDM%08d", k+1), X: 470000 + float64(k%200)*25, Y: 5550000 + float64(k/200)*25,
+				Z0: 100, Length: 10, Depth: 8, Height: 6, PitchDeg: 35, Roof: demo.RoofKind(k % 3)})
+		}
+		var b bytes.Buffer
+		if err := demo.WriteCityGML(&b, demo.CityGMLOptions{EPSG: 25832, Version: 2}, bs); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(tiles, fmt.Sprintf("t%02d.gml", i)), b.Bytes(), 0o644)
+	}
+	args := func(data, snap string) []string {
+		return []string{"import", "lod2", "--data", data, "--bl", "he", "--snapshot", snap, "--license", "dl-de-by-2.0", "--workers", "2", tiles}
+	}
+	for _, d := range []string{data, ref} {
+		if out, err := runCLI(t, args(d, "2026-07-20")...); err != nil {
+			t.Fatalf("first import: %v\n%s", err, out)
+		}
+	}
+	// The update: file 5 is delivered again (another content hash).
+	p := filepath.Join(tiles, "t05.gml")
+	raw, _ := os.ReadFile(p)
+	os.WriteFile(p, append(raw, "<!-- delivered again -->\n"...), 0o644)
+	if out, err := runCLI(t, args(ref, "2026-08-01")...); err != nil || !strings.Contains(out, "reused 15 unchanged files") {
+		t.Fatalf("reference import: %v\n%s", err, out)
+	}
+
+	cmd := exec.Command(bin, args(data, "2026-08-01")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(data, "lod2", "he")
+	copied := filepath.Join(base, pack.ResumePrefix+"2026-08-01", "lod2.sqlite")
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(copied); err == nil {
+			break
+		}
+	}
+	_ = cmd.Process.Kill()
+	state, _ := cmd.Process.Wait()
+	if state.Success() {
+		t.Skip("the import finished before the kill: nothing was interrupted")
+	}
+	if _, err := os.Stat(filepath.Join(base, "2026-08-01", pack.ManifestName)); err == nil {
+		t.Fatal("the killed import was published")
+	}
+	prev := filepath.Join(base, "2026-07-20")
+	m, err := pack.ReadManifest(prev)
+	if err != nil || m.LoD2 == nil || m.LoD2.BuildingCount != files*per {
+		t.Fatalf("the previous snapshot: %+v %v", m.LoD2, err)
+	}
+	if dmg, err := pack.Verify(t.Context(), prev, m); err != nil || len(dmg) > 0 {
+		t.Fatalf("the previous snapshot was changed: %v %v", dmg, err)
+	}
+
+	out, err := runCLI(t, append(args(data, "2026-08-01"), "--resume")...)
+	if err != nil || !strings.Contains(out, "reused 15 unchanged files") {
+		t.Fatalf("--resume: %v\n%s", err, out)
+	}
+	got := filepath.Join(base, "2026-08-01")
+	want := filepath.Join(ref, "lod2", "he", "2026-08-01")
+	a, _ := os.ReadFile(filepath.Join(got, "lod2.sqlite.search"))
+	b, _ := os.ReadFile(filepath.Join(want, "lod2.sqlite.search"))
+	if !bytes.Equal(a, b) {
+		t.Errorf("the search file differs from the uninterrupted import's")
+	}
+	if a, b := dumpLoD2(t, filepath.Join(got, "lod2.sqlite")), dumpLoD2(t, filepath.Join(want, "lod2.sqlite")); a != b {
+		t.Errorf("the resumed pack's rows differ from the uninterrupted import's")
+	}
+}

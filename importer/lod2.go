@@ -117,6 +117,35 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 		return pack.Manifest{}, fmt.Errorf("importer: journal: %w", err)
 	}
 	imp.jr = jr
+	if imp.w == nil && imp.prev != nil && from == 0 {
+		m, err := imp.patchAll(w)
+		if !errors.Is(err, lod2store.ErrNoPatch) {
+			return m, err
+		}
+		// Write a new pack after all, copying the unchanged files' rows.
+		imp.noPatch = err.Error()
+		if imp.w != nil {
+			imp.w.Abort()
+			imp.w = nil
+		}
+		imp.reset()
+		imp.patching, imp.known, imp.reused = false, nil, 0
+		imp.parsed.Store(0)
+		imp.jr.close()
+		if err := w.Clear(); err != nil {
+			return pack.Manifest{}, fmt.Errorf("importer: %w", err)
+		}
+		if imp.jr, err = openJournal(w.Dir(), h, 0); err != nil {
+			return pack.Manifest{}, fmt.Errorf("importer: journal: %w", err)
+		}
+	}
+	return imp.finishAll(w, from)
+}
+
+// finishAll imports the files from input from on, checks them, finishes
+// the store and commits.
+func (imp *lod2Import) finishAll(w *pack.Writer, from int) (pack.Manifest, error) {
+	c := imp.c
 	if err := imp.run(imp.ctx, from); err != nil {
 		// A cancelled context closes the writer's prepared statements under
 		// it, which database/sql reports as "statement is closed": the cause
@@ -161,6 +190,7 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 		if imp.prev != nil {
 			c.Summary.ReusedFrom = imp.prev.snapshot
 		}
+		c.Summary.Patched, c.Summary.NoPatch = imp.patching, imp.noPatch
 	}
 	return m, nil
 }
@@ -201,6 +231,11 @@ type LoD2Summary struct {
 	// unchanged ones it copied from the snapshot ReusedFrom instead.
 	ParsedFiles, ReusedFiles int
 	ReusedFrom               string
+	// Patched says the new pack was written by patching a copy of the
+	// ReusedFrom pack (only the changed files' rows written); NoPatch why
+	// it was not, when it had to be written whole instead.
+	Patched bool
+	NoPatch string
 	// Restarted says why an interrupted import of the same snapshot was
 	// discarded and the import started over; "" when there was none.
 	Restarted string
@@ -278,6 +313,9 @@ type lod2Import struct {
 	resumedFiles  int
 	bytesResumed  int64
 	prev          *previous // the snapshot unchanged files are copied from
+	patching      bool      // w patches a copy of prev's file (lod2patch.go)
+	known         []match   // when patching: each input's match in prev
+	noPatch       string
 	reused        int
 	parsed        atomic.Int64
 	restarted     string

@@ -8,19 +8,28 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/pack"
 )
 
 // TestImportLoD2ReusesUnchangedFiles imports the real NRW tile cut into 20
 // files (with repeated border buildings) as one snapshot, changes one file
 // (5 %) and imports the next snapshot: only the changed file and the one
-// that repeats buildings of its predecessor are parsed, the others are
-// copied from the first snapshot, and the pack has the same rows, R*Tree
-// and search file, and the summary the same entries, as a full import of
-// the same files into an empty data directory.
+// that repeats buildings of its predecessor are parsed, the new pack is
+// the previous one patched (lod2store.PatchLoD2), and everything a user
+// sees equals a full import of the same files into an empty data
+// directory but the ids of the rows written anew: the buildings, surfaces,
+// geometry and R*Tree boxes a GIS tool reads, the statistics and metadata,
+// every page of bbox searches (same surfaces in the same order, followed
+// through their cursors), every building by gml:id, the manifest and the
+// summary. Given in reverse order, the unchanged files cannot keep their
+// rows' order: the import writes a new pack copying them instead, the
+// same byte for byte as a full import.
 func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	requireSample(t, sampleNRW)
 	src := t.TempDir()
@@ -32,14 +41,27 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	j := strings.Index(string(first), "</core:cityObjectMember>") + len("</core:cityObjectMember>")
 	repeat := filepath.Join(src, "r00_p000a.gml")
 	os.WriteFile(repeat, []byte(head+string(first[i:j])+"\n</core:CityModel>\n"), 0o644)
-	data := t.TempDir()
 	common := func(data, snap string, sum *LoD2Summary) Common {
 		return Common{DataDir: data, BL: "nrw", Snapshot: snap, LicenseID: "dl-de-zero-2.0", Workers: 2, Summary: sum}
 	}
-	var sum1 LoD2Summary
-	if _, err := LoD2(context.Background(), common(data, "2026-01-01", &sum1), []string{src}); err != nil {
-		t.Fatal(err)
+	type imported struct {
+		sum  LoD2Summary
+		m    pack.Manifest
+		file string
 	}
+	run := func(t *testing.T, data, snap string, inputs []string) imported {
+		t.Helper()
+		var r imported
+		m, err := LoD2(context.Background(), common(data, snap, &r.sum), inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.m, r.file = m, filepath.Join(data, "lod2", "nrw", snap, LoD2File)
+		return r
+	}
+	// Each case starts from the first snapshot's data directory.
+	data0 := t.TempDir()
+	sum1 := run(t, data0, "2026-01-01", []string{src}).sum
 	if sum1.Duplicates == 0 || sum1.ReusedFiles != 0 {
 		t.Fatalf("first import: %d repeats, %d reused", sum1.Duplicates, sum1.ReusedFiles)
 	}
@@ -48,45 +70,161 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	raw, _ := os.ReadFile(changed)
 	raw = bytes.Replace(raw, []byte(" 5659"), []byte(" 5658"), 1)
 	os.WriteFile(changed, raw, 0o644)
+	all, _ := filepath.Glob(filepath.Join(src, "*.gml"))
+	reversed := slices.Clone(all)
+	slices.Reverse(reversed)
+	for _, tc := range []struct {
+		name    string
+		inputs  []string
+		patched bool
+		parsed  int
+	}{
+		{"patched", []string{src}, true, 2},
+		// The repeating file now comes first: the one it repeats is parsed too.
+		{"reordered", reversed, false, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := t.TempDir()
+			if err := os.CopyFS(data, os.DirFS(data0)); err != nil {
+				t.Fatal(err)
+			}
+			inc := run(t, data, "2027-01-01", tc.inputs)
+			n := len(paths) + 1
+			if s := inc.sum; s.ReusedFrom != "2026-01-01" || s.ParsedFiles != tc.parsed || s.ReusedFiles != n-tc.parsed || s.Patched != tc.patched {
+				t.Errorf("parsed %d and reused %d of %d files (from %q), patched %v (%s); want %d parsed (the changed file and the ones repeating ids), patched %v",
+					s.ParsedFiles, s.ReusedFiles, n, s.ReusedFrom, s.Patched, s.NoPatch, tc.parsed, tc.patched)
+			}
+			full := run(t, t.TempDir(), "2027-01-01", tc.inputs)
+			if full.sum.ParsedFiles != n {
+				t.Errorf("full import parsed %d of %d files", full.sum.ParsedFiles, n)
+			}
+			if da, db := dumpVisible(t, inc.file), dumpVisible(t, full.file); da != db {
+				t.Errorf("what a user sees differs from the full import's: %s", firstLineDiff(da, db))
+			}
+			if !tc.patched {
+				if da, db := dumpStore(t, inc.file), dumpStore(t, full.file); da != db {
+					t.Errorf("rows differ from the full import's: %s", firstLineDiff(da, db))
+				}
+				sa, _ := os.ReadFile(inc.file + lod2store.SearchFileSuffix)
+				sb, _ := os.ReadFile(full.file + lod2store.SearchFileSuffix)
+				if d := firstDiff(sa, sb); d != "" {
+					t.Errorf("search file differs from the full import's: %s", d)
+				}
+			}
+			for _, s := range []*LoD2Summary{&inc.sum, &full.sum} {
+				s.ParsedFiles, s.ReusedFiles, s.ReusedFrom, s.Patched, s.NoPatch = 0, 0, "", false, ""
+			}
+			if !reflect.DeepEqual(inc.sum, full.sum) {
+				t.Errorf("summary differs from the full import's")
+			}
+			if a, b := *inc.m.LoD2, *full.m.LoD2; a.BuildingCount != b.BuildingCount || a.SurfaceCount != b.SurfaceCount ||
+				*a.ValidationPassPct != *b.ValidationPassPct || !reflect.DeepEqual(inc.m.BBoxWGS84, full.m.BBoxWGS84) || inc.m.CRS != full.m.CRS {
+				t.Errorf("manifest %+v, full import %+v", inc.m, full.m)
+			}
+		})
+	}
+}
 
-	var sum2 LoD2Summary
-	m2, err := LoD2(context.Background(), common(data, "2027-01-01", &sum2), []string{src})
+// firstLineDiff names the first line where two dumps differ.
+func firstLineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n  %.300s\n  %.300s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(la), len(lb))
+}
+
+// dumpVisible writes out what a user of a LoD2 file sees, without the
+// surface and building ids (numbers that differ between a patched and a
+// fully written pack): through SQLite what a GIS tool reads (buildings
+// with their surfaces and geometry by gml:id, the gml:id lookup, the
+// R*Tree box of each surface, the layer statistics, the metadata, the
+// source files), and through lod2store what the server answers (every
+// page of bbox searches of the whole extent and of 9 parts of it, limit
+// 37, each next page asked with the cursor of the last hit; every building
+// by gml:id; counts).
+func dumpVisible(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(paths) + 1
-	if sum2.ReusedFrom != "2026-01-01" || sum2.ParsedFiles != 2 || sum2.ReusedFiles != n-2 {
-		t.Errorf("parsed %d and reused %d of %d files (from %q), want 2 parsed: the changed file and the one repeating ids",
-			sum2.ParsedFiles, sum2.ReusedFiles, n, sum2.ReusedFrom)
+	defer db.Close()
+	var b strings.Builder
+	var gmlids []string
+	for _, q := range []string{
+		`SELECT b.gmlid, b.surface_count, b.valid, s.gmlid, s.surface_class, hex(s.geom) FROM buildings b JOIN surfaces s USING (building_id) ORDER BY b.gmlid, s.surface_id`,
+		`SELECT i.gmlid, b.gmlid FROM building_ids i JOIN buildings b USING (building_id) ORDER BY i.gmlid`,
+		`SELECT (SELECT count(*) FROM building_ids), (SELECT count(*) FROM idx_surfaces_geom), (SELECT count(*) FROM surfaces)`,
+		`SELECT b.gmlid, s.gmlid, s.surface_class, r.xmin, r.xmax, r.ymin, r.ymax FROM surfaces s JOIN buildings b USING (building_id)
+JOIN idx_surfaces_geom r ON r.pkid = s.surface_id ORDER BY b.gmlid, s.surface_id`,
+		`SELECT f_table_name, f_geometry_column, row_count, extent_min_x, extent_min_y, extent_max_x, extent_max_y FROM geometry_columns_statistics`,
+		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`,
+		`SELECT name, size, sha256, buildings, surfaces, duplicates, summary FROM source_files ORDER BY name`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, vals...)
+			if strings.HasPrefix(q, "SELECT i.gmlid") {
+				gmlids = append(gmlids, fmt.Sprint(vals[0]))
+			}
+		}
+		rows.Close()
 	}
-	full := t.TempDir()
-	var sumF LoD2Summary
-	mF, err := LoD2(context.Background(), common(full, "2027-01-01", &sumF), []string{src})
+	s, err := lod2store.OpenLoD2(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sumF.ParsedFiles != n {
-		t.Errorf("full import parsed %d of %d files", sumF.ParsedFiles, n)
+	defer s.Close()
+	nb, ns := s.Counts()
+	roofs, _ := s.RoofCount()
+	fmt.Fprintln(&b, "counts", nb, ns, roofs, s.BBox(), s.EPSG())
+	boxes := []geo.BBox{s.BBox()}
+	bb := s.BBox()
+	w, h := (bb.MaxLon-bb.MinLon)/3, (bb.MaxLat-bb.MinLat)/3
+	for x := range 3 {
+		for y := range 3 {
+			lon, lat := bb.MinLon+float64(x)*w, bb.MinLat+float64(y)*h
+			boxes = append(boxes, geo.BBox{MinLon: lon, MinLat: lat, MaxLon: lon + w, MaxLat: lat + h})
+		}
 	}
-	a := filepath.Join(data, "lod2", "nrw", "2027-01-01", LoD2File)
-	b := filepath.Join(full, "lod2", "nrw", "2027-01-01", LoD2File)
-	if da, db := dumpStore(t, a), dumpStore(t, b); da != db {
-		t.Errorf("rows differ from the full import's: %s", firstDiff([]byte(da), []byte(db)))
+	for _, q := range boxes {
+		fmt.Fprintln(&b, "search", q)
+		for after, page := int64(0), 0; ; page++ {
+			hits, err := s.Search(context.Background(), q, after, 37)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				fmt.Fprintln(&b, page, h.GMLID, h.Class, string(h.Coords))
+			}
+			if len(hits) < 37 {
+				break
+			}
+			after = hits[len(hits)-1].SurfaceID
+		}
 	}
-	sa, _ := os.ReadFile(a + lod2store.SearchFileSuffix)
-	sb, _ := os.ReadFile(b + lod2store.SearchFileSuffix)
-	if d := firstDiff(sa, sb); d != "" {
-		t.Errorf("search file differs from the full import's: %s", d)
+	for _, id := range gmlids {
+		bd, err := s.Building(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, "building", id, string(bd.Coords))
 	}
-	for _, s := range []*LoD2Summary{&sum2, &sumF} {
-		s.ParsedFiles, s.ReusedFiles, s.ReusedFrom = 0, 0, ""
-	}
-	if !reflect.DeepEqual(sum2, sumF) {
-		t.Errorf("summary differs from the full import's:\n%+v\n%+v", sum2, sumF)
-	}
-	if m2.LoD2.BuildingCount != mF.LoD2.BuildingCount || *m2.LoD2.ValidationPassPct != *mF.LoD2.ValidationPassPct {
-		t.Errorf("manifest %+v, full import %+v", m2.LoD2, mF.LoD2)
-	}
+	return b.String()
 }
 
 // dumpStore returns the rows of every table of a LoD2 file but its time

@@ -60,6 +60,7 @@ type worker struct {
 	bytes  *atomic.Int64 // bytes parsed by all workers, for progress
 	parsed *atomic.Int64 // files parsed
 	prev   *previous     // nil: parse every file
+	known  []match       // when patching: the inputs already looked up
 }
 
 // parse reads the whole input into a fileResult. Any error (unreadable,
@@ -67,7 +68,13 @@ type worker struct {
 // the result's err, naming the file and line.
 func (wk *worker) parse(ctx context.Context, idx int, in citygml.Input) *fileResult {
 	res := &fileResult{idx: idx, in: in}
-	if wk.prev != nil {
+	if wk.known != nil {
+		if k := wk.known[idx]; k.kept != nil {
+			res.reuse, res.sha256 = k.src, k.sum
+			wk.bytes.Add(in.Size)
+			return res
+		}
+	} else if wk.prev != nil {
 		src, sum, err := wk.prev.lookup(res)
 		if err == nil && src != nil {
 			res.reuse, res.sha256 = src, sum

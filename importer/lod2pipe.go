@@ -47,7 +47,7 @@ func (imp *lod2Import) run(ctx context.Context, from int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{st: imp.st, preps: map[int]*lod2store.Preparer{}, bytes: &imp.bytes, parsed: &imp.parsed, prev: imp.prev}
+			wk := &worker{st: imp.st, preps: map[int]*lod2store.Preparer{}, bytes: &imp.bytes, parsed: &imp.parsed, prev: imp.prev, known: imp.known}
 			for i := range jobs {
 				results <- wk.parse(wctx, i, imp.inputs[i])
 			}
@@ -87,7 +87,7 @@ func (imp *lod2Import) run(ctx context.Context, from int) error {
 		inFlight -= res.in.Size
 		next++
 	}
-	if len(imp.jr.pending) > 0 {
+	if len(imp.jr.pending) > 0 && !imp.patching {
 		if err := imp.jr.checkpoint(imp, n); err != nil {
 			return err
 		}
@@ -112,9 +112,11 @@ func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 	imp.lastFile.Store(&res.in.Name)
 	var mark lod2store.Mark
 	if imp.w != nil {
-		mark = imp.w.Mark()
+		mark = imp.w.MarkInput(res.idx)
 	}
-	if res.reuse != nil {
+	if res.reuse != nil && imp.patching {
+		imp.keptFile(res)
+	} else if res.reuse != nil {
 		ok, err := imp.copyFile(ctx, res)
 		if err != nil {
 			return err
@@ -155,7 +157,7 @@ func (imp *lod2Import) write(ctx context.Context, res *fileResult) error {
 // journalFile records a written file as a source of the pack (unless it
 // was bad) and in the journal, checkpointing every checkpointBytes.
 func (imp *lod2Import) journalFile(ctx context.Context, res *fileResult, mark lod2store.Mark, f journalFile) error {
-	if res.err == nil && imp.w != nil {
+	if res.err == nil && imp.w != nil && !(imp.patching && res.copied != nil) {
 		summary, err := json.Marshal(f)
 		if err != nil {
 			return err
@@ -166,7 +168,7 @@ func (imp *lod2Import) journalFile(ctx context.Context, res *fileResult, mark lo
 	}
 	imp.jr.pending = append(imp.jr.pending, f)
 	imp.jr.since += res.in.Size
-	if imp.jr.since >= checkpointBytes {
+	if imp.jr.since >= checkpointBytes && !imp.patching {
 		return imp.jr.checkpoint(imp, res.idx+1)
 	}
 	return nil

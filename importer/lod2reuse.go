@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
@@ -89,8 +87,8 @@ func (imp *lod2Import) copyFile(ctx context.Context, res *fileResult) (bool, err
 	if imp.w != nil && imp.epsg != imp.prev.epsg {
 		return false, nil
 	}
-	var f journalFile
-	if err := json.Unmarshal([]byte(src.Summary), &f); err != nil {
+	f, ok := renamedSummary(src, res.in.Name, res.idx)
+	if !ok {
 		return false, nil
 	}
 	if imp.w == nil {
@@ -103,21 +101,6 @@ func (imp *lod2Import) copyFile(ctx context.Context, res *fileResult) (bool, err
 	} else if err != nil {
 		return false, fmt.Errorf("importer: %s: %w", res.in.Name, err)
 	}
-	// The summary of the file as the previous import saw it, under the
-	// file's present name.
-	rename := func(at string) string {
-		if rest, ok := strings.CutPrefix(at, src.Name+":"); ok {
-			return res.in.Name + ":" + rest
-		}
-		return at
-	}
-	for i := range f.Invalid {
-		f.Invalid[i].Source = rename(f.Invalid[i].Source)
-	}
-	for i := range f.Skipped {
-		f.Skipped[i][1] = rename(f.Skipped[i][1])
-	}
-	f.Name, f.I = res.in.Name, res.idx
 	imp.replay(f)
 	imp.files.Add(-1) // write counts the file
 	imp.bytes.Add(-f.Size)

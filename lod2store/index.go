@@ -23,7 +23,30 @@ type packedIndex struct {
 	n      int
 	ids    []uint32    // surface id at each leaf position
 	levels [][]float32 // level 0: leaf boxes; each box minX,minY,maxX,maxY
-	pos    []uint32    // leaf position of surface id (index id-1)
+	pos    []uint32    // leaf position of surface id (index id-1); noPos for ids not in the file
+}
+
+// noPos marks a surface id that is not in the index: an import that
+// patched the previous snapshot's pack (PatchLoD2) leaves the ids of the
+// files it replaced unused.
+const noPos = math.MaxUint32
+
+// maxIDSlack bounds the largest surface id of an index of n surfaces to
+// maxIDFactor*n+maxIDSlack, so that a damaged file cannot make loadIndex
+// allocate gigabytes: room for many yearly patches (each adds the ids of
+// the changed files' surfaces) before a full import renumbers.
+const (
+	maxIDFactor = 8
+	maxIDSlack  = 1 << 16
+)
+
+// position is the leaf position of surface id sid, false when the index
+// does not hold it.
+func (x *packedIndex) position(sid int64) (int, bool) {
+	if sid <= 0 || sid > int64(len(x.pos)) || x.pos[sid-1] == noPos {
+		return 0, false
+	}
+	return int(x.pos[sid-1]), true
 }
 
 // box is a 2D bounding box in the pack's projected CRS (metres).
@@ -58,7 +81,8 @@ func up(v float64) float32 {
 	return f
 }
 
-// loadIndex parses a serialized index; ids must be 1..n, each once.
+// loadIndex parses a serialized index; ids must be positive, each once,
+// and at most maxIDFactor*n+maxIDSlack (1..n in a pack of a full import).
 func loadIndex(b []byte) (*packedIndex, error) {
 	if len(b) < indexHeader || string(b[:8]) != indexMagic {
 		return nil, fmt.Errorf("%w: spatial index header", ErrCorrupt)
@@ -80,17 +104,26 @@ func loadIndex(b []byte) (*packedIndex, error) {
 	if len(b) != want {
 		return nil, fmt.Errorf("%w: spatial index of %d bytes, want %d", ErrCorrupt, len(b), want)
 	}
-	idx := &packedIndex{n: n, ids: make([]uint32, n), pos: make([]uint32, n)}
-	seen := make([]bool, n)
+	idx := &packedIndex{n: n, ids: make([]uint32, n)}
+	maxID := uint32(0)
 	off := indexHeader
 	for p := range n {
 		id := binary.LittleEndian.Uint32(b[off:])
 		off += 4
-		if id == 0 || int(id) > n || seen[id-1] {
+		if id == 0 || uint64(id) > maxIDFactor*uint64(n)+maxIDSlack {
 			return nil, fmt.Errorf("%w: spatial index ids", ErrCorrupt)
 		}
-		seen[id-1] = true
-		idx.ids[p], idx.pos[id-1] = id, uint32(p)
+		idx.ids[p], maxID = id, max(maxID, id)
+	}
+	idx.pos = make([]uint32, maxID)
+	for i := range idx.pos {
+		idx.pos[i] = noPos
+	}
+	for p, id := range idx.ids {
+		if idx.pos[id-1] != noPos {
+			return nil, fmt.Errorf("%w: spatial index ids", ErrCorrupt)
+		}
+		idx.pos[id-1] = uint32(p)
 	}
 	for cnt := n; n > 0; cnt = (cnt + nodeSize - 1) / nodeSize {
 		l := make([]float32, 4*cnt)

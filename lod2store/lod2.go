@@ -180,10 +180,11 @@ func (s *LoD2) appendSearch(ctx context.Context, dst []FedHit, bl string, bbox g
 	}
 	afterPos := -1
 	if after != 0 {
-		if after < 0 || after > int64(s.idx.n) {
+		pos, ok := s.idx.position(after)
+		if !ok {
 			return dst, fmt.Errorf("%w: surface %d does not exist in this snapshot", ErrCursor, after)
 		}
-		afterPos = int(s.idx.pos[after-1])
+		afterPos = pos
 	}
 	var q queryArea
 	q.init(bbox, s.zone)
@@ -284,10 +285,11 @@ func (s *LoD2) Building(ctx context.Context, gmlid string) (Building, error) {
 		if err := rows.Scan(&sid); err != nil {
 			return Building{}, fmt.Errorf("store: building %q: %w", gmlid, err)
 		}
-		if sid <= 0 || sid > int64(s.idx.n) {
+		pos, ok := s.idx.position(sid)
+		if !ok {
 			return Building{}, fmt.Errorf("%w: surface %d outside the search file", ErrCorrupt, sid)
 		}
-		rec, err := s.sf.record(int(s.idx.pos[sid-1]))
+		rec, err := s.sf.record(pos)
 		if err != nil {
 			return Building{}, err
 		}
@@ -312,10 +314,11 @@ func (s *LoD2) Building(ctx context.Context, gmlid string) (Building, error) {
 
 // Surface returns surface sid as a search would. Errors wrap ErrNotFound.
 func (s *LoD2) Surface(sid int64) (Hit, error) {
-	if sid <= 0 || sid > int64(s.idx.n) {
+	pos, ok := s.idx.position(sid)
+	if !ok {
 		return Hit{}, fmt.Errorf("store: surface %d: %w", sid, ErrNotFound)
 	}
-	rec, err := s.sf.record(int(s.idx.pos[sid-1]))
+	rec, err := s.sf.record(pos)
 	if err != nil {
 		return Hit{}, err
 	}

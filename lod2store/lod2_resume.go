@@ -24,6 +24,9 @@ type WriterState struct {
 // removed by ResumeLoD2); a kill before it returns leaves the previous
 // checkpoint's state.
 func (w *LoD2Writer) Checkpoint(ctx context.Context) (WriterState, error) {
+	if w.patch != nil {
+		return WriterState{}, fmt.Errorf("store: checkpoint %s: a patching writer does not checkpoint", w.path)
+	}
 	if err := w.spool.flush(); err != nil {
 		return WriterState{}, fmt.Errorf("store: checkpoint %s: %w", w.path, err)
 	}
@@ -96,6 +99,7 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 	}
 	w.stats = LoD2Stats{Buildings: st.Buildings, Surfaces: st.Surfaces, ValidBuildings: st.ValidBuildings, Duplicates: st.Duplicates}
 	w.roofs, w.sources = st.Roofs, st.Sources
+	w.lastB, w.lastS = st.Buildings, st.Surfaces
 	if st.Prev != "" {
 		w.prev = &prevPack{path: st.Prev}
 		if err := w.attach(ctx); err != nil {

@@ -33,6 +33,7 @@ CREATE TABLE source_files (
 // surfaces written from it, the repeated gml:ids left out, and what the
 // importer keeps of it for its summary (opaque here).
 type SourceFile struct {
+	FileID                   int64 // its row in source_files
 	Name                     string
 	Size                     int64
 	SHA256                   string
@@ -43,22 +44,40 @@ type SourceFile struct {
 }
 
 // Mark is a writer position, for AddSource.
-type Mark struct{ buildings, surfaces, duplicates int64 }
+type Mark struct {
+	buildings, surfaces, duplicates int64
+	input                           int
+}
 
 // Mark returns the current position.
 func (w *LoD2Writer) Mark() Mark {
-	return Mark{w.stats.Buildings, w.stats.Surfaces, w.stats.Duplicates}
+	return Mark{w.lastB, w.lastS, w.stats.Duplicates, -1}
+}
+
+// MarkInput is Mark before the rows of input file number input (0-based,
+// in import order), which a patching writer (PatchLoD2) needs to know.
+func (w *LoD2Writer) MarkInput(input int) Mark {
+	if w.patch != nil {
+		w.patch.cur = input
+	}
+	return Mark{w.lastB, w.lastS, w.stats.Duplicates, input}
 }
 
 // AddSource records a source file whose buildings were written since m.
 func (w *LoD2Writer) AddSource(ctx context.Context, m Mark, name string, size int64, sha256, summary string) error {
 	_, err := w.tx.ExecContext(ctx, `INSERT INTO source_files (name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, name, size, sha256, m.buildings+1, w.stats.Buildings-m.buildings,
-		m.surfaces+1, w.stats.Surfaces-m.surfaces, w.stats.Duplicates-m.duplicates, summary)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, name, size, sha256, m.buildings+1, w.lastB-m.buildings,
+		m.surfaces+1, w.lastS-m.surfaces, w.stats.Duplicates-m.duplicates, summary)
 	if err != nil {
 		return fmt.Errorf("store: source %s: %w", name, err)
 	}
 	w.sources++
+	if w.patch != nil {
+		if m.input < 0 {
+			return fmt.Errorf("store: source %s: patching needs MarkInput", name)
+		}
+		w.patch.order = append(w.patch.order, sourceSpan{m.surfaces + 1, w.lastS - m.surfaces, m.buildings + 1, w.lastB - m.buildings, m.input})
+	}
 	return nil
 }
 
@@ -95,7 +114,7 @@ func (s *LoD2) Sources(ctx context.Context) ([]SourceFile, error) {
 // querySources reads the source_files table of db in file order; none
 // when the table does not exist.
 func querySources(ctx context.Context, db *sql.DB) ([]SourceFile, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary
+	rows, err := db.QueryContext(ctx, `SELECT file_id, name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary
 FROM source_files ORDER BY file_id`)
 	if err != nil {
 		if strings.Contains(err.Error(), "no such table") {
@@ -107,7 +126,7 @@ FROM source_files ORDER BY file_id`)
 	var out []SourceFile
 	for rows.Next() {
 		var s SourceFile
-		if err := rows.Scan(&s.Name, &s.Size, &s.SHA256, &s.FirstBuilding, &s.Buildings, &s.FirstSurface, &s.Surfaces, &s.Duplicates, &s.Summary); err != nil {
+		if err := rows.Scan(&s.FileID, &s.Name, &s.Size, &s.SHA256, &s.FirstBuilding, &s.Buildings, &s.FirstSurface, &s.Surfaces, &s.Duplicates, &s.Summary); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -138,7 +157,7 @@ WHERE p.building_id BETWEEN ?1 AND ?2 AND EXISTS (SELECT 1 FROM main.building_id
 	if clash > 0 {
 		return 0, fmt.Errorf("%w: %d of %s", ErrConflict, clash, src.Name)
 	}
-	offB, offS := w.stats.Buildings+1-b0, w.stats.Surfaces+1-s0
+	offB, offS := w.lastB+1-b0, w.lastS+1-s0
 	for _, q := range []string{
 		`INSERT INTO main.building_ids SELECT gmlid, building_id + ?3 FROM prev.building_ids WHERE building_id BETWEEN ?1 AND ?2`,
 		`INSERT INTO main.buildings SELECT building_id + ?3, gmlid, surface_count, valid FROM prev.buildings WHERE building_id BETWEEN ?1 AND ?2 ORDER BY building_id`,
@@ -163,6 +182,7 @@ FROM prev.surfaces WHERE surface_id BETWEEN ?1 AND ?2 ORDER BY surface_id`, s0, 
 		}
 	}
 	w.stats.Buildings += src.Buildings
+	w.lastB += src.Buildings
 	w.stats.ValidBuildings += valid
 	return valid, nil
 }
@@ -170,10 +190,11 @@ FROM prev.surfaces WHERE surface_id BETWEEN ?1 AND ?2 ORDER BY surface_id`, s0, 
 // copyRecord spools the search record of the previous pack's surface sid
 // with its ids moved by offS and offB.
 func (w *LoD2Writer) copyRecord(sid, offS, offB int64) error {
-	if sid < 1 || sid > int64(len(w.prev.search.idx.pos)) {
+	pos, ok := w.prev.search.idx.position(sid)
+	if !ok {
 		return fmt.Errorf("%w: surface %d not in the search file", ErrCorrupt, sid)
 	}
-	r, err := w.prev.search.record(int(w.prev.search.idx.pos[sid-1]))
+	r, err := w.prev.search.record(pos)
 	if err != nil {
 		return err
 	}
@@ -189,6 +210,7 @@ func (w *LoD2Writer) copyRecord(sid, offS, offB int64) error {
 		return err
 	}
 	w.stats.Surfaces++
+	w.lastS++
 	if p.class == ClassRoof {
 		w.roofs++
 	}

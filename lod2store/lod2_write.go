@@ -61,6 +61,11 @@ type LoD2Writer struct {
 	rec     []byte
 	sources int64 // source_files rows
 	runLen  int   // leaf entries sorted in memory at once; 0: defaultRunEntries
+	// lastB and lastS are the building and surface ids given last: the
+	// counts in stats, but for a writer patching a previous pack
+	// (PatchLoD2), whose removed files leave ids unused.
+	lastB, lastS int64
+	patch        *patchState // nil unless patching
 }
 
 func (w *LoD2Writer) runEntries() int {
@@ -240,13 +245,16 @@ func (w *LoD2Writer) Add(ctx context.Context, b BuildingInput) error {
 // (Duplicate), as is one without usable surface (Empty). The surface
 // records of p are changed (their ids set), so p is written once.
 func (w *LoD2Writer) AddPrepared(ctx context.Context, p Prepared) (Outcome, error) {
-	bid := w.stats.Buildings + 1
+	bid := w.lastB + 1
 	if p.GMLID != "" {
 		res, err := w.stmts.id.ExecContext(ctx, p.GMLID, bid)
 		if err != nil {
 			return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
+			if err := w.checkDuplicate(ctx, p.GMLID); err != nil {
+				return 0, err
+			}
 			w.stats.Duplicates++
 			return Duplicate, nil
 		}
@@ -276,12 +284,13 @@ func (w *LoD2Writer) AddPrepared(ctx context.Context, p Prepared) (Outcome, erro
 		return 0, fmt.Errorf("store: building %s: %w", p.GMLID, err)
 	}
 	w.stats.Buildings++
+	w.lastB++
 	return Written, nil
 }
 
 // addSurface writes one prepared surface of building bid.
 func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID string, s *preparedSurface) error {
-	sid := w.stats.Surfaces + 1
+	sid := w.lastS + 1
 	if _, err := w.stmts.surface.ExecContext(ctx, sid, bid, s.owner, s.class, s.blob); err != nil {
 		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
@@ -290,6 +299,7 @@ func (w *LoD2Writer) addSurface(ctx context.Context, bid int64, buildingID strin
 		return fmt.Errorf("store: building %s: %w", buildingID, err)
 	}
 	w.stats.Surfaces++
+	w.lastS++
 	if s.class == ClassRoof {
 		w.roofs++
 	}
@@ -355,6 +365,9 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 		w.Abort()
 		return LoD2Stats{}, fmt.Errorf("store: finish %s: %w", w.path, err)
 	}
+	if w.patch != nil {
+		return w.finishPatch(ctx, meta)
+	}
 	if w.stats.Surfaces == 0 {
 		return fail(fmt.Errorf("%w: no building surfaces", ErrInput))
 	}
@@ -378,20 +391,8 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 		w.Abort()
 		return LoD2Stats{}, fmt.Errorf("store: finish %s: %w", w.path, err)
 	}
-	minLon, minLat, maxLon, maxLat := w.extentWGS84()
-	w.stats.BBoxWGS84 = [4]float64{minLon, minLat, maxLon, maxLat}
-	meta["epsg"] = strconv.Itoa(w.epsg)
-	meta["building_count"] = strconv.FormatInt(w.stats.Buildings, 10)
-	meta["surface_count"] = strconv.FormatInt(w.stats.Surfaces, 10)
-	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)
-	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
-	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.spool.ext.minX, w.spool.ext.minY, w.spool.ext.maxX, w.spool.ext.maxY)
-	// Sorted: the insertion order decides the rows' ROWIDs and so the
-	// file's bytes, which must not change from one import to the next.
-	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, meta[k]); err != nil {
-			return fail(err)
-		}
+	if err := w.writeMeta(ctx, meta); err != nil {
+		return fail(err)
 	}
 	// The R*Tree for GIS tools is packed from the search index's Hilbert
 	// order: its leaves hold runs of that order, written directly.
@@ -444,6 +445,30 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 	return w.stats, nil
 }
 
+// writeMeta stores meta and the counts and extents in svc_metadata.
+func (w *LoD2Writer) writeMeta(ctx context.Context, meta map[string]string) error {
+	minLon, minLat, maxLon, maxLat := w.extentWGS84()
+	w.stats.BBoxWGS84 = [4]float64{minLon, minLat, maxLon, maxLat}
+	meta["epsg"] = strconv.Itoa(w.epsg)
+	meta["building_count"] = strconv.FormatInt(w.stats.Buildings, 10)
+	meta["surface_count"] = strconv.FormatInt(w.stats.Surfaces, 10)
+	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)
+	meta["bbox_wgs84"] = fmt.Sprintf("%.8f,%.8f,%.8f,%.8f", minLon, minLat, maxLon, maxLat)
+	meta["extent"] = fmt.Sprintf("%.3f,%.3f,%.3f,%.3f", w.spool.ext.minX, w.spool.ext.minY, w.spool.ext.maxX, w.spool.ext.maxY)
+	// The extent the search file's Hilbert curve is laid over, exactly: a
+	// later import patching this file (PatchLoD2) keys its new surfaces
+	// over it.
+	meta["extent_exact"] = formatExactExtent(w.spool.ext)
+	// Sorted: the insertion order decides the rows' ROWIDs and so the
+	// file's bytes, which must not change from one import to the next.
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if _, err := w.tx.ExecContext(ctx, `INSERT OR REPLACE INTO svc_metadata VALUES (?, ?)`, k, meta[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // extentWGS84 is the lon/lat box of the projected extent (its densified
 // outline, since UTM lines are curved in lon/lat).
 func (w *LoD2Writer) extentWGS84() (minLon, minLat, maxLon, maxLat float64) {
@@ -473,6 +498,10 @@ func (w *LoD2Writer) Abort() {
 	_ = w.db.Close()
 	if w.spool != nil {
 		w.spool.close()
+	}
+	if w.patch != nil && w.patch.search != nil {
+		w.patch.search.close()
+		w.patch.search = nil
 	}
 	_ = os.Remove(w.path)
 	_ = os.Remove(w.path + SearchFileSuffix)

@@ -45,38 +45,11 @@ func indexLevels(n int) []int {
 // written as a stream at its own offset, known from n: memory does not
 // depend on n.
 func writeSearchFile(ctx context.Context, path, leaves string, n int, spool string) error {
-	out, err := os.Create(path)
+	sw, err := newSearchWriter(path, n)
 	if err != nil {
 		return err
 	}
-	defer out.Close()
-	counts := indexLevels(n)
-	indexLen := int64(indexHeader + 4*n)
-	for _, c := range counts {
-		indexLen += 16 * int64(c)
-	}
-	var head []byte
-	head = append(head, searchMagic...)
-	head = binary.LittleEndian.AppendUint64(head, uint64(indexLen))
-	head = append(head, indexMagic...)
-	head = binary.LittleEndian.AppendUint32(head, uint32(n))
-	head = binary.LittleEndian.AppendUint32(head, nodeSize)
-	if _, err := out.Write(head); err != nil {
-		return err
-	}
-	at := int64(len(head))
-	section := func(size int64, buf int) *bufio.Writer {
-		w := bufio.NewWriterSize(io.NewOffsetWriter(out, at), buf)
-		at += size
-		return w
-	}
-	ids := section(4*int64(n), 1<<16)
-	levels := make([]*bufio.Writer, len(counts))
-	for l, c := range counts {
-		levels[l] = section(16*int64(c), 1<<16)
-	}
-	offs := section(8*int64(n+1), 1<<16)
-	records := section(0, 1<<20) // most of the file
+	defer sw.close()
 	// The records are read with one pread each, not through a mapping:
 	// in leaf order they come from all over the spool, and each fault of
 	// a mapping maps the pages around it too (fault-around, large folios),
@@ -95,9 +68,6 @@ func writeSearchFile(ctx context.Context, path, leaves string, n int, spool stri
 		return err
 	}
 	defer lr.close()
-	casc := newLevelCascade(levels)
-	var b8 [8]byte
-	var off uint64
 	for i := range n {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -112,33 +82,116 @@ func writeSearchFile(ctx context.Context, path, leaves string, n int, spool stri
 			return fmt.Errorf("%w: %d leaf entries, want %d", ErrCorrupt, i, n)
 		}
 		e := &lr.cur
-		binary.LittleEndian.PutUint32(b8[:], e.sid)
-		ids.Write(b8[:4])
-		casc.add(0, [4]float32{down(e.bb.minX), down(e.bb.minY), up(e.bb.maxX), up(e.bb.maxY)})
-		binary.LittleEndian.PutUint64(b8[:], off)
-		offs.Write(b8[:])
-		off += uint64(e.n)
-		rec = slices.Grow(rec[:0], int(e.n))[:e.n]
-		if _, err := sp.ReadAt(rec, int64(e.off)); err != nil {
-			return fmt.Errorf("%w: spool record at %d+%d: %v", ErrCorrupt, e.off, e.n, err)
+		if rec, err = readSpooled(sp, rec, e); err != nil {
+			return err
 		}
-		if _, err := records.Write(rec); err != nil {
+		if err := sw.add(e.sid, leafBox(e.bb), rec); err != nil {
 			return err
 		}
 	}
-	casc.finish()
-	binary.LittleEndian.PutUint64(b8[:], off)
-	offs.Write(b8[:])
-	for _, w := range append(append([]*bufio.Writer{ids}, levels...), offs, records) {
+	return sw.finish()
+}
+
+// readSpooled reads the spooled record of e into buf.
+func readSpooled(sp *os.File, buf []byte, e *leafEntry) ([]byte, error) {
+	buf = slices.Grow(buf[:0], int(e.n))[:e.n]
+	if _, err := sp.ReadAt(buf, int64(e.off)); err != nil {
+		return buf, fmt.Errorf("%w: spool record at %d+%d: %v", ErrCorrupt, e.off, e.n, err)
+	}
+	return buf, nil
+}
+
+// leafBox is a box as the index stores it: float32, rounded outwards.
+func leafBox(b box) [4]float32 {
+	return [4]float32{down(b.minX), down(b.minY), up(b.maxX), up(b.maxY)}
+}
+
+// searchWriter writes a search file of n surfaces given in leaf order.
+type searchWriter struct {
+	out     *os.File
+	n, i    int
+	ids     *bufio.Writer
+	levels  []*bufio.Writer
+	offs    *bufio.Writer
+	records *bufio.Writer
+	casc    *levelCascade
+	off     uint64
+	b8      [8]byte
+}
+
+func newSearchWriter(path string, n int) (*searchWriter, error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	counts := indexLevels(n)
+	indexLen := int64(indexHeader + 4*n)
+	for _, c := range counts {
+		indexLen += 16 * int64(c)
+	}
+	var head []byte
+	head = append(head, searchMagic...)
+	head = binary.LittleEndian.AppendUint64(head, uint64(indexLen))
+	head = append(head, indexMagic...)
+	head = binary.LittleEndian.AppendUint32(head, uint32(n))
+	head = binary.LittleEndian.AppendUint32(head, nodeSize)
+	if _, err := out.Write(head); err != nil {
+		out.Close()
+		return nil, err
+	}
+	at := int64(len(head))
+	section := func(size int64, buf int) *bufio.Writer {
+		w := bufio.NewWriterSize(io.NewOffsetWriter(out, at), buf)
+		at += size
+		return w
+	}
+	sw := &searchWriter{out: out, n: n}
+	sw.ids = section(4*int64(n), 1<<16)
+	sw.levels = make([]*bufio.Writer, len(counts))
+	for l, c := range counts {
+		sw.levels[l] = section(16*int64(c), 1<<16)
+	}
+	sw.offs = section(8*int64(n+1), 1<<16)
+	sw.records = section(0, 1<<20) // most of the file
+	sw.casc = newLevelCascade(sw.levels)
+	return sw, nil
+}
+
+// add writes the next surface in leaf order: its id, index box and record.
+func (sw *searchWriter) add(id uint32, b [4]float32, rec []byte) error {
+	if sw.i++; sw.i > sw.n {
+		return fmt.Errorf("%w: more than %d surfaces", ErrCorrupt, sw.n)
+	}
+	binary.LittleEndian.PutUint32(sw.b8[:], id)
+	sw.ids.Write(sw.b8[:4])
+	sw.casc.add(0, b)
+	binary.LittleEndian.PutUint64(sw.b8[:], sw.off)
+	sw.offs.Write(sw.b8[:])
+	sw.off += uint64(len(rec))
+	_, err := sw.records.Write(rec)
+	return err
+}
+
+// finish writes the rest of the index, flushes and syncs the file.
+func (sw *searchWriter) finish() error {
+	if sw.i != sw.n {
+		return fmt.Errorf("%w: %d surfaces written, want %d", ErrCorrupt, sw.i, sw.n)
+	}
+	sw.casc.finish()
+	binary.LittleEndian.PutUint64(sw.b8[:], sw.off)
+	sw.offs.Write(sw.b8[:])
+	for _, w := range append(append([]*bufio.Writer{sw.ids}, sw.levels...), sw.offs, sw.records) {
 		if err := w.Flush(); err != nil {
 			return err
 		}
 	}
-	if casc.err != nil {
-		return casc.err
+	if sw.casc.err != nil {
+		return sw.casc.err
 	}
-	return out.Sync()
+	return sw.out.Sync()
 }
+
+func (sw *searchWriter) close() error { return sw.out.Close() }
 
 // levelCascade writes the boxes of each index level as the level below
 // is written: a node's box is the float32 cover of its nodeSize children,

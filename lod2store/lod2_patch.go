@@ -1,0 +1,663 @@
+package lod2store
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/svc-geodata/svc/lod2store/spatialite"
+)
+
+// A new snapshot in which few source files changed is written by patching
+// a copy of the previous snapshot's LoD2 file (PatchLoD2) instead of
+// writing every row again: the copy is made by the kernel
+// (copy_file_range, a reflink where the file system shares extents), the
+// rows of the source files that are gone or changed are deleted by their
+// source_files id ranges (Keep, Drop), the changed files are added as
+// usual with ids after the previous file's last ones, and Finish updates
+// the R*Tree row by row and writes the search file by merging the kept
+// records (copied as bytes) with the new ones along the same Hilbert
+// curve. What a user sees is what a full import of the same files gives
+// (same buildings, surfaces, properties, search pages and their order,
+// statistics, summary); only the ids of the new rows differ (the removed
+// files' ids stay unused). The previous file is only read.
+//
+// The merge keeps the order of a full import only when the Hilbert curve
+// is laid over the same extent, when the kept files come in the same
+// order as before, and when no changed file repeats a gml:id that a later
+// kept file holds (a full import keeps the first occurrence): otherwise
+// Drop, AddPrepared or Finish fail with ErrNoPatch and the caller writes a
+// new file instead.
+
+// ErrNoPatch reports that the previous pack cannot be patched into the
+// new one; nothing is published, the caller writes a new file.
+var ErrNoPatch = errors.New("store: previous pack cannot be patched")
+
+// patchState is what a patching writer knows of the previous file.
+type patchState struct {
+	prev    string
+	search  *searchFile // the previous search file, mapped
+	ext     box         // the previous file's exact extent
+	oldS    int64       // the previous file's last surface id
+	sources []SourceFile
+	input   map[int64]int // kept file id -> input index
+	gone    []bool        // by previous surface id: deleted
+	order   []sourceSpan  // every source of the new file, by first surface
+	cur     int           // input index of the file being added
+	// lost marks the sides of ext (minX, minY, maxX, maxY) that a removed
+	// surface lay on: Finish checks that another surface still does.
+	lost [4]bool
+}
+
+// sourceSpan is where a source's rows lie and where it comes in the input.
+type sourceSpan struct {
+	firstS, surfaces, firstB, buildings int64
+	input                               int
+}
+
+// PatchLoD2 copies the previous LoD2 file prev (and nothing of its search
+// file) to path, which must not exist, and opens the copy for patching;
+// it returns the previous file's sources, with FileID, to Keep. Errors
+// wrap ErrNoPatch for a previous file written before its exact extent was
+// recorded.
+func PatchLoD2(ctx context.Context, path, prev string) (*LoD2Writer, []SourceFile, error) {
+	if _, err := os.Stat(path); err == nil {
+		return nil, nil, fmt.Errorf("%w: %s exists", ErrInput, path)
+	}
+	if err := copyFileKernel(prev, path); err != nil {
+		return nil, nil, fmt.Errorf("store: patch %s: %w", path, err)
+	}
+	db, err := openWriteDB(path)
+	if err != nil {
+		os.Remove(path)
+		return nil, nil, fmt.Errorf("store: patch %s: %w", path, err)
+	}
+	w := &LoD2Writer{path: path, db: db, patch: &patchState{prev: prev, input: map[int64]int{}}}
+	if err := w.openPatch(ctx); err != nil {
+		w.Abort()
+		return nil, nil, fmt.Errorf("store: patch %s: %w", path, err)
+	}
+	return w, w.patch.sources, nil
+}
+
+// copyFileKernel copies src to dst; io.Copy between two files is
+// copy_file_range on Linux, which never passes the bytes through the
+// process.
+func copyFileKernel(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// openPatch reads the previous file's state into the writer.
+func (w *LoD2Writer) openPatch(ctx context.Context) error {
+	p := w.patch
+	meta := map[string]string{}
+	rows, err := w.db.QueryContext(ctx, `SELECT key, value FROM svc_metadata`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		meta[k] = v
+	}
+	rows.Close()
+	if p.ext, err = parseExactExtent(meta["extent_exact"]); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoPatch, err)
+	}
+	if w.epsg, err = strconv.Atoi(meta["epsg"]); err != nil {
+		return fmt.Errorf("%w: metadata epsg", ErrCorrupt)
+	}
+	w.prep, _ = NewPreparer(w.epsg)
+	if w.prep == nil {
+		return fmt.Errorf("%w: metadata epsg %d", ErrCorrupt, w.epsg)
+	}
+	w.zone = w.prep.zone
+	w.stats.Buildings, _ = strconv.ParseInt(meta["building_count"], 10, 64)
+	w.stats.Surfaces, _ = strconv.ParseInt(meta["surface_count"], 10, 64)
+	if w.roofs, err = strconv.ParseInt(meta["roof_count"], 10, 64); err != nil {
+		return fmt.Errorf("%w: no roof_count", ErrNoPatch)
+	}
+	if err := w.db.QueryRowContext(ctx, `SELECT coalesce(sum(valid), 0), coalesce(max(building_id), 0) FROM buildings`).
+		Scan(&w.stats.ValidBuildings, &w.lastB); err != nil {
+		return err
+	}
+	if err := w.db.QueryRowContext(ctx, `SELECT coalesce(max(surface_id), 0) FROM surfaces`).Scan(&w.lastS); err != nil {
+		return err
+	}
+	if err := w.db.QueryRowContext(ctx, `SELECT coalesce(sum(duplicates), 0), count(*) FROM source_files`).
+		Scan(&w.stats.Duplicates, &w.sources); err != nil {
+		return err
+	}
+	if p.sources, err = querySources(ctx, w.db); err != nil {
+		return err
+	}
+	p.oldS = w.lastS
+	if p.search, err = openSearchFile(p.prev + SearchFileSuffix); err != nil {
+		return err
+	}
+	if w.spool, err = newRecordSpool(w.path + ".spool"); err != nil {
+		return err
+	}
+	return w.begin(ctx)
+}
+
+// parseExactExtent reads the extent_exact metadata: four floats as
+// strconv writes them, exactly the float64 extent the search file's
+// Hilbert curve was laid over.
+func parseExactExtent(s string) (box, error) {
+	var v [4]float64
+	var err error
+	rest := s
+	for i := range v {
+		var f string
+		f, rest, _ = cutComma(rest)
+		if v[i], err = strconv.ParseFloat(f, 64); err != nil {
+			return box{}, fmt.Errorf("no exact extent (%q)", s)
+		}
+	}
+	return box{v[0], v[1], v[2], v[3]}, nil
+}
+
+func cutComma(s string) (string, string, bool) {
+	for i := range len(s) {
+		if s[i] == ',' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func formatExactExtent(b box) string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return f(b.minX) + "," + f(b.minY) + "," + f(b.maxX) + "," + f(b.maxY)
+}
+
+// Keep keeps the rows of the previous file's source fileID as those of
+// input file number input (0-based, in import order), now named name with
+// summary. Call it for every unchanged file before Drop.
+func (w *LoD2Writer) Keep(ctx context.Context, fileID int64, input int, name, summary string) error {
+	if w.patch == nil {
+		return fmt.Errorf("store: keep %s: not patching", name)
+	}
+	if _, err := w.tx.ExecContext(ctx, `UPDATE source_files SET name = ?, summary = ? WHERE file_id = ?`, name, summary, fileID); err != nil {
+		return fmt.Errorf("store: keep %s: %w", name, err)
+	}
+	w.patch.input[fileID] = input
+	return nil
+}
+
+// Drop deletes the rows of every source of the previous file that was not
+// kept. It wraps ErrNoPatch when the kept files come in another order than
+// before.
+func (w *LoD2Writer) Drop(ctx context.Context) error {
+	p := w.patch
+	kept := make([]SourceFile, 0, len(p.input))
+	var gone []SourceFile
+	for _, s := range p.sources {
+		if _, ok := p.input[s.FileID]; ok {
+			kept = append(kept, s)
+		} else {
+			gone = append(gone, s)
+		}
+	}
+	slices.SortFunc(kept, func(a, b SourceFile) int { return int(a.FirstSurface - b.FirstSurface) })
+	for i, s := range kept {
+		if i > 0 && p.input[s.FileID] <= p.input[kept[i-1].FileID] {
+			return fmt.Errorf("%w: the unchanged files come in another order", ErrNoPatch)
+		}
+		p.order = append(p.order, sourceSpan{s.FirstSurface, s.Surfaces, s.FirstBuilding, s.Buildings, p.input[s.FileID]})
+	}
+	p.gone = make([]bool, p.oldS+1)
+	for _, s := range gone {
+		if err := w.dropSource(ctx, s); err != nil {
+			return fmt.Errorf("store: drop %s: %w", s.Name, err)
+		}
+	}
+	return w.dropIDs(ctx, gone)
+}
+
+// dropIDs deletes the gml:ids (of buildings and parts) of the removed
+// sources' buildings in one pass over building_ids, whose key is the
+// gml:id: their building id ranges go to a temporary table first.
+func (w *LoD2Writer) dropIDs(ctx context.Context, gone []SourceFile) error {
+	if len(gone) == 0 {
+		return nil
+	}
+	if _, err := w.tx.ExecContext(ctx, `CREATE TEMP TABLE svc_gone (lo INTEGER PRIMARY KEY, hi INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("store: drop ids: %w", err)
+	}
+	for _, s := range gone {
+		if s.Buildings == 0 {
+			continue
+		}
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO temp.svc_gone VALUES (?, ?)`, s.FirstBuilding, s.FirstBuilding+s.Buildings-1); err != nil {
+			return fmt.Errorf("store: drop ids: %w", err)
+		}
+	}
+	for _, q := range []string{
+		`DELETE FROM building_ids WHERE (SELECT hi FROM temp.svc_gone WHERE lo <= building_id ORDER BY lo DESC LIMIT 1) >= building_id`,
+		`DROP TABLE temp.svc_gone`,
+	} {
+		if _, err := w.tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: drop ids: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropSource deletes the rows of one previous source.
+func (w *LoD2Writer) dropSource(ctx context.Context, s SourceFile) error {
+	p := w.patch
+	b0, b1 := s.FirstBuilding, s.FirstBuilding+s.Buildings-1
+	s0, s1 := s.FirstSurface, s.FirstSurface+s.Surfaces-1
+	var valid, roofs int64
+	if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(sum(valid), 0) FROM buildings WHERE building_id BETWEEN ? AND ?`, b0, b1).Scan(&valid); err != nil {
+		return err
+	}
+	for sid := s0; sid <= s1; sid++ {
+		pos, ok := p.search.idx.position(sid)
+		if !ok || sid > p.oldS {
+			return fmt.Errorf("%w: surface %d of the source not in the search file", ErrCorrupt, sid)
+		}
+		r, err := p.search.record(pos)
+		if err != nil {
+			return err
+		}
+		pr, err := parseRecord(r)
+		if err != nil {
+			return err
+		}
+		for i, on := range onSides(recordBox(pr), p.ext) {
+			p.lost[i] = p.lost[i] || on
+		}
+		if pr.class == ClassRoof {
+			roofs++
+		}
+		p.gone[sid] = true
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM surfaces WHERE surface_id BETWEEN ? AND ?`, []any{s0, s1}},
+		{`DELETE FROM buildings WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
+		{`DELETE FROM source_files WHERE file_id = ?`, []any{s.FileID}},
+	} {
+		if _, err := w.tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return err
+		}
+	}
+	w.stats.Buildings -= s.Buildings
+	w.stats.Surfaces -= s.Surfaces
+	w.stats.Duplicates -= s.Duplicates
+	w.stats.ValidBuildings -= valid
+	w.roofs -= roofs
+	w.sources--
+	return nil
+}
+
+// onSides says which sides of ext b lies on.
+func onSides(b, ext box) [4]bool {
+	return [4]bool{b.minX == ext.minX, b.minY == ext.minY, b.maxX == ext.maxX, b.maxY == ext.maxY}
+}
+
+// keepsExtent reports whether the new file's surfaces span the previous
+// extent exactly: the new ones lie within it, and each side a removed
+// surface lay on is still reached by a new or a kept one (found from the
+// index's float32 boxes, checked on the record).
+func (w *LoD2Writer) keepsExtent() (bool, error) {
+	p := w.patch
+	e := w.spool.ext
+	if w.spool.count > 0 && (e.minX < p.ext.minX || e.minY < p.ext.minY || e.maxX > p.ext.maxX || e.maxY > p.ext.maxY) {
+		return false, nil
+	}
+	need := p.lost
+	if w.spool.count > 0 {
+		for i, on := range onSides(e, p.ext) {
+			need[i] = need[i] && !on
+		}
+	}
+	if need == [4]bool{} {
+		return true, nil
+	}
+	want := leafBox(p.ext)
+	l0 := p.search.idx.levels[0]
+	for pos := range p.search.idx.n {
+		b := l0[4*pos : 4*pos+4]
+		if !(need[0] && b[0] == want[0] || need[1] && b[1] == want[1] || need[2] && b[2] == want[2] || need[3] && b[3] == want[3]) {
+			continue
+		}
+		if sid := int64(p.search.idx.ids[pos]); sid <= p.oldS && p.gone[sid] {
+			continue
+		}
+		r, err := p.search.record(pos)
+		if err != nil {
+			return false, err
+		}
+		pr, err := parseRecord(r)
+		if err != nil {
+			return false, err
+		}
+		for i, on := range onSides(recordBox(pr), p.ext) {
+			need[i] = need[i] && !on
+		}
+		if need == [4]bool{} {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// checkDuplicate is called for a gml:id AddPrepared found written
+// already: when patching, a full import would have kept this occurrence
+// instead if the one written belongs to a kept file later in the input.
+func (w *LoD2Writer) checkDuplicate(ctx context.Context, gmlid string) error {
+	if w.patch == nil {
+		return nil
+	}
+	var bid int64
+	if err := w.tx.QueryRowContext(ctx, `SELECT building_id FROM building_ids WHERE gmlid = ?`, gmlid).Scan(&bid); err != nil {
+		return fmt.Errorf("store: building %s: %w", gmlid, err)
+	}
+	for _, s := range w.patch.order {
+		if bid >= s.firstB && bid < s.firstB+s.buildings && s.input > w.patch.cur {
+			return fmt.Errorf("%w: %s is repeated by a later unchanged file", ErrNoPatch, gmlid)
+		}
+	}
+	return nil
+}
+
+// spanOf is the source of surface sid.
+func (p *patchState) spanOf(sid int64) *sourceSpan {
+	i, _ := slices.BinarySearchFunc(p.order, sid, func(s sourceSpan, sid int64) int {
+		switch {
+		case sid < s.firstS:
+			return 1
+		case sid >= s.firstS+s.surfaces:
+			return -1
+		}
+		return 0
+	})
+	if i < len(p.order) && sid >= p.order[i].firstS && sid < p.order[i].firstS+p.order[i].surfaces {
+		return &p.order[i]
+	}
+	return nil
+}
+
+// finishPatch is Finish for a patching writer.
+func (w *LoD2Writer) finishPatch(ctx context.Context, meta map[string]string) (LoD2Stats, error) {
+	p := w.patch
+	fail := func(err error) (LoD2Stats, error) {
+		w.Abort()
+		return LoD2Stats{}, fmt.Errorf("store: finish %s: %w", w.path, err)
+	}
+	if w.stats.Surfaces == 0 {
+		return fail(fmt.Errorf("%w: no building surfaces", ErrInput))
+	}
+	if err := w.spool.flush(); err != nil {
+		return fail(err)
+	}
+	if ok, err := w.keepsExtent(); err != nil {
+		return fail(err)
+	} else if !ok {
+		return fail(fmt.Errorf("%w: the extent changes", ErrNoPatch))
+	}
+	leaves := w.path + ".leaves"
+	defer os.Remove(leaves)
+	if w.spool.count > 0 {
+		if err := sortLeaves(ctx, w.spool.bf.Name(), w.spool.count, p.ext, w.runEntries(), leaves); err != nil {
+			return fail(err)
+		}
+	}
+	w.spool.ext = p.ext
+	if err := w.writeMeta(ctx, meta); err != nil {
+		return fail(err)
+	}
+	order := w.path + ".order"
+	defer os.Remove(order)
+	if err := w.writeMergedSearch(ctx, leaves, order); err != nil {
+		return fail(err)
+	}
+	if err := w.packRTree(ctx, order); err != nil {
+		return fail(err)
+	}
+	if err := w.tx.Commit(); err != nil {
+		return fail(err)
+	}
+	w.tx = nil
+	// sqlite_stat1 is the previous file's: the query plans do not depend
+	// on the few rows that changed, and ANALYZE reads every index.
+	if err := w.db.Close(); err != nil {
+		return fail(err)
+	}
+	if err := syncFile(w.path); err != nil {
+		return fail(err)
+	}
+	p.search.close()
+	p.search = nil
+	w.spool.close()
+	return w.stats, nil
+}
+
+// packRTree writes the R*Tree for GIS tools again, packed from the leaf
+// order the search file was written in (the file order: surface id and
+// float32 box, 20 bytes a surface), as a full import packs it; the layer
+// statistics get the exact extent, as a full import's.
+func (w *LoD2Writer) packRTree(ctx context.Context, order string) error {
+	f, err := os.Open(order)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var readErr error
+	entries := func(yield func(int64, spatialite.Rect) bool) {
+		var b [20]byte
+		for {
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				return
+			}
+			f32 := func(i int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))) }
+			if !yield(int64(binary.LittleEndian.Uint32(b[:])), spatialite.Rect{MinX: f32(4), MinY: f32(8), MaxX: f32(12), MaxY: f32(16)}) {
+				return
+			}
+		}
+	}
+	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", int(w.stats.Surfaces), entries); err != nil {
+		return errors.Join(err, readErr)
+	}
+	if readErr != nil {
+		return readErr
+	}
+	e := w.patch.ext
+	_, err = w.tx.ExecContext(ctx, `UPDATE geometry_columns_statistics SET extent_min_x = ?, extent_min_y = ?, extent_max_x = ?, extent_max_y = ?
+WHERE f_table_name = 'surfaces' AND f_geometry_column = 'geom'`, e.minX, e.minY, e.maxX, e.maxY)
+	return err
+}
+
+// writeMergedSearch writes the search file: the kept records of the
+// previous one in their order, with the new ones (sorted in leaves) merged
+// in where a full import's order puts them: by Hilbert key over the same
+// extent, ties in input order.
+func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves, order string) error {
+	p := w.patch
+	old := p.search
+	sw, err := newSearchWriter(w.path+SearchFileSuffix, int(w.stats.Surfaces))
+	if err != nil {
+		return err
+	}
+	defer sw.close()
+	of, err := os.Create(order)
+	if err != nil {
+		return err
+	}
+	defer of.Close()
+	ow := bufio.NewWriterSize(of, 1<<16)
+	var ob [20]byte
+	add := func(sid uint32, b [4]float32, rec []byte) error {
+		binary.LittleEndian.PutUint32(ob[:], sid)
+		for i, v := range b {
+			binary.LittleEndian.PutUint32(ob[4+4*i:], math.Float32bits(v))
+		}
+		ow.Write(ob[:])
+		return sw.add(sid, b, rec)
+	}
+	keyer := newHilbertKeyer(p.ext)
+	keyAt := func(pos int) (uint32, error) {
+		r, err := old.record(pos)
+		if err != nil {
+			return 0, err
+		}
+		pr, err := parseRecord(r)
+		if err != nil {
+			return 0, err
+		}
+		return keyer.key(recordBox(pr)), nil
+	}
+	cur, n := 0, old.idx.n
+	emitOld := func(upto int) error {
+		for ; cur < upto; cur++ {
+			if cur%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				dropPages(old.data)
+			}
+			sid := old.idx.ids[cur]
+			if int64(sid) <= p.oldS && p.gone[sid] {
+				continue
+			}
+			r, err := old.record(cur)
+			if err != nil {
+				return err
+			}
+			l := old.idx.levels[0][4*cur : 4*cur+4]
+			if err := add(sid, [4]float32{l[0], l[1], l[2], l[3]}, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if w.spool.count > 0 {
+		sp, err := os.Open(w.spool.f.Name())
+		if err != nil {
+			return err
+		}
+		defer sp.Close()
+		lr, err := openLeaves(leaves)
+		if err != nil {
+			return err
+		}
+		defer lr.close()
+		var rec []byte
+		for {
+			ok, err := lr.next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			e := &lr.cur
+			sid := p.oldS + int64(e.sid)
+			span := p.spanOf(sid)
+			if span == nil {
+				return fmt.Errorf("%w: new surface %d of no source", ErrCorrupt, sid)
+			}
+			// The first old position not before e: key first, ties by
+			// input order (the deleted ones do not matter).
+			var kerr error
+			ge := func(i int) bool {
+				k, err := keyAt(i)
+				if err != nil && kerr == nil {
+					kerr = err
+				}
+				return k >= e.key
+			}
+			// Galloping from the last insertion point: the new surfaces
+			// of a file are close together on the curve.
+			lo, step := cur, 1
+			for lo+step-1 < n && !ge(lo+step-1) {
+				lo, step = lo+step, 2*step
+			}
+			hi := min(lo+step-1, n)
+			at := lo + sortSearch(hi-lo, func(i int) bool { return ge(lo + i) })
+			for kerr == nil && at < n {
+				k, err := keyAt(at)
+				if err != nil {
+					kerr = err
+					break
+				}
+				if k != e.key {
+					break
+				}
+				osid := int64(old.idx.ids[at])
+				if osid > p.oldS || !p.gone[osid] {
+					if os := p.spanOf(osid); os == nil || os.input > span.input {
+						break
+					}
+				}
+				at++
+			}
+			if kerr != nil {
+				return kerr
+			}
+			if err := emitOld(at); err != nil {
+				return err
+			}
+			if rec, err = readSpooled(sp, rec, e); err != nil {
+				return err
+			}
+			if err := add(uint32(sid), leafBox(e.bb), rec); err != nil {
+				return err
+			}
+		}
+	}
+	if err := emitOld(n); err != nil {
+		return err
+	}
+	if err := ow.Flush(); err != nil {
+		return err
+	}
+	return sw.finish()
+}
+
+// sortSearch is sort.Search.
+func sortSearch(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if !f(h) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
+}
