@@ -41,6 +41,7 @@ type Property struct {
 // The properties a surface feature can have.
 var (
 	PropSurfaceID = &Property{Name: "surface_id", Type: "integer",
+		Desc:  "unique within a snapshot, not across snapshots: a new snapshot keeps the ids of its unchanged source files' surfaces and numbers the changed files' anew, after the last (gaps where files were replaced)",
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, f.SurfaceID) }}
 	PropBuildingID = &Property{Name: "building_id", Type: "integer", Desc: "shared by the surfaces of one building",
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, f.BuildingID) }}

@@ -71,7 +71,10 @@ An import is resumable: it works in <data>/lod2/<bl>/.resume-<snapshot>/ and che
 16 MiB of input; after a kill, Ctrl-C, a full disk or --strict stopping it, the same command with
 --resume continues from the last checkpoint without reading the files before it (without
 --resume the interrupted import is discarded). Files whose content (SHA-256) is unchanged from
-the newest other published snapshot of the BL are copied from it instead of parsed.`,
+the newest other published snapshot of the BL are not parsed again: the new pack is a copy of that
+snapshot's with the rows of the files gone or changed replaced (the changed files' surfaces get new
+ids; everything else a user sees equals a full import's), or, where that cannot keep the order of a
+full import, a new pack into which their rows are copied. The previous snapshot is only read.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := importProgress(c.ErrOrStderr(), &o, "import lod2", "buildings", logEvery)
@@ -88,8 +91,11 @@ the newest other published snapshot of the BL are copied from it instead of pars
 			if sum.ResumedFiles > 0 {
 				fmt.Fprintf(out, "resumed: %d of %d files were done by the interrupted import (not read again)\n", sum.ResumedFiles, sum.Files)
 			}
-			if sum.ReusedFiles > 0 {
-				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (copied, not parsed); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.ParsedFiles)
+			switch {
+			case sum.ReusedFiles > 0 && sum.Patched:
+				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (its pack patched: only the changed files written); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.ParsedFiles)
+			case sum.ReusedFiles > 0:
+				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (copied, not parsed; pack not patched: %s); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.NoPatch, sum.ParsedFiles)
 			}
 			if sum.Restarted != "" {
 				fmt.Fprintf(out, "started over: an interrupted import of this snapshot was discarded (%s)\n", sum.Restarted)

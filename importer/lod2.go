@@ -129,7 +129,11 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 			imp.w = nil
 		}
 		imp.reset()
-		imp.patching, imp.known, imp.reused = false, nil, 0
+		// The inputs were looked up (hashed) already: not again.
+		imp.patching, imp.reused = false, 0
+		for i := range imp.known {
+			imp.known[i].kept = nil
+		}
 		imp.parsed.Store(0)
 		imp.jr.close()
 		if err := w.Clear(); err != nil {

@@ -68,8 +68,8 @@ type worker struct {
 // the result's err, naming the file and line.
 func (wk *worker) parse(ctx context.Context, idx int, in citygml.Input) *fileResult {
 	res := &fileResult{idx: idx, in: in}
-	if wk.known != nil {
-		if k := wk.known[idx]; k.kept != nil {
+	if wk.known != nil { // looked up already (lod2patch.go)
+		if k := wk.known[idx]; k.src != nil {
 			res.reuse, res.sha256 = k.src, k.sum
 			wk.bytes.Add(in.Size)
 			return res

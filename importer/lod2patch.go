@@ -42,6 +42,7 @@ func (imp *lod2Import) patchAll(w *pack.Writer) (pack.Manifest, error) {
 	if err != nil {
 		return pack.Manifest{}, err
 	}
+	imp.known = known // also for writing a new pack, should patching fail
 	pw, _, err := lod2store.PatchLoD2(imp.ctx, filepath.Join(imp.dir, LoD2File), imp.prev.path)
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
@@ -52,12 +53,10 @@ func (imp *lod2Import) patchAll(w *pack.Writer) (pack.Manifest, error) {
 	for i := range known {
 		k := &known[i]
 		if k.src == nil || claimed[k.src.FileID] {
-			k.src = nil
 			continue
 		}
 		f, ok := renamedSummary(k.src, imp.inputs[i].Name, i)
 		if !ok {
-			k.src = nil
 			continue
 		}
 		data, err := json.Marshal(f)
@@ -75,7 +74,13 @@ func (imp *lod2Import) patchAll(w *pack.Writer) (pack.Manifest, error) {
 	if err := pw.Drop(imp.ctx); err != nil {
 		return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 	}
-	imp.patching, imp.known = true, known
+	// The inputs not kept are parsed, however they matched.
+	for i := range known {
+		if known[i].kept == nil {
+			known[i].src = nil
+		}
+	}
+	imp.patching = true
 	return imp.finishAll(w, 0)
 }
 

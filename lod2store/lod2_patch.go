@@ -3,6 +3,7 @@ package lod2store
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -74,7 +75,7 @@ func PatchLoD2(ctx context.Context, path, prev string) (*LoD2Writer, []SourceFil
 	if err := copyFileKernel(prev, path); err != nil {
 		return nil, nil, fmt.Errorf("store: patch %s: %w", path, err)
 	}
-	db, err := openWriteDB(path)
+	db, err := openPatchDB(path)
 	if err != nil {
 		os.Remove(path)
 		return nil, nil, fmt.Errorf("store: patch %s: %w", path, err)
@@ -85,6 +86,22 @@ func PatchLoD2(ctx context.Context, path, prev string) (*LoD2Writer, []SourceFil
 		return nil, nil, fmt.Errorf("store: patch %s: %w", path, err)
 	}
 	return w, w.patch.sources, nil
+}
+
+// openPatchDB opens the copy being patched. Unlike a new file's pages,
+// the copy's pages exist already, so SQLite's rollback journal would
+// first write each one it changes (the freed and reused pages, the R*Tree)
+// to the journal: a patch is never rolled back nor resumed (killed, it is
+// started over from a new copy), so it keeps no journal. A page cache of
+// up to 64 MiB keeps SQLite from spilling changed pages to the file in
+// the middle of the transaction.
+func openPatchDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // copyFileKernel copies src to dst; io.Copy between two files is
