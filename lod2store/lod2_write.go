@@ -52,21 +52,21 @@ type LoD2Stats struct {
 // LoD2Writer writes one LoD2 SpatiaLite file. It is not safe for
 // concurrent use.
 type LoD2Writer struct {
-	roofs   int64 // roof surfaces written (metadata roof_count)
-	path    string
-	db      *sql.DB
-	tx      *sql.Tx
-	zone    geo.Zone
-	epsg    int
-	stmts   struct{ surface, building, id, unid *sql.Stmt }
+	roofs     int64 // roof surfaces written (metadata roof_count)
+	path      string
+	db        *sql.DB
+	tx        *sql.Tx
+	zone      geo.Zone
+	epsg      int
+	stmts     struct{ surface, building, id, unid *sql.Stmt }
 	attrStmts attrStmts
-	stats   LoD2Stats
-	spool   *recordSpool
-	prep    *Preparer // for Add
-	prev    *prevPack // for CopySource
-	rec     []byte
-	sources int64 // source_files rows
-	runLen  int   // leaf entries sorted in memory at once; 0: defaultRunEntries
+	stats     LoD2Stats
+	spool     *recordSpool
+	prep      *Preparer // for Add
+	prev      *prevPack // for CopySource
+	rec       []byte
+	sources   int64 // source_files rows
+	runLen    int   // leaf entries sorted in memory at once; 0: defaultRunEntries
 	// lastB and lastS are the building and surface ids given last: the
 	// counts in stats, but for a writer patching a previous pack
 	// (PatchLoD2), whose removed files leave ids unused.
