@@ -100,7 +100,7 @@ func ParseAddress(q string) (AddressQuery, error) {
 	var out AddressQuery
 	pc, num := -1, -1
 	for i, t := range toks {
-		if len(t) == 5 && allDigits(t) && pc < 0 && i > 0 {
+		if len(t) == 5 && allDigits(t) && pc < 0 {
 			pc = i
 			out.PostalCode = t
 		}

@@ -26,8 +26,15 @@ type AddressHit struct {
 // and their trigrams. Built from the pack's addresses_street index on the
 // first search (a scan of the distinct keys).
 type streetIndex struct {
-	keys  []string
-	grams map[string][]int32 // trigram -> indexes in keys, ascending
+	keys    []string
+	grams   map[string][]int32 // trigram -> indexes in keys, ascending
+	scratch sync.Pool          // *gramScratch
+}
+
+// gramScratch counts the trigrams a query shares with each key.
+type gramScratch struct {
+	count   []uint16 // by key index; zero between uses
+	touched []int32
 }
 
 // maxStreetCandidates bounds the streets a query is looked up under.
@@ -72,6 +79,7 @@ func (s *LoD2) streets(ctx context.Context) (*streetIndex, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: street index: %w", err)
 	}
+	ix.scratch.New = func() any { return &gramScratch{count: make([]uint16, len(ix.keys))} }
 	s.streetIdx = ix
 	return ix, nil
 }
@@ -104,24 +112,43 @@ func (ix *streetIndex) candidates(key string) []streetCand {
 			add(ix.keys[j], 0.9*float64(len(key))/float64(len(ix.keys[j])))
 		}
 	}
+	if len(out) > 0 && out[0].sim == 1 {
+		return out[:min(len(out), maxStreetCandidates)] // spelt as stored
+	}
 	// Trigram counts; a key within edit distance d shares at least
-	// n - 3d of the query's n trigrams.
-	count := map[int32]int{}
+	// n - 3d of the query's n trigrams. Trigrams most keys have ("str$")
+	// are not counted: n shrinks by as many.
+	sc := ix.scratch.Get().(*gramScratch)
+	defer ix.scratch.Put(sc)
 	n := 0
 	trigrams(key, func(g string) {
+		l := ix.grams[g]
+		if len(l) > len(ix.keys)/8+64 {
+			return
+		}
 		n++
-		for _, j := range ix.grams[g] {
-			count[j]++
+		for _, j := range l {
+			if sc.count[j] == 0 {
+				sc.touched = append(sc.touched, j)
+			}
+			sc.count[j]++
 		}
 	})
+	count := sc.touched
+	defer func() {
+		for _, j := range sc.touched {
+			sc.count[j] = 0
+		}
+		sc.touched = sc.touched[:0]
+	}()
 	maxD := max(1, len(key)/4)
 	type scored struct {
 		j int32
 		c int
 	}
 	var best []scored
-	for j, c := range count {
-		if c >= n-3*maxD {
+	for _, j := range count {
+		if c := int(sc.count[j]); c >= n-3*maxD {
 			best = append(best, scored{j, c})
 		}
 	}
