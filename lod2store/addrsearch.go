@@ -17,6 +17,7 @@ type AddressHit struct {
 	BL                                        string
 	GMLID                                     string
 	Street, HouseNumber, PostalCode, Locality string
+	Country                                   string
 	Lon, Lat                                  float64
 	Score                                     float64
 }
@@ -236,7 +237,7 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 
 // addressesOn scores the addresses on street c.
 func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc string, limit int) ([]AddressHit, error) {
-	const cols = `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.number_key, a.locality_key, b.lon, b.lat
+	const cols = `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
 FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0 WHERE a.street_key = ?1`
 	q, args := cols+` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`, []any{c.key, 50 * limit}
 	if num != "" {
@@ -254,7 +255,7 @@ FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.pa
 	for rows.Next() {
 		var h AddressHit
 		var nk, lk string
-		if err := rows.Scan(&h.GMLID, &h.Street, &h.HouseNumber, &h.PostalCode, &h.Locality, &nk, &lk, &h.Lon, &h.Lat); err != nil {
+		if err := rows.Scan(&h.GMLID, &h.Street, &h.HouseNumber, &h.PostalCode, &h.Locality, &h.Country, &nk, &lk, &h.Lon, &h.Lat); err != nil {
 			return nil, fmt.Errorf("store: addresses: %w", err)
 		}
 		score := 0.6 * c.sim
