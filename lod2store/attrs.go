@@ -392,3 +392,22 @@ func schemaOf(ctx context.Context, db interface {
 	}
 	return n, nil
 }
+
+// CheckSchema reads the schema version of the LoD2 file at path and
+// returns an error wrapping ErrSchema, in one line saying to import the
+// BL again, when it is not SchemaVersion.
+func CheckSchema(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&immutable=1")
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", path, err)
+	}
+	defer db.Close()
+	v, err := schemaOf(ctx, db)
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if v != SchemaVersion {
+		return fmt.Errorf("%w %d (this svc reads %d): import the BL again with `svc import lod2`", ErrSchema, v, SchemaVersion)
+	}
+	return nil
+}
