@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,9 @@ import (
 // every page of bbox searches (same surfaces in the same order, followed
 // through their cursors), every building by gml:id, the manifest and the
 // summary. Given in reverse order, the unchanged files cannot keep their
-// rows' order: the import writes a new pack copying them instead, the
-// same byte for byte as a full import.
+// rows' order, and a new file beyond the extent changes the Hilbert
+// curve: in both cases the import writes a new pack copying them instead,
+// the same byte for byte as a full import.
 func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	requireSample(t, sampleNRW)
 	src := t.TempDir()
@@ -77,6 +79,12 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	raw = bytes.Replace(raw, []byte(" 5659"), []byte(" 5658"), 1)
 	raw = bytes.Replace(raw, []byte("Kirchweg"), []byte("Kirchstraße"), 1)
 	os.WriteFile(changed, raw, 0o644)
+	// A new file 10 km east of the others (ids made unique): the extent
+	// grows, so the Hilbert curve changes and the pack cannot be patched.
+	part, _ := os.ReadFile(paths[2])
+	east := strings.NewReplacer(` 280`, ` 281`, `gml:id="`, `gml:id="east_`, `xlink:href="#`, `xlink:href="#east_`).Replace(string(part))
+	extra := filepath.Join(t.TempDir(), "zz_east.gml")
+	os.WriteFile(extra, []byte(east), 0o644)
 	all, _ := filepath.Glob(filepath.Join(src, "*.gml"))
 	reversed := slices.Clone(all)
 	slices.Reverse(reversed)
@@ -85,10 +93,12 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 		inputs  []string
 		patched bool
 		parsed  int
+		why     string // in NoPatch
 	}{
-		{"patched", []string{src}, true, 2},
+		{"patched", []string{src}, true, 2, ""},
 		// The repeating file now comes first: the one it repeats is parsed too.
-		{"reordered", reversed, false, 3},
+		{"reordered", reversed, false, 3, "another order"},
+		{"extent grows", []string{src, extra}, false, 3, "extent changes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := t.TempDir()
@@ -96,10 +106,13 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			inc := run(t, data, "2027-01-01", tc.inputs)
-			n := len(paths) + 1
-			if s := inc.sum; s.ReusedFrom != "2026-01-01" || s.ParsedFiles != tc.parsed || s.ReusedFiles != n-tc.parsed || s.Patched != tc.patched {
-				t.Errorf("parsed %d and reused %d of %d files (from %q), patched %v (%s); want %d parsed (the changed file and the ones repeating ids), patched %v",
-					s.ParsedFiles, s.ReusedFiles, n, s.ReusedFrom, s.Patched, s.NoPatch, tc.parsed, tc.patched)
+			n := len(paths) + 1 + len(tc.inputs) - 1
+			if tc.name == "reordered" {
+				n = len(paths) + 1
+			}
+			if s := inc.sum; s.ReusedFrom != "2026-01-01" || s.ParsedFiles != tc.parsed || s.ReusedFiles != n-tc.parsed || s.Patched != tc.patched || !strings.Contains(s.NoPatch, tc.why) {
+				t.Errorf("parsed %d and reused %d of %d files (from %q), patched %v (%s); want %d parsed (the changed file and the ones repeating ids), patched %v (%s)",
+					s.ParsedFiles, s.ReusedFiles, n, s.ReusedFrom, s.Patched, s.NoPatch, tc.parsed, tc.patched, tc.why)
 			}
 			full := run(t, t.TempDir(), "2027-01-01", tc.inputs)
 			if full.sum.ParsedFiles != n {
@@ -107,6 +120,16 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 			}
 			if da, db := dumpVisible(t, inc.file), dumpVisible(t, full.file); da != db {
 				t.Errorf("what a user sees differs from the full import's: %s", firstLineDiff(da, db))
+			}
+			if tc.patched {
+				checkGaps(t, inc.file)
+			}
+			// The previous snapshot is only read.
+			prevDir := filepath.Join(data, "lod2", "nrw", "2026-01-01")
+			if m, err := pack.ReadManifest(prevDir); err != nil {
+				t.Fatal(err)
+			} else if dmg, err := pack.Verify(context.Background(), prevDir, m); err != nil || len(dmg) > 0 {
+				t.Errorf("the previous snapshot changed: %v %v", dmg, err)
 			}
 			if !tc.patched {
 				if da, db := dumpStore(t, inc.file), dumpStore(t, full.file); da != db {
@@ -129,6 +152,32 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 				t.Errorf("manifest %+v, full import %+v", inc.m, full.m)
 			}
 		})
+	}
+}
+
+// checkGaps checks a patched pack's surface ids: the replaced file's ids
+// are unused (not found, not a cursor), the others all found.
+func checkGaps(t *testing.T, path string) {
+	t.Helper()
+	s, err := lod2store.OpenLoD2(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, n := s.Counts()
+	found, gap := int64(0), int64(0)
+	for sid := int64(1); sid <= 2*n; sid++ {
+		if _, err := s.Surface(sid); err == nil {
+			found++
+		} else if errors.Is(err, lod2store.ErrNotFound) && found < n && gap == 0 {
+			gap = sid
+		}
+	}
+	if found != n || gap == 0 {
+		t.Fatalf("%d of %d surfaces found by id, first unused id %d; want all and a gap", found, n, gap)
+	}
+	if _, err := s.Search(context.Background(), s.BBox(), gap, 10); !errors.Is(err, lod2store.ErrCursor) {
+		t.Errorf("search after unused surface %d: %v, want ErrCursor", gap, err)
 	}
 }
 

@@ -285,8 +285,14 @@ func (w *LoD2Writer) AddPrepared(ctx context.Context, p Prepared) (Outcome, erro
 		return 0, err
 	}
 	for _, part := range p.PartIDs {
-		if _, err := w.stmts.id.ExecContext(ctx, part, bid); err != nil {
+		res, err := w.stmts.id.ExecContext(ctx, part, bid)
+		if err != nil {
 			return 0, fmt.Errorf("store: building %s part %s: %w", p.GMLID, part, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if err := w.checkDuplicate(ctx, part); err != nil {
+				return 0, err
+			}
 		}
 	}
 	valid := 0
