@@ -58,7 +58,11 @@ var foldLatin = map[rune]rune{
 // NormStreet is the search key of a street name: NormText with every
 // "strasse" (Straße, Strasse) shortened to "str", as "Str." keys.
 func NormStreet(s string) string {
-	return strings.ReplaceAll(NormText(s), "strasse", "str")
+	k := NormText(s)
+	for strings.Contains(k, "strasse") { // "strasseasse" shortens to "strasse" first
+		k = strings.ReplaceAll(k, "strasse", "str")
+	}
+	return k
 }
 
 // NormNumber is the search key of a house number: lower case, with only
