@@ -3,6 +3,8 @@ package lod2store
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -364,4 +366,80 @@ func BenchmarkFindAddresses(b *testing.B) {
 	b.ReportMetric(ms(took, 0.99), "p99-ms")
 	b.ReportMetric(ms(fuzzy, 0.5), "p50-misspelt-ms")
 	b.ReportMetric(100*float64(found)/float64(len(qs)), "top-hit-%")
+}
+
+// TestQueryBuildingsIn pages a federated building query over two BL
+// through its cursor and requires every building of both exactly once,
+// in the order of a sort in Go by the sort values, BL and id.
+func TestQueryBuildingsIn(t *testing.T) {
+	var a1, a2 [][4]string
+	for i := range 61 {
+		a1 = append(a1, [4]string{"Weg", fmt.Sprint(i), "10115", "Berlin"})
+	}
+	for i := range 47 {
+		a2 = append(a2, [4]string{"Pfad", fmt.Sprint(i), "10115", "Berlin"})
+	}
+	s1, _ := writeAttrTown(t, a1)
+	s2, _ := writeAttrTown(t, a2)
+	srcs := []Source{{BL: "sn", LoD2: s2}, {BL: "be", LoD2: s1}}
+	type row struct {
+		bl string
+		i  int
+	}
+	var all []row
+	for i := range a1 {
+		all = append(all, row{"be", i})
+	}
+	for i := range a2 {
+		all = append(all, row{"sn", i})
+	}
+	for _, tc := range []struct {
+		name string
+		sort []Sort
+		less func(a, b row) int
+	}{
+		{"default", nil, func(a, b row) int { return strings.Compare(a.bl, b.bl)*1000 + a.i - b.i }},
+		{"height desc", []Sort{{Name: "height_m", Desc: true}}, func(a, b row) int {
+			if a.i%7 != b.i%7 {
+				return b.i%7 - a.i%7
+			}
+			return strings.Compare(a.bl, b.bl)*1000 + a.i - b.i
+		}},
+	} {
+		want := slices.Clone(all)
+		slices.SortFunc(want, tc.less)
+		var ws []string
+		for _, r := range want {
+			ws = append(ws, fmt.Sprintf("%s/DEBE%08d", r.bl, r.i))
+		}
+		for _, limit := range []int{1, 7, 1000} {
+			q := BuildingQuery{Sort: tc.sort, Limit: limit}
+			var got []string
+			for pages := 0; pages < 200; pages++ {
+				p, err := QueryBuildingsIn(context.Background(), srcs, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range p.Rows {
+					got = append(got, r.BL+"/"+r.Owner.GMLID)
+				}
+				if p.Next == "" {
+					break
+				}
+				q.After = p.Next
+			}
+			if !slices.Equal(got, ws) {
+				t.Errorf("%s limit %d: %d rows %v..., want %d %v...", tc.name, limit, len(got), got[:min(8, len(got))], len(ws), ws[:8])
+			}
+		}
+	}
+	if _, err := QueryBuildingsIn(context.Background(), srcs[:1], BuildingQuery{Limit: 5, After: encodeFed(t, map[string]string{"be": "x"})}); !errors.Is(err, ErrCursor) {
+		t.Errorf("cursor of an unpublished BL: %v", err)
+	}
+}
+
+func encodeFed(t *testing.T, m map[string]string) string {
+	t.Helper()
+	b, _ := json.Marshal(m)
+	return base64.RawURLEncoding.EncodeToString(b)
 }

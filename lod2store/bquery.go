@@ -100,10 +100,12 @@ type BuildingQuery struct {
 // BuildingRow is one building a query found: its id, its attributes (no
 // addresses) and measures.
 type BuildingRow struct {
+	BL         string // set by QueryBuildingsIn
 	BuildingID int64
 	Owner      Owner
 	Measures   Measures
 	Lon, Lat   float64
+	keys       []any // the sort values and building id, for cursors and merging
 }
 
 // BuildingPage is one page of a building query; Next is "" on the last.
@@ -178,6 +180,7 @@ func (s *LoD2) QueryBuildings(ctx context.Context, q BuildingQuery) (BuildingPag
 		}
 		r.BuildingID, _ = keys[len(keys)-1].(int64)
 		r.Lon, r.Lat = lon.Float64, lat.Float64
+		r.keys = keys
 		page.Rows = append(page.Rows, r)
 		last = keys
 	}
