@@ -119,15 +119,54 @@ type BuildingPage struct {
 // same wherever it starts. Errors wrap ErrInput for an unknown sort name
 // or a bad limit, ErrCursor for a cursor of another query shape.
 func (s *LoD2) QueryBuildings(ctx context.Context, q BuildingQuery) (BuildingPage, error) {
+	sqlText, args, nkeys, err := buildingSQL(q)
+	if err != nil {
+		return BuildingPage{}, err
+	}
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return BuildingPage{}, fmt.Errorf("store: query buildings: %w", err)
+	}
+	defer rows.Close()
+	var page BuildingPage
+	for rows.Next() {
+		if len(page.Rows) == q.Limit {
+			page.Next = encodeKeyset(page.Rows[len(page.Rows)-1].keys)
+			break
+		}
+		var r BuildingRow
+		var lon, lat sql.NullFloat64
+		r.keys = make([]any, nkeys)
+		dst := make([]any, nkeys)
+		for i := range r.keys {
+			dst[i] = &r.keys[i]
+		}
+		if err := scanOwner(multiScan{rows, dst}, &r.Owner, &r.Measures, &lon, &lat); err != nil {
+			return BuildingPage{}, fmt.Errorf("store: query buildings: %w", err)
+		}
+		r.BuildingID, _ = r.keys[nkeys-1].(int64)
+		r.Lon, r.Lat = lon.Float64, lat.Float64
+		page.Rows = append(page.Rows, r)
+	}
+	if err := rows.Err(); err != nil {
+		return BuildingPage{}, fmt.Errorf("store: query buildings: %w", err)
+	}
+	return page, nil
+}
+
+// buildingSQL is the SELECT of q (asking one row more than the limit, to
+// know whether a page follows), its arguments and the number of keys
+// (sort values and building id) each row ends with.
+func buildingSQL(q BuildingQuery) (string, []any, int, error) {
 	if q.Limit <= 0 {
-		return BuildingPage{}, fmt.Errorf("%w: limit %d", ErrInput, q.Limit)
+		return "", nil, 0, fmt.Errorf("%w: limit %d", ErrInput, q.Limit)
 	}
 	cols := make([]string, 0, len(q.Sort)+1)
 	order := make([]string, 0, len(q.Sort)+1)
 	for _, st := range q.Sort {
 		c, ok := queryableColumn(st.Name)
 		if !ok {
-			return BuildingPage{}, fmt.Errorf("%w: sort by %q: not a queryable", ErrInput, st.Name)
+			return "", nil, 0, fmt.Errorf("%w: sort by %q: not a queryable", ErrInput, st.Name)
 		}
 		cols = append(cols, "a."+c)
 		order = append(order, "a."+c+map[bool]string{true: " DESC", false: ""}[st.Desc])
@@ -147,7 +186,7 @@ func (s *LoD2) QueryBuildings(ctx context.Context, q BuildingQuery) (BuildingPag
 	if q.After != "" {
 		vals, err := decodeKeyset(q.After, len(cols))
 		if err != nil {
-			return BuildingPage{}, err
+			return "", nil, 0, err
 		}
 		cond, cargs := keysetAfter(cols, q.Sort, vals)
 		where = append(where, cond)
@@ -155,39 +194,7 @@ func (s *LoD2) QueryBuildings(ctx context.Context, q BuildingQuery) (BuildingPag
 	}
 	sqlText := `SELECT ` + prefixCols(ownerCols) + `, ` + strings.Join(cols, ", ") + ` FROM building_attrs a WHERE ` +
 		strings.Join(where, " AND ") + ` ORDER BY ` + strings.Join(order, ", ") + ` LIMIT ?`
-	args = append(args, q.Limit+1)
-	rows, err := s.db.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return BuildingPage{}, fmt.Errorf("store: query buildings: %w", err)
-	}
-	defer rows.Close()
-	var page BuildingPage
-	var last []any
-	for rows.Next() {
-		if len(page.Rows) == q.Limit {
-			page.Next = encodeKeyset(last)
-			break
-		}
-		var r BuildingRow
-		var lon, lat sql.NullFloat64
-		keys := make([]any, len(cols))
-		dst := make([]any, len(keys))
-		for i := range keys {
-			dst[i] = &keys[i]
-		}
-		if err := scanOwner(multiScan{rows, dst}, &r.Owner, &r.Measures, &lon, &lat); err != nil {
-			return BuildingPage{}, fmt.Errorf("store: query buildings: %w", err)
-		}
-		r.BuildingID, _ = keys[len(keys)-1].(int64)
-		r.Lon, r.Lat = lon.Float64, lat.Float64
-		r.keys = keys
-		page.Rows = append(page.Rows, r)
-		last = keys
-	}
-	if err := rows.Err(); err != nil {
-		return BuildingPage{}, fmt.Errorf("store: query buildings: %w", err)
-	}
-	return page, nil
+	return sqlText, append(args, q.Limit+1), len(cols), nil
 }
 
 // multiScan scans a row into an Owner's columns followed by extra ones.
