@@ -3,10 +3,12 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 )
 
@@ -37,6 +39,14 @@ import prune' removes those no import has touched for a while. They are not dama
 				if err != nil {
 					return err
 				}
+				if len(damage) == 0 && f.Manifest.LoD2 != nil {
+					// A pack of an older schema is whole but not served.
+					if err := lod2store.CheckSchema(c.Context(), filepath.Join(f.Dir, filepath.FromSlash(f.Manifest.LoD2.File))); err != nil {
+						bad++
+						fmt.Fprintf(out, "OUTDATED %s: %v\n", f.Key, err)
+						continue
+					}
+				}
 				if len(damage) == 0 {
 					fmt.Fprintf(out, "ok      %s (%d files)\n", f.Key, len(f.Manifest.Files))
 					continue
@@ -49,7 +59,7 @@ import prune' removes those no import has touched for a while. They are not dama
 			}
 			printInterrupted(out, data, time.Now())
 			if bad > 0 {
-				return fmt.Errorf("%d of %d packs damaged: re-import them (the import keeps the previous snapshot until it finishes)", bad, checked)
+				return fmt.Errorf("%d of %d packs damaged or outdated: re-import them (the import keeps the previous snapshot until it finishes)", bad, checked)
 			}
 			fmt.Fprintf(out, "%d packs verified\n", checked)
 			return nil

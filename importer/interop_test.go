@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,5 +69,20 @@ func TestLoD2FileOpensInGISTools(t *testing.T) {
 	lines = strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 3 || lines[0] != "1" || lines[1] != lines[2] || lines[1] == "0" {
 		t.Errorf("spatialite: CheckSpatialIndex, window through the index, full scan: %q", lines)
+	}
+
+	// The attribute tables of schema 2 (docs/buildings-attributes.md) read
+	// as plain SQLite: one building row per building, the sample's 196
+	// addresses, and the building box R*Tree queried as SQLite documents.
+	sql = "SELECT count(*) FROM building_attrs WHERE part = 0; SELECT count(*) FROM addresses; " +
+		"SELECT count(*) FROM building_bbox WHERE max_lon >= 13.0 AND min_lon <= 14.0 AND max_lat >= 52.0 AND min_lat <= 53.0; " +
+		"SELECT value FROM svc_metadata WHERE key = 'lod2_schema';"
+	out, err = exec.Command(spatialite, "-silent", file, sql).Output()
+	if err != nil {
+		t.Fatalf("spatialite: %v\n%s", err, out)
+	}
+	n := strconv.FormatInt(m.LoD2.BuildingCount, 10)
+	if got, want := strings.Fields(string(out)), []string{n, "196", n, "2"}; !slices.Equal(got, want) {
+		t.Errorf("spatialite: buildings with attributes, addresses, boxes in Berlin, schema: %q, want %q", got, want)
 	}
 }

@@ -334,6 +334,7 @@ type lod2Import struct {
 func convert(b *citygml.Building) lod2store.BuildingInput {
 	out := lod2store.BuildingInput{GMLID: b.ID, PartIDs: b.Parts,
 		Valid: citygml.Validate(b, citygml.DefaultPlanarityTolM).OK()}
+	out.Attrs, out.Measures = convertAttrs(b)
 	for _, s := range b.Surfaces {
 		owner := s.OwnerID
 		if owner == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -44,6 +45,11 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	j := strings.Index(string(first), "</core:cityObjectMember>") + len("</core:cityObjectMember>")
 	repeat := filepath.Join(src, "r00_p000a.gml")
 	os.WriteFile(repeat, []byte(head+string(first[i:j])+"\n</core:CityModel>\n"), 0o644)
+	// Addresses (the NRW tile has none) in a file kept and in the file
+	// changed below, so the address rows are kept, deleted and written
+	// anew.
+	addAddress(t, paths[3], "Hauptstraße", "5")
+	addAddress(t, paths[7], "Kirchweg", "12a")
 	common := func(data, snap string, sum *LoD2Summary) Common {
 		return Common{DataDir: data, BL: "nrw", Snapshot: snap, LicenseID: "dl-de-zero-2.0", Workers: 2, Summary: sum}
 	}
@@ -72,6 +78,7 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 	changed := paths[7]
 	raw, _ := os.ReadFile(changed)
 	raw = bytes.Replace(raw, []byte(" 5659"), []byte(" 5658"), 1)
+	raw = bytes.Replace(raw, []byte("Kirchweg"), []byte("Kirchstraße"), 1)
 	os.WriteFile(changed, raw, 0o644)
 	// A new file 10 km east of the others (ids made unique): the extent
 	// grows, so the Hilbert curve changes and the pack cannot be patched.
@@ -213,6 +220,10 @@ JOIN idx_surfaces_geom r ON r.pkid = s.surface_id ORDER BY b.gmlid, s.surface_id
 		`SELECT f_table_name, f_geometry_column, row_count, extent_min_x, extent_min_y, extent_max_x, extent_max_y FROM geometry_columns_statistics`,
 		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`,
 		`SELECT name, size, sha256, buildings, surfaces, duplicates, summary FROM source_files ORDER BY name`,
+		`SELECT a.part, a.gmlid, a.parent_gmlid, a.function, a.function_space, a.function_more, a.roof_type, a.roof_type_space, a.measured_height_m, a.storeys, a.creation_date, a.municipality_key, a.municipality_name, a.source_roof, a.source_ground, a.source_position, a.footprint_date, a.footprint_area_m2, a.footprint_source, a.ground_z, a.eaves_z, a.ridge_z, a.height_m, a.roof_area_flat_m2, a.roof_area_low_m2, a.roof_area_medium_m2, a.roof_area_steep_m2, a.roof_area_m2, a.wall_area_m2, a.volume_m3, a.volume_reason, a.lon, a.lat, a.generic, a.invalid FROM building_attrs a JOIN buildings b ON b.building_id = a.building_id ORDER BY b.gmlid, a.part`,
+		`SELECT b.gmlid, a.part, a.seq, a.street, a.house_number, a.postal_code, a.locality, a.country, a.street_key, a.number_key, a.locality_key
+FROM addresses a JOIN buildings b USING (building_id) ORDER BY b.gmlid, a.part, a.seq`,
+		`SELECT b.gmlid, r.min_lon, r.max_lon, r.min_lat, r.max_lat FROM building_bbox r JOIN buildings b USING (building_id) ORDER BY b.gmlid`,
 	} {
 		rows, err := db.Query(q)
 		if err != nil {
@@ -273,6 +284,43 @@ JOIN idx_surfaces_geom r ON r.pkid = s.surface_id ORDER BY b.gmlid, s.surface_id
 			t.Fatal(err)
 		}
 		fmt.Fprintln(&b, "building", id, string(bd.Coords))
+		a, err := s.Attributes(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.BuildingID = 0
+		j, _ := json.Marshal(a)
+		fmt.Fprintln(&b, "attributes", id, string(j))
+	}
+	// Building queries, paged through their keyset cursors.
+	for _, q := range []lod2store.BuildingQuery{
+		{Limit: 7, Sort: []lod2store.Sort{{Name: "height_m", Desc: true}, {Name: "gmlid"}}},
+		{Limit: 5, Where: "roof_type = ?", Args: []any{"3100"}, Sort: []lod2store.Sort{{Name: "gmlid"}}, BBox: &boxes[1]},
+	} {
+		for page := 0; ; page++ {
+			p, err := s.QueryBuildings(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range p.Rows {
+				fmt.Fprintln(&b, "query", page, r.Owner.GMLID, r.Lon, r.Lat)
+			}
+			if p.Next == "" {
+				break
+			}
+			q.After = p.Next
+		}
+	}
+	for _, q := range []string{"Hauptstr. 5", "Kirchstrasse 12a", "Kirchweg 12 a"} {
+		aq, _ := lod2store.ParseAddress(q)
+		hits, err := s.FindAddresses(context.Background(), aq, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 && !strings.Contains(q, "weg") {
+			t.Errorf("address %q not found", q)
+		}
+		fmt.Fprintf(&b, "address %q %+v\n", q, hits)
 	}
 	return b.String()
 }
@@ -288,5 +336,32 @@ func dumpStore(t *testing.T, path string) string {
 		`SELECT nodeno, hex(data) FROM idx_surfaces_geom_node ORDER BY nodeno`,
 		`SELECT rowid, nodeno FROM idx_surfaces_geom_rowid ORDER BY rowid`,
 		`SELECT name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates FROM source_files ORDER BY file_id`,
-		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`)
+		`SELECT key, value FROM svc_metadata WHERE key <> 'import_finished_at' ORDER BY key`,
+		`SELECT * FROM building_attrs ORDER BY building_id, part`,
+		`SELECT * FROM addresses ORDER BY building_id, part, seq`,
+		`SELECT * FROM building_bbox ORDER BY building_id`,
+		`SELECT nodeno, hex(data) FROM building_bbox_node ORDER BY nodeno`)
+}
+
+// addAddress gives the first building of the CityGML file at path an
+// address (street and number, 50667 Köln) in LoD2-DE's xAL form.
+func addAddress(t *testing.T, path, street, number string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := `<bldg:address><core:Address><core:xalAddress><xAL:AddressDetails><xAL:Country><xAL:CountryName>Germany</xAL:CountryName>
+<xAL:Locality Type="Town"><xAL:LocalityName>Köln</xAL:LocalityName><xAL:Thoroughfare Type="Street">
+<xAL:ThoroughfareNumber>` + number + `</xAL:ThoroughfareNumber><xAL:ThoroughfareName>` + street + `</xAL:ThoroughfareName>
+</xAL:Thoroughfare><xAL:PostalCode><xAL:PostalCodeNumber>50667</xAL:PostalCodeNumber></xAL:PostalCode></xAL:Locality></xAL:Country>
+</xAL:AddressDetails></core:xalAddress></core:Address></bldg:address>
+`
+	i := bytes.Index(raw, []byte("</bldg:Building>"))
+	if i < 0 {
+		t.Fatalf("%s: no building", path)
+	}
+	if err := os.WriteFile(path, slices.Concat(raw[:i], []byte(addr), raw[i:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

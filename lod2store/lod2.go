@@ -31,6 +31,7 @@ type LoD2 struct {
 	roofStop context.CancelFunc
 	roofDone chan struct{}
 	closed   bool
+	streetState
 }
 
 // OpenLoD2 opens the LoD2 file at path read-only and loads its packed
@@ -73,6 +74,12 @@ func (s *LoD2) load(ctx context.Context) error {
 		meta[k] = v
 	}
 	rows.Close()
+	if v := meta["lod2_schema"]; v != strconv.Itoa(SchemaVersion) {
+		if v == "" {
+			v = "1"
+		}
+		return fmt.Errorf("%w %s (this server reads %d): import the BL again with `svc import lod2`", ErrSchema, v, SchemaVersion)
+	}
 	if s.epsg, err = strconv.Atoi(meta["epsg"]); err != nil {
 		return fmt.Errorf("%w: metadata epsg", ErrCorrupt)
 	}

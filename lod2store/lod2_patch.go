@@ -136,6 +136,9 @@ func (w *LoD2Writer) openPatch(ctx context.Context) error {
 		meta[k] = v
 	}
 	rows.Close()
+	if meta["lod2_schema"] != strconv.Itoa(SchemaVersion) {
+		return fmt.Errorf("%w: the previous pack has schema %q, not %d", ErrNoPatch, meta["lod2_schema"], SchemaVersion)
+	}
 	if p.ext, err = parseExactExtent(meta["extent_exact"]); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPatch, err)
 	}
@@ -316,6 +319,9 @@ func (w *LoD2Writer) dropSource(ctx context.Context, s SourceFile) error {
 	}{
 		{`DELETE FROM surfaces WHERE surface_id BETWEEN ? AND ?`, []any{s0, s1}},
 		{`DELETE FROM buildings WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
+		{`DELETE FROM building_attrs WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
+		{`DELETE FROM addresses WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
+		{`DELETE FROM building_bbox WHERE building_id BETWEEN ? AND ?`, []any{b0, b1}},
 		{`DELETE FROM source_files WHERE file_id = ?`, []any{s.FileID}},
 	} {
 		if _, err := w.tx.ExecContext(ctx, q.sql, q.args...); err != nil {

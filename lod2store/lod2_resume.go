@@ -89,6 +89,9 @@ func ResumeLoD2(ctx context.Context, path string, st WriterState) (*LoD2Writer, 
 		`DELETE FROM buildings WHERE building_id > ?1`,
 		`DELETE FROM building_ids WHERE building_id > ?1`,
 		`DELETE FROM source_files WHERE file_id > ?3`,
+		`DELETE FROM building_attrs WHERE building_id > ?1`,
+		`DELETE FROM addresses WHERE building_id > ?1`,
+		`DELETE FROM building_bbox WHERE building_id > ?1`,
 	} {
 		if _, err := db.ExecContext(ctx, q, st.Buildings, st.Surfaces, st.Sources); err != nil {
 			return fail(err)

@@ -93,6 +93,11 @@ func ReadSources(ctx context.Context, path string) ([]SourceFile, int, error) {
 	if err := db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM svc_metadata WHERE key = 'epsg'`).Scan(&epsg); err != nil {
 		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
 	}
+	// A pack of an older schema lacks rows a new one has: nothing of it
+	// can be reused.
+	if v, err := schemaOf(ctx, db); err != nil || v != SchemaVersion {
+		return nil, epsg, nil
+	}
 	out, err := querySources(ctx, db)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: sources %s: %w", path, err)
@@ -168,6 +173,9 @@ WHERE p.building_id BETWEEN ?1 AND ?2 AND EXISTS (SELECT 1 FROM main.building_id
 	}
 	if _, err := w.tx.ExecContext(ctx, `INSERT INTO main.surfaces SELECT surface_id + ?3, building_id + ?4, gmlid, surface_class, geom
 FROM prev.surfaces WHERE surface_id BETWEEN ?1 AND ?2 ORDER BY surface_id`, s0, s1, offS, offB); err != nil {
+		return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
+	}
+	if err := w.copyAttrs(ctx, b0, b1, offB); err != nil {
 		return 0, fmt.Errorf("store: copy %s: %w", src.Name, err)
 	}
 	if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(sum(valid), 0) FROM prev.buildings WHERE building_id BETWEEN ?1 AND ?2`, b0, b1).Scan(&valid); err != nil {

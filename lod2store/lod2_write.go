@@ -36,6 +36,11 @@ type BuildingInput struct {
 	PartIDs  []string // gml:ids of its BuildingParts; searchable like GMLID
 	Valid    bool     // passed geometric validation
 	Surfaces []SurfaceInput
+	// Attrs are the attributes of the building (first) and of its parts;
+	// nil for none. Measures are the building's derived measures; nil for
+	// none (attrs.go).
+	Attrs    []AttrsInput
+	Measures *MeasuresInput
 }
 
 // LoD2Stats summarises a finished file.
@@ -47,20 +52,21 @@ type LoD2Stats struct {
 // LoD2Writer writes one LoD2 SpatiaLite file. It is not safe for
 // concurrent use.
 type LoD2Writer struct {
-	roofs   int64 // roof surfaces written (metadata roof_count)
-	path    string
-	db      *sql.DB
-	tx      *sql.Tx
-	zone    geo.Zone
-	epsg    int
-	stmts   struct{ surface, building, id, unid *sql.Stmt }
-	stats   LoD2Stats
-	spool   *recordSpool
-	prep    *Preparer // for Add
-	prev    *prevPack // for CopySource
-	rec     []byte
-	sources int64 // source_files rows
-	runLen  int   // leaf entries sorted in memory at once; 0: defaultRunEntries
+	roofs     int64 // roof surfaces written (metadata roof_count)
+	path      string
+	db        *sql.DB
+	tx        *sql.Tx
+	zone      geo.Zone
+	epsg      int
+	stmts     struct{ surface, building, id, unid *sql.Stmt }
+	attrStmts attrStmts
+	stats     LoD2Stats
+	spool     *recordSpool
+	prep      *Preparer // for Add
+	prev      *prevPack // for CopySource
+	rec       []byte
+	sources   int64 // source_files rows
+	runLen    int   // leaf entries sorted in memory at once; 0: defaultRunEntries
 	// lastB and lastS are the building and surface ids given last: the
 	// counts in stats, but for a writer patching a previous pack
 	// (PatchLoD2), whose removed files leave ids unused.
@@ -95,7 +101,7 @@ CREATE TABLE building_ids (
   building_id INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE svc_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-` + sourceSchema
+` + sourceSchema + attrSchema
 
 // CreateLoD2 creates a new LoD2 file at path (which must not exist) for
 // geometry in epsg (25832 or 25833).
@@ -213,7 +219,10 @@ func (w *LoD2Writer) begin(ctx context.Context) error {
 	w.stmts.building = prep(`INSERT INTO buildings VALUES (?, ?, ?, ?)`)
 	w.stmts.id = prep(`INSERT OR IGNORE INTO building_ids VALUES (?, ?)`)
 	w.stmts.unid = prep(`DELETE FROM building_ids WHERE gmlid = ?`)
-	return err
+	if err != nil {
+		return err
+	}
+	return w.attrStmts.prepare(ctx, tx)
 }
 
 // Outcome says what AddPrepared did with a building.
@@ -265,10 +274,15 @@ func (w *LoD2Writer) AddPrepared(ctx context.Context, p Prepared) (Outcome, erro
 		}
 		return Empty, nil
 	}
+	bb := emptyBox()
 	for i := range p.surfaces {
 		if err := w.addSurface(ctx, bid, p.GMLID, &p.surfaces[i]); err != nil {
 			return 0, err
 		}
+		bb.extend(p.surfaces[i].bb)
+	}
+	if err := w.writeAttrs(ctx, bid, &p, bb); err != nil {
+		return 0, err
 	}
 	for _, part := range p.PartIDs {
 		res, err := w.stmts.id.ExecContext(ctx, part, bid)
@@ -456,6 +470,7 @@ func (w *LoD2Writer) writeMeta(ctx context.Context, meta map[string]string) erro
 	minLon, minLat, maxLon, maxLat := w.extentWGS84()
 	w.stats.BBoxWGS84 = [4]float64{minLon, minLat, maxLon, maxLat}
 	meta["epsg"] = strconv.Itoa(w.epsg)
+	meta["lod2_schema"] = strconv.Itoa(SchemaVersion)
 	meta["building_count"] = strconv.FormatInt(w.stats.Buildings, 10)
 	meta["surface_count"] = strconv.FormatInt(w.stats.Surfaces, 10)
 	meta["roof_count"] = strconv.FormatInt(w.roofs, 10)

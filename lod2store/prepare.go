@@ -21,6 +21,7 @@ type Prepared struct {
 	PartIDs  []string
 	Valid    bool
 	surfaces []preparedSurface
+	attrs    *preparedAttrs
 }
 
 // Surfaces is the number of usable surfaces of p.
@@ -63,6 +64,10 @@ func NewPreparer(epsg int) (*Preparer, error) {
 // rings or points per ring, a gml:id over 65,535 bytes) wrap ErrInput.
 func (pr *Preparer) Prepare(b BuildingInput) (Prepared, error) {
 	out := Prepared{GMLID: b.GMLID, PartIDs: b.PartIDs, Valid: b.Valid}
+	var err error
+	if out.attrs, err = prepareAttrs(b.Attrs, b.Measures); err != nil {
+		return Prepared{}, err
+	}
 	for _, s := range b.Surfaces {
 		ps, ok, err := pr.surface(b.GMLID, s)
 		if err != nil {

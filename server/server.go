@@ -185,6 +185,7 @@ func (s *Server) routeTable() []httpapi.Route {
 		Log: s.log, RequestID: requestID}
 	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.AttributeRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.FootprintRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),

@@ -167,13 +167,18 @@ func notFound(gmlid string) error {
 // records the BL for usage and links the BL's licence (RFC 8288 rel=license),
 // since the detail body itself has no room for attribution.
 func (s *surface) writeBuildingBody(w http.ResponseWriter, r *http.Request, v *catalog.View, code string, body []byte) {
+	s.writeBuildingBodyAs(w, r, v, code, "application/geo+json", body)
+}
+
+// writeBuildingBodyAs is writeBuildingBody with another content type.
+func (s *surface) writeBuildingBodyAs(w http.ResponseWriter, r *http.Request, v *catalog.View, code, contentType string, body []byte) {
 	s.SetBL(r.Context(), code)
 	if p, ok := v.Pack(pack.LoD2, code); ok {
 		if l := bl.LicenseOf(p.Manifest.LicenseID); l.URL != "" {
 			w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"license\"", l.URL))
 		}
 	}
-	w.Header().Set("Content-Type", "application/geo+json")
+	w.Header().Set("Content-Type", contentType)
 	_, _ = w.Write(body)
 }
 

@@ -58,6 +58,48 @@ func Schemas() apidoc.Obj {
 		"TilesetList": apidoc.Object("Tilesets meeting a bbox (SPEC 4.3)", nil, apidoc.Obj{
 			"tilesets": apidoc.Array(apidoc.Ref("Tileset"), ""), "count": apidoc.Int(""), "bbox": apidoc.BBox4(),
 			"svc": apidoc.Object("", nil, apidoc.Obj{"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "one entry per BL listed; tiles_count is the tileset's tile count")})}),
+		"CodeLabel": apidoc.Object("A code with its AdV code list labels", []string{"code"}, apidoc.Obj{
+			"code": apidoc.Str("the code as written"), "codespace": apidoc.Str("codeSpace attribute, absent when the file gives none"),
+			"label_de": apidoc.Str("German label of the AdV list; absent for a code outside it"), "label_en": apidoc.Str("English label; absent with label_de")}),
+		"PostalAddress": apidoc.Object("A postal address as the file writes it (xAL); \"\" for an element it lacks", nil, apidoc.Obj{
+			"street": apidoc.Str("ThoroughfareName"), "house_number": apidoc.Str("ThoroughfareNumber"), "postal_code": apidoc.Str("PostalCodeNumber"),
+			"locality": apidoc.Str("LocalityName"), "country": apidoc.Str("CountryName")}),
+		"OwnerAttributes": apidoc.Object("Attributes of a building or building part (docs/buildings-attributes.md)",
+			[]string{"gmlid", "function", "roof_type", "measured_height_m", "storeys", "creation_date", "municipality_key", "municipality_name",
+				"source_roof", "source_ground", "source_position", "footprint_date", "addresses", "generic"}, apidoc.Obj{
+				"gmlid": apidoc.Str(""), "parent_gmlid": apidoc.Str("parts only: the building or part holding it"),
+				"function":          apidoc.Array(apidoc.Ref("CodeLabel"), "bldg:function values"),
+				"roof_type":         apidoc.Obj{"oneOf": []apidoc.Obj{apidoc.Ref("CodeLabel"), {"type": "null"}}, "description": "bldg:roofType"},
+				"measured_height_m": apidoc.Nullable("number", "bldg:measuredHeight (m)"), "storeys": apidoc.Nullable("integer", "bldg:storeysAboveGround"),
+				"creation_date":    apidoc.Nullable("string", "core:creationDate as written"),
+				"municipality_key": apidoc.Nullable("string", "generic Gemeindeschluessel (AGS)"), "municipality_name": apidoc.Nullable("string", "generic Gemeindename"),
+				"source_roof": apidoc.Nullable("string", "generic DatenquelleDachhoehe"), "source_ground": apidoc.Nullable("string", "generic DatenquelleBodenhoehe"),
+				"source_position": apidoc.Nullable("string", "generic DatenquelleLage"), "footprint_date": apidoc.Nullable("string", "generic Grundrissaktualitaet"),
+				"addresses": apidoc.Array(apidoc.Ref("PostalAddress"), "bldg:address, in file order"),
+				"generic": apidoc.Array(apidoc.Object("", []string{"name", "type", "value"}, apidoc.Obj{"name": apidoc.Str(""),
+					"type":  apidoc.Enum("", "stringAttribute", "intAttribute", "doubleAttribute", "dateAttribute", "uriAttribute", "measureAttribute"),
+					"value": apidoc.Str("as written"), "uom": apidoc.Str("measureAttribute only")}), "every generic attribute, in file order"),
+				"invalid": apidoc.Array(apidoc.Str(""), "values that could not be read; absent when none")}),
+		"BuildingAttributes": apidoc.Object("All attributes of one building, its parts and its derived measures", nil, apidoc.Obj{
+			"gmlid": apidoc.Str("the building's gml:id (also when a part's was asked for)"), "bl": apidoc.Str("BL code"),
+			"point": apidoc.GeoJSON("Point", "centre of the building's bounding box"), "building": apidoc.Ref("OwnerAttributes"),
+			"parts": apidoc.Array(apidoc.Ref("OwnerAttributes"), "building parts, nested ones included, in file order"),
+			"measures": apidoc.Object("Derived from the geometry of the building with all its parts; null when not derivable", nil, apidoc.Obj{
+				"footprint_area_m2": apidoc.Nullable("number", "horizontal area (m², UTM)"), "footprint_source": apidoc.Nullable("string", "ground, roof or none"),
+				"ground_z_m": apidoc.Nullable("number", "lowest ground height (m)"), "eaves_z_m": apidoc.Nullable("number", "lowest roof height (m)"),
+				"ridge_z_m": apidoc.Nullable("number", "highest roof height (m)"), "height_m": apidoc.Nullable("number", "ridge_z_m - ground_z_m"),
+				"roof_area_flat_m2": apidoc.Nullable("number", "roof tilted below 10°"), "roof_area_low_m2": apidoc.Nullable("number", "10° to below 30°"),
+				"roof_area_medium_m2": apidoc.Nullable("number", "30° to below 45°"), "roof_area_steep_m2": apidoc.Nullable("number", "45° and more"),
+				"roof_area_m2": apidoc.Nullable("number", "all roof polygons (3D area)"), "wall_area_m2": apidoc.Nullable("number", "wall polygons (3D area)"),
+				"volume_m3":     apidoc.Nullable("number", "enclosed volume; null when a shell is not closed"),
+				"volume_reason": apidoc.Nullable("string", "why volume_m3 is null"), "height_system": apidoc.Enum("heights are normal heights", "DHHN2016")})}),
+		"AddressSearchResponse": apidoc.Object("Buildings matching an address, best first", nil, apidoc.Obj{
+			"query": apidoc.Object("how q was read", nil, apidoc.Obj{"street": apidoc.Str(""), "house_number": apidoc.Str("\"\" when none"),
+				"postal_code": apidoc.Str("\"\" when none"), "locality": apidoc.Str("\"\" when none")}),
+			"count": apidoc.Int("matches answered"),
+			"matches": apidoc.Array(apidoc.Object("", nil, apidoc.Obj{"gmlid": apidoc.Str("the building's gml:id"), "bl": apidoc.Str("BL code"),
+				"address": apidoc.Ref("PostalAddress"), "point": apidoc.GeoJSON("Point", "centre of the building's bounding box"),
+				"score": apidoc.Num("1 a perfect match; street likeness 0.6, house number 0.3 (0.2 with a letter suffix), postcode or city 0.1")}), "")}),
 		"BuildingSurfaceProperties": apidoc.Object("Exactly these six properties (SPEC 2.3)", nil, propertiesSchema(buildings.SearchSurface)),
 		"BuildingSurfaceFeature": apidoc.Object("One surface of a building", nil, apidoc.Obj{
 			"type": apidoc.Enum("", "Feature"), "id": apidoc.Str("the gmlid"), "geometry": apidoc.GeoJSON("MultiPolygon", "with Z"),

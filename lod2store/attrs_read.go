@@ -1,0 +1,200 @@
+package lod2store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/svc-geodata/svc/adv"
+)
+
+// Label is a code with its AdV labels; De and En are "" for a code the
+// AdV list does not have (the Berlin model's own function codes).
+type Label struct {
+	Code  string `json:"code"`
+	Space string `json:"codespace,omitempty"`
+	De    string `json:"label_de,omitempty"`
+	En    string `json:"label_en,omitempty"`
+}
+
+// Owner are the stored attributes of a building (Part 0) or one of its
+// BuildingParts (Part 1, 2, ... in file order). Absent values are nil.
+type Owner struct {
+	Part             int
+	GMLID            string
+	ParentGMLID      string
+	Functions        []Label
+	RoofType         *Label
+	MeasuredHeightM  *float64
+	Storeys          *int64
+	CreationDate     *string
+	MunicipalityKey  *string
+	MunicipalityName *string
+	SourceRoof       *string // DatenquelleDachhoehe
+	SourceGround     *string // DatenquelleBodenhoehe
+	SourcePosition   *string // DatenquelleLage
+	FootprintDate    *string // Grundrissaktualitaet
+	Addresses        []Address
+	Generic          []Generic
+	Invalid          []string
+}
+
+// Measures are the stored derived measures of a whole building (nil
+// fields: not derivable, see citygml/measure). Areas m², heights m
+// (DHHN2016), volume m³.
+type Measures struct {
+	FootprintAreaM2 *float64
+	FootprintSource *string
+	GroundZ         *float64
+	EavesZ          *float64
+	RidgeZ          *float64
+	HeightM         *float64 // RidgeZ - GroundZ
+	RoofAreaFlatM2  *float64
+	RoofAreaLowM2   *float64
+	RoofAreaMedM2   *float64
+	RoofAreaSteepM2 *float64
+	RoofAreaM2      *float64
+	WallAreaM2      *float64
+	VolumeM3        *float64
+	VolumeReason    *string
+}
+
+// Attributes is everything stored of one building: its own attributes
+// (Owners[0]), its parts' (Owners[1:]), its measures and its point (WGS84,
+// the centre of its bounding box).
+type Attributes struct {
+	BuildingID int64
+	Owners     []Owner
+	Measures   Measures
+	Lon, Lat   float64
+}
+
+// ownerCols are the building_attrs columns read into an Owner and
+// Measures, in scan order.
+const ownerCols = `part, gmlid, parent_gmlid, function, function_space, function_more, roof_type, roof_type_space,
+ measured_height_m, storeys, creation_date, municipality_key, municipality_name, source_roof, source_ground, source_position,
+ footprint_date, footprint_area_m2, footprint_source, ground_z, eaves_z, ridge_z, height_m, roof_area_flat_m2,
+ roof_area_low_m2, roof_area_medium_m2, roof_area_steep_m2, roof_area_m2, wall_area_m2, volume_m3, volume_reason,
+ lon, lat, generic, invalid`
+
+// Attributes returns the attributes of the building with the gml:id (of
+// the building or one of its parts). Errors wrap ErrNotFound, or
+// ErrCorrupt for rows this package did not write.
+func (s *LoD2) Attributes(ctx context.Context, gmlid string) (Attributes, error) {
+	bid, err := s.buildingID(ctx, gmlid)
+	if err != nil {
+		return Attributes{}, err
+	}
+	out := Attributes{BuildingID: bid}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+ownerCols+` FROM building_attrs WHERE building_id = ? ORDER BY part`, bid)
+	if err != nil {
+		return Attributes{}, fmt.Errorf("store: attributes %q: %w", gmlid, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o Owner
+		var m Measures
+		var lon, lat sql.NullFloat64
+		if err := scanOwner(rows, &o, &m, &lon, &lat); err != nil {
+			return Attributes{}, fmt.Errorf("store: attributes %q: %w", gmlid, err)
+		}
+		if o.Part == 0 {
+			out.Measures, out.Lon, out.Lat = m, lon.Float64, lat.Float64
+		}
+		out.Owners = append(out.Owners, o)
+	}
+	if err := rows.Err(); err != nil {
+		return Attributes{}, fmt.Errorf("store: attributes %q: %w", gmlid, err)
+	}
+	if len(out.Owners) == 0 || out.Owners[0].Part != 0 {
+		return Attributes{}, fmt.Errorf("%w: building %d has no attribute row", ErrCorrupt, bid)
+	}
+	if err := s.readAddresses(ctx, bid, out.Owners); err != nil {
+		return Attributes{}, fmt.Errorf("store: attributes %q: %w", gmlid, err)
+	}
+	return out, nil
+}
+
+type scanner interface{ Scan(dst ...any) error }
+
+// scanOwner reads one building_attrs row (ownerCols).
+func scanOwner(r scanner, o *Owner, m *Measures, lon, lat *sql.NullFloat64) error {
+	var parent, fn, fnSpace, fnMore, roof, roofSpace, generic, invalid sql.NullString
+	err := r.Scan(&o.Part, &o.GMLID, &parent, &fn, &fnSpace, &fnMore, &roof, &roofSpace,
+		&o.MeasuredHeightM, &o.Storeys, &o.CreationDate, &o.MunicipalityKey, &o.MunicipalityName, &o.SourceRoof,
+		&o.SourceGround, &o.SourcePosition, &o.FootprintDate, &m.FootprintAreaM2, &m.FootprintSource, &m.GroundZ,
+		&m.EavesZ, &m.RidgeZ, &m.HeightM, &m.RoofAreaFlatM2, &m.RoofAreaLowM2, &m.RoofAreaMedM2, &m.RoofAreaSteepM2,
+		&m.RoofAreaM2, &m.WallAreaM2, &m.VolumeM3, &m.VolumeReason, lon, lat, &generic, &invalid)
+	if err != nil {
+		return err
+	}
+	o.ParentGMLID = parent.String
+	if fn.Valid {
+		o.Functions = append(o.Functions, FunctionLabel(fn.String, fnSpace.String))
+	}
+	if fnMore.Valid {
+		var more []codeJSON
+		if err := json.Unmarshal([]byte(fnMore.String), &more); err != nil {
+			return fmt.Errorf("%w: function_more: %v", ErrCorrupt, err)
+		}
+		for _, c := range more {
+			o.Functions = append(o.Functions, FunctionLabel(c.Code, c.Space))
+		}
+	}
+	if roof.Valid {
+		l := RoofTypeLabel(roof.String, roofSpace.String)
+		o.RoofType = &l
+	}
+	if generic.Valid {
+		if err := json.Unmarshal([]byte(generic.String), &o.Generic); err != nil {
+			return fmt.Errorf("%w: generic: %v", ErrCorrupt, err)
+		}
+	}
+	if invalid.Valid {
+		if err := json.Unmarshal([]byte(invalid.String), &o.Invalid); err != nil {
+			return fmt.Errorf("%w: invalid: %v", ErrCorrupt, err)
+		}
+	}
+	return nil
+}
+
+// readAddresses fills the addresses of the owners of building bid.
+func (s *LoD2) readAddresses(ctx context.Context, bid int64, owners []Owner) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT part, street, house_number, postal_code, locality, country
+FROM addresses WHERE building_id = ? ORDER BY part, seq`, bid)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var part int
+		var a Address
+		if err := rows.Scan(&part, &a.Street, &a.HouseNumber, &a.PostalCode, &a.Locality, &a.Country); err != nil {
+			return err
+		}
+		if part < 0 || part >= len(owners) || owners[part].Part != part {
+			return fmt.Errorf("%w: address of part %d of building %d", ErrCorrupt, part, bid)
+		}
+		owners[part].Addresses = append(owners[part].Addresses, a)
+	}
+	return rows.Err()
+}
+
+// FunctionLabel is a building function code with its AdV labels.
+func FunctionLabel(code, space string) Label {
+	l := Label{Code: code, Space: space}
+	if e, ok := adv.BuildingFunction(code); ok {
+		l.De, l.En = e.De, e.En
+	}
+	return l
+}
+
+// RoofTypeLabel is a roof type code with its AdV labels.
+func RoofTypeLabel(code, space string) Label {
+	l := Label{Code: code, Space: space}
+	if e, ok := adv.RoofType(code); ok {
+		l.De, l.En = e.De, e.En
+	}
+	return l
+}
