@@ -136,7 +136,10 @@ func TestOGCFilter(t *testing.T) {
 	}{
 		{name: "roof class", filter: "surface_class = 712", want: func(f ogcFeat) bool { return num(f, "surface_class") == 712 }},
 		{name: "IN and less", filter: "surface_class IN (709, 710) AND building_id < 20",
-			want: func(f ogcFeat) bool { c := num(f, "surface_class"); return (c == 709 || c == 710) && num(f, "building_id") < 20 }},
+			want: func(f ogcFeat) bool {
+				c := num(f, "surface_class")
+				return (c == 709 || c == 710) && num(f, "building_id") < 20
+			}},
 		{name: "OR of two BL", filter: "bundesland = 'he' OR bundesland = 'by'",
 			want: func(f ogcFeat) bool { return str(f, "bundesland") == "he" || str(f, "bundesland") == "by" }},
 		{name: "LIKE prefix", filter: "gmlid LIKE '" + prefix + "%'", want: func(f ogcFeat) bool { return strings.HasPrefix(str(f, "gmlid"), prefix) }},
