@@ -16,6 +16,12 @@ import (
 const (
 	langText = "cql2-text"
 	langJSON = "cql2-json"
+	// langDraftText is the name of cql2-text in the drafts of Part 3,
+	// which GDAL up to 3.6 sends (and looks for in the filter-lang enum of
+	// the items operation before it passes a filter to the server). What
+	// GDAL writes in it (comparisons, AND/OR/NOT, IS NULL, LIKE) is
+	// cql2-text; it is read as such.
+	langDraftText = "cql-text"
 	// geometryName is the queryable of a feature's geometry.
 	geometryName = "geometry"
 	// maxFilterLen bounds the filter parameter (a query string beyond
@@ -30,8 +36,9 @@ func filterParams() []httpapi.Param {
 			Desc: "CQL2 filter (OGC API - Features Part 3) in `filter-lang`, over the collection's queryables " +
 				"(`/ogc/collections/{collectionId}/queryables`). A filter that does not parse, or names a property that is not a " +
 				"queryable, is 400 with a detail giving the position (line:column, or the JSON pointer for cql2-json) and the token."},
-		{Name: "filter-lang", In: "query", Type: "string", Enum: []string{langText, langJSON}, Default: langText, Component: "filter-lang",
-			Desc: "encoding of `filter`: cql2-text (default) or cql2-json"},
+		{Name: "filter-lang", In: "query", Type: "string", Enum: []string{langText, langJSON, langDraftText}, Default: langText, Component: "filter-lang",
+			Desc: "encoding of `filter`: cql2-text (default) or cql2-json; `cql-text`, the name of cql2-text in the drafts of " +
+				"Part 3 that GDAL up to 3.6 sends, is read as cql2-text"},
 		{Name: "filter-crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "filter-crs",
 			Desc: "CRS of the geometry literals in `filter` (a URI of the collection's `crs` list); default CRS84"},
 		{Name: "sortby", In: "query", Type: "string", Component: "sortby", Parse: parseSortBy, Example: "-area_m2",

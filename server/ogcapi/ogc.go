@@ -253,8 +253,18 @@ func (s *surface) handleOGCConformance(w http.ResponseWriter, r *http.Request, i
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
+// openAPIType is the media type of the OpenAPI 3.1 document.
+const openAPIType = "application/vnd.oai.openapi+json;version=3.1"
+
 func (s *surface) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
+	ct := openAPIType
+	// A client that accepts JSON but names only other OpenAPI versions
+	// (GDAL up to 3.6 asks for version=3.0 or application/json and refuses
+	// any other type) gets the same document as application/json.
+	if acc := r.Header.Get("Accept"); strings.Contains(acc, "application/json") && !strings.Contains(acc, "version=3.1") && !strings.Contains(acc, "*/*") {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
 	_, _ = w.Write(s.OpenAPI())
 	return nil
 }
@@ -342,7 +352,9 @@ func (s *surface) collectionDoc(c ogcCollection, v *catalog.View, html bool, sel
 	}
 	links = append(links,
 		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"json"}}), Rel: "items", Type: "application/geo+json", Title: "the features"},
-		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"})
+		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"},
+		ogcLink{Href: s.ogcURL(path+"/queryables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", Type: "application/schema+json", Title: "the properties filter may use"},
+		ogcLink{Href: s.ogcURL(path+"/sortables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/sortables", Type: "application/schema+json", Title: "the properties sortby may use"})
 	for _, src := range c.sources {
 		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
 			if l := bl.LicenseOf(pk.Manifest.LicenseID); l.URL != "" {
