@@ -23,8 +23,9 @@ import (
 // keeps them in the order of its spatial index only).
 const maxSorted = 100000
 
-// scanChunk is how many surfaces a filtered search reads from the store at
-// a time.
+// scanChunk is the most surfaces a filtered search reads from the store at
+// a time; it starts at twice the page and doubles, so a filter that
+// matches often reads little more than the page.
 const scanChunk = 2000
 
 // found is the result of a filtered or sorted items search.
@@ -84,11 +85,12 @@ type searchQuery struct {
 func searchFiltered(ctx context.Context, q searchQuery) (found, error) {
 	var out found
 	pos := q.after.Position
-	for {
+	chunk := min(scanChunk, 2*q.limit)
+	for ; ; chunk = min(scanChunk, 2*chunk) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		page, err := buildings.Search(ctx, q.srcs, q.bbox, pos, scanChunk, q.store)
+		page, err := buildings.Search(ctx, q.srcs, q.bbox, pos, chunk, q.store)
 		if err != nil {
 			return out, err
 		}
@@ -125,8 +127,8 @@ func searchFiltered(ctx context.Context, q searchQuery) (found, error) {
 
 // anyMatch tells whether a feature after pos matches.
 func anyMatch(ctx context.Context, q searchQuery, pos lod2store.Position) (bool, error) {
-	for {
-		page, err := buildings.Search(ctx, q.srcs, q.bbox, pos, scanChunk, q.store)
+	for chunk := 32; ; chunk = min(scanChunk, 2*chunk) {
+		page, err := buildings.Search(ctx, q.srcs, q.bbox, pos, chunk, q.store)
 		if err != nil {
 			return false, err
 		}
@@ -152,31 +154,34 @@ func matching(ctx context.Context, q searchQuery, hits []lod2store.FedHit) ([]bu
 	all := formOf(ogcCollection{roofs: q.roofs}).Properties
 	props := make(map[string]any, len(all))
 	for i, h := range hits {
-		f := buildings.Feature{FedHit: h}
+		// The feature is evaluated in place: a local passed to Value
+		// would escape, one allocation per hit.
+		out = append(out, buildings.Feature{FedHit: h})
+		f := &out[len(out)-1]
 		if roofs != nil {
 			f.Roof = roofs[i]
 		}
-		if q.flt.expr != nil {
-			for _, p := range all {
-				props[p.Name] = p.Value(&f)
-			}
-			cf := cql2.Feature{Properties: props}
-			if q.flt.needGeom {
-				g, err := surfaceGeom(h.Coords)
-				if err != nil {
-					return nil, buildings.Damaged(sourceOf(q.srcs, h.BL), err)
-				}
-				cf.Geometry = g
-			}
-			ok, err := q.flt.expr.Match(cf)
-			if err != nil {
-				return nil, httpapi.Report(httpapi.ErrMalformed, "Parameter filter cannot be evaluated: %s", strings.TrimPrefix(err.Error(), "cql2: "))
-			}
-			if !ok {
-				continue
-			}
+		if q.flt.expr == nil {
+			continue
 		}
-		out = append(out, f)
+		for _, p := range all {
+			props[p.Name] = p.Value(f)
+		}
+		cf := cql2.Feature{Properties: props}
+		if q.flt.needGeom {
+			g, err := surfaceGeom(h.Coords)
+			if err != nil {
+				return nil, buildings.Damaged(sourceOf(q.srcs, h.BL), err)
+			}
+			cf.Geometry = g
+		}
+		ok, err := q.flt.expr.Match(cf)
+		if err != nil {
+			return nil, httpapi.Report(httpapi.ErrMalformed, "Parameter filter cannot be evaluated: %s", strings.TrimPrefix(err.Error(), "cql2: "))
+		}
+		if !ok {
+			out = out[:len(out)-1]
+		}
 	}
 	return out, nil
 }
