@@ -82,7 +82,10 @@ const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS 
 	"CRS84, EPSG:4326 and EPSG:4258 (latitude first), EPSG:25832, EPSG:25833 and EPSG:3857; metres have 3 decimals, " +
 	"degrees 8. ETRS89 and WGS84 are treated as equal (PROJ's default between them). The `datetime` filter compares " +
 	"with the snapshot date of each BL. Property filters: `gmlid` (the building) and `surface_class` (CityGML class " +
-	"code, e.g. 712 roof). The building function is not kept by the importer, so there is no `function` filter. " +
+	"code, e.g. 712 roof), and CQL2 (Part 3): `filter` in cql2-text or cql2-json over the collection's queryables " +
+	"(`/queryables`: the feature's properties and its geometry), `filter-crs` for the geometry literals; " +
+	"`sortby` (stable: ties by id) and `properties` (select the properties written). A filtered page is filled to its " +
+	"limit and its `next` link carries the filter; a bad filter is 400 with the position and the token. " +
 	"Unknown parameters are 400, as Part 1 allows."
 
 func ogcFormat() httpapi.Param {
