@@ -351,3 +351,52 @@ func TestOGCQueryablesSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestOGCFilterCRSProjected: a polygon literal in EPSG:25832 (its corners
+// converted from a CRS84 box by PROJ's cs2cs) with filter-crs finds every
+// surface with a vertex well inside the box and none whose envelope is
+// well outside it.
+func TestOGCFilterCRSProjected(t *testing.T) {
+	cs2cs := testtool.Require(t, "cs2cs", "apt-get install proj-bin")
+	all, _ := ogcAll(t, "/ogc/collections/buildings-he/items?limit=10000")
+	p0 := all[len(all)/3].Geometry.Coordinates[0][0][0]
+	box := [4]float64{p0[0] - 0.001, p0[1] - 0.0006, p0[0] + 0.001, p0[1] + 0.0006}
+	cmd := exec.Command(cs2cs, "-f", "%.4f", "OGC:CRS84", "EPSG:25832")
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("%.9f %.9f\n%.9f %.9f\n%.9f %.9f\n%.9f %.9f\n",
+		box[0], box[1], box[2], box[1], box[2], box[3], box[0], box[3]))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cs2cs: %v", err)
+	}
+	var ring []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		ring = append(ring, f[0]+" "+f[1])
+	}
+	ring = append(ring, ring[0])
+	filter := "S_INTERSECTS(geometry, POLYGON((" + strings.Join(ring, ", ") + ")))"
+	got, _ := ogcAll(t, "/ogc/collections/buildings-he/items?limit=10000&filter-crs="+q("http://www.opengis.net/def/crs/EPSG/0/25832")+"&filter="+q(filter))
+	in := map[string]bool{}
+	const slack = 0.00005 // ~4 m: the UTM quadrilateral's edges are not the box's
+	outer := [4]float64{box[0] - slack, box[1] - slack, box[2] + slack, box[3] + slack}
+	inner := [4]float64{box[0] + slack, box[1] + slack, box[2] - slack, box[3] - slack}
+	for _, f := range got {
+		in[f.ID] = true
+		if !envMeets(f, outer) {
+			t.Errorf("%s lies outside the box", f.ID)
+		}
+	}
+	n := 0
+	for _, f := range all {
+		if inBox(f, inner) {
+			n++
+			if !in[f.ID] {
+				t.Errorf("%s has a vertex inside the box but was not found", f.ID)
+			}
+		}
+	}
+	if n == 0 || len(got) == len(all) {
+		t.Fatalf("%d inside, %d found of %d: judges nothing", n, len(got), len(all))
+	}
+	t.Logf("%d surfaces with a vertex inside, %d found, of %d", n, len(got), len(all))
+}
