@@ -2,6 +2,7 @@ package ogcapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/svc-geodata/svc/server/httpapi"
@@ -59,8 +60,24 @@ func (s *surface) answerSchema(w http.ResponseWriter, r *http.Request, in *httpa
 	path := "/ogc/collections/" + c.id + "/" + what
 	doc := s.queryablesDoc(c, path, geometry)
 	if html {
-		doc["links"] = s.selfLinks(path, nil, true, "application/schema+json")
-		return s.writeOGCHTML(w, c.title+": "+what, doc)
+		// One row per property: its type, description and values.
+		rows := map[string]any{}
+		for name, d := range doc["properties"].(map[string]any) {
+			d := d.(map[string]any)
+			row := fmt.Sprint(d["type"])
+			if f, ok := d["format"]; ok {
+				row = fmt.Sprint(f)
+			}
+			if desc, ok := d["description"]; ok {
+				row += "; " + fmt.Sprint(desc)
+			}
+			if e, ok := d["enum"]; ok {
+				row += fmt.Sprintf("; values %v", e)
+			}
+			rows[name] = row
+		}
+		page := map[string]any{"links": s.selfLinks(path, nil, true, "application/schema+json"), "properties": rows}
+		return s.writeOGCHTML(w, c.title+": "+what, page)
 	}
 	body, err := json.Marshal(doc)
 	if err != nil {
