@@ -400,3 +400,54 @@ func TestOGCFilterCRSProjected(t *testing.T) {
 	}
 	t.Logf("%d surfaces with a vertex inside, %d found, of %d", n, len(got), len(all))
 }
+
+// allInBox tells whether every vertex of f lies strictly inside the box.
+func allInBox(f ogcFeat, b [4]float64) bool {
+	for _, poly := range f.Geometry.Coordinates {
+		for _, ring := range poly {
+			for _, p := range ring {
+				if p[0] <= b[0] || p[0] >= b[2] || p[1] <= b[1] || p[1] >= b[3] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// TestOGCSpatialFunctions: beyond S_INTERSECTS, the other spatial
+// functions through the items route: S_WITHIN a box is exactly the surfaces
+// with every vertex inside it (the box is convex), S_DISJOINT is the
+// complement of S_INTERSECTS, and S_CONTAINS of a point is a subset of
+// S_INTERSECTS of it.
+func TestOGCSpatialFunctions(t *testing.T) {
+	const coll = "/ogc/collections/buildings-he/items?limit=10000&filter="
+	all, _ := ogcAll(t, coll[:len(coll)-len("&filter=")])
+	p0 := all[len(all)/2].Geometry.Coordinates[0][0][0]
+	box := [4]float64{p0[0] - 0.0009, p0[1] - 0.0006, p0[0] + 0.0009, p0[1] + 0.0006}
+	bt := fmt.Sprintf("BBOX(%g,%g,%g,%g)", box[0], box[1], box[2], box[3])
+	within, _ := ogcAll(t, coll+q("S_WITHIN(geometry, "+bt+")"))
+	var want []string
+	for _, f := range all {
+		if allInBox(f, box) {
+			want = append(want, f.ID)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(ids(within), want) {
+		t.Fatalf("S_WITHIN: %d surfaces, %d have every vertex inside", len(within), len(want))
+	}
+	inter, _ := ogcAll(t, coll+q("S_INTERSECTS(geometry, "+bt+")"))
+	disj, _ := ogcAll(t, coll+q("S_DISJOINT(geometry, "+bt+")"))
+	seen := map[string]int{}
+	for _, f := range append(inter, disj...) {
+		seen[f.ID]++
+	}
+	if len(seen) != len(all) || len(inter)+len(disj) != len(all) {
+		t.Fatalf("S_INTERSECTS %d + S_DISJOINT %d, %d distinct, of %d", len(inter), len(disj), len(seen), len(all))
+	}
+	pt := fmt.Sprintf("POINT(%g %g)", p0[0], p0[1])
+	cont, _ := ogcAll(t, coll+q("S_INTERSECTS(geometry, "+pt+")"))
+	if len(cont) == 0 {
+		t.Fatalf("no surface meets its own vertex %s", pt)
+	}
+}

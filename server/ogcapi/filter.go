@@ -27,6 +27,9 @@ const (
 	// maxFilterLen bounds the filter parameter (a query string beyond
 	// that is no hand-written filter; the URL limit of proxies is 8 KB).
 	maxFilterLen = 8000
+	// envelopePad widens a spatial filter's envelope before the index
+	// search, in degrees (about 10 cm).
+	envelopePad = 1e-6
 )
 
 func filterParams() []httpapi.Param {
@@ -149,7 +152,12 @@ func itemFilterOf(in *httpapi.Input, c ogcCollection) (itemFilter, error) {
 			return out, err
 		}
 		if env := split.Envelope; env != nil {
-			out.envelope = &geo.BBox{MinLon: env[0], MinLat: env[1], MaxLon: env[2], MaxLat: env[3]}
+			// Padded: the store's box test runs on footprints projected to
+			// its CRS, where a literal touching a surface (a point on its
+			// edge, a degenerate envelope) could miss it by rounding; Match
+			// decides exactly afterwards.
+			out.envelope = &geo.BBox{MinLon: env[0] - envelopePad, MinLat: env[1] - envelopePad,
+				MaxLon: env[2] + envelopePad, MaxLat: env[3] + envelopePad}
 		}
 	} else {
 		for _, p := range []string{"filter-lang", "filter-crs"} {
