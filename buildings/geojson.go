@@ -35,33 +35,57 @@ type Property struct {
 	Enum     []any // the only values, or nil
 	Desc     string
 	write    func(b *bytes.Buffer, f *Feature)
-	key      string // "name": as written, set by newForm
+	// value is what write writes, as a Go value (int64, float64, string or
+	// nil): what a CQL2 filter and sortby compare.
+	value func(f *Feature) any
+	key   string // "name": as written, set by newForm
+}
+
+// Value returns the value of p in f as written (int64, float64, string,
+// or nil for null): what filters and sorting compare.
+func (p *Property) Value(f *Feature) any { return p.value(f) }
+
+func optFloat(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }
 
 // The properties a surface feature can have.
 var (
 	PropSurfaceID = &Property{Name: "surface_id", Type: "integer",
 		Desc:  "unique within a snapshot, not across snapshots: a new snapshot keeps the ids of its unchanged source files' surfaces and numbers the changed files' anew, after the last (gaps where files were replaced)",
+		value: func(f *Feature) any { return f.SurfaceID },
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, f.SurfaceID) }}
 	PropBuildingID = &Property{Name: "building_id", Type: "integer", Desc: "shared by the surfaces of one building",
+		value: func(f *Feature) any { return f.BuildingID },
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, f.BuildingID) }}
 	PropGMLID = &Property{Name: "gmlid", Type: "string",
+		value: func(f *Feature) any { return f.GMLID },
 		write: func(b *bytes.Buffer, f *Feature) { WriteJSONString(b, f.GMLID) }}
 	PropSurfaceClass = &Property{Name: "surface_class", Type: "integer", Desc: "709 wall, 710 ground, 712 roof",
 		Enum:  []any{lod2store.ClassWall, lod2store.ClassGround, lod2store.ClassRoof},
+		value: func(f *Feature) any { return int64(f.Class) },
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, int64(f.Class)) }}
 	PropBundesland = &Property{Name: "bundesland", Type: "string", Desc: "unprefixed BL code",
+		value: func(f *Feature) any { return f.BL },
 		write: func(b *bytes.Buffer, f *Feature) { b.WriteByte('"'); b.WriteString(f.BL); b.WriteByte('"') }}
 	PropLoD = &Property{Name: "lod", Type: "string", Enum: []any{"LoD2"},
+		value: func(f *Feature) any { return "LoD2" },
 		write: func(b *bytes.Buffer, f *Feature) { b.WriteString(`"LoD2"`) }}
 	PropRoofArea = &Property{Name: "area_m2", Type: "number", Desc: "horizontal area of all polygons of the surface, m2, 2 decimals",
+		value: func(f *Feature) any { return f.Roof.AreaM2 },
 		write: func(b *bytes.Buffer, f *Feature) { writeFloat(b, f.Roof.AreaM2) }}
 	PropRoofFacets = &Property{Name: "facets", Type: "integer", Desc: "planar polygons of the surface",
+		value: func(f *Feature) any { return int64(f.Roof.Facets) },
 		write: func(b *bytes.Buffer, f *Feature) { writeInt(b, int64(f.Roof.Facets)) }}
 	PropRoofTilt = &Property{Name: "tilt_deg", Type: "number", Nullable: true, Desc: "tilt of the largest polygon; null without polygons",
+		value: func(f *Feature) any { return optFloat(f.Roof.TiltDeg) },
 		write: func(b *bytes.Buffer, f *Feature) { writeOptFloat(b, f.Roof.TiltDeg) }}
 	PropRoofAzimuth = &Property{Name: "azimuth_deg", Type: "number", Nullable: true,
 		Desc:  "azimuth (true north) of the largest polygon; null when it is flat (tilt < 5) or there is none",
+		value: func(f *Feature) any { return optFloat(f.Roof.AzimuthDeg) },
 		write: func(b *bytes.Buffer, f *Feature) { writeOptFloat(b, f.Roof.AzimuthDeg) }}
 )
 
@@ -276,4 +300,17 @@ func writeOptFloat(b *bytes.Buffer, v *float64) {
 func round(v float64, decimals int) float64 {
 	p := math.Pow10(decimals)
 	return math.Round(v*p) / p
+}
+
+// Select returns the form with only the properties keep admits, in the
+// form's order (OGC API - Features property selection); the id and the
+// geometry are always written.
+func (fm *Form) Select(keep func(name string) bool) *Form {
+	out := &Form{id: fm.id}
+	for _, p := range fm.Properties {
+		if keep(p.Name) {
+			out.Properties = append(out.Properties, p)
+		}
+	}
+	return out
 }

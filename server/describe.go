@@ -22,7 +22,9 @@ func (s *Server) describe(comps obj) error {
 		"German open geodata per federal state: LoD2 buildings, DGM1 terrain, canopy height, 3D Tiles.", apidoc.Decisions); err != nil {
 		return err
 	}
-	if s.ogcOpenAPI, err = d.OpenAPI(func(rt *httpapi.Route) bool { return rt.Surface == ogcAPI },
+	od := d
+	od.Root = "/ogc"
+	if s.ogcOpenAPI, err = od.OpenAPI(func(rt *httpapi.Route) bool { return rt.Surface == ogcAPI },
 		"svc geodata: OGC API - Features", "LoD2 building surfaces as OGC API - Features collections.", ogcapi.Desc); err != nil {
 		return err
 	}

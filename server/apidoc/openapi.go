@@ -40,6 +40,11 @@ type Doc struct {
 	ErrorsBase string
 	// Version is info.version and the version the page shows.
 	Version string
+	// Root, when set, is the path the documented API starts at: the paths
+	// are written relative to it and the server's url ends with it (the OGC
+	// API's own document, whose landing page is /ogc: OGC clients such as
+	// GDAL look its operations up as /collections/{collectionId}/items).
+	Root string
 }
 
 // Tag is an OpenAPI tag; its description may use the Markdown subset of
@@ -78,10 +83,16 @@ func (d *Doc) OpenAPI(keep func(*httpapi.Route) bool, title, summary, desc strin
 			}
 			params[p.Component] = pd
 		}
-		item, _ := paths[PathTemplate(rt.Path)].(obj)
+		path := PathTemplate(rt.Path)
+		if d.Root != "" {
+			if path = strings.TrimPrefix(path, d.Root); path == "" {
+				path = "/"
+			}
+		}
+		item, _ := paths[path].(obj)
 		if item == nil {
 			item = obj{}
-			paths[PathTemplate(rt.Path)] = item
+			paths[path] = item
 		}
 		item[strings.ToLower(rt.Method)] = d.operation(rt)
 	}
@@ -98,7 +109,7 @@ func (d *Doc) OpenAPI(keep func(*httpapi.Route) bool, title, summary, desc strin
 		// Keys are optional: keyless requests count against the daily
 		// limit, a key lifts it. Admin operations override this.
 		"security":   []obj{{}, {"apiKey": []string{}}},
-		"servers":    []obj{{"url": d.BaseURL}},
+		"servers":    []obj{{"url": d.BaseURL + d.Root}},
 		"tags":       d.usedTags(used),
 		"paths":      paths,
 		"components": usedComponents(paths, d.Components),

@@ -41,6 +41,20 @@ var ogcConformance = []string{
 	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
 	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
 	"http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
+	"http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+	"http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+	"http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
+	// Sorting is a draft (Part 8 in ldproxy's numbering, the only
+	// published URIs for sortby on features).
+	"http://www.opengis.net/spec/ogcapi-features-8/0.0/conf/sorting",
+	"http://www.opengis.net/spec/ogcapi-features-8/0.0/conf/features-sorting",
 }
 
 // The page size of the items: DefaultLimit without limit, at most MaxLimit.
@@ -68,7 +82,10 @@ const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS 
 	"CRS84, EPSG:4326 and EPSG:4258 (latitude first), EPSG:25832, EPSG:25833 and EPSG:3857; metres have 3 decimals, " +
 	"degrees 8. ETRS89 and WGS84 are treated as equal (PROJ's default between them). The `datetime` filter compares " +
 	"with the snapshot date of each BL. Property filters: `gmlid` (the building) and `surface_class` (CityGML class " +
-	"code, e.g. 712 roof). The building function is not kept by the importer, so there is no `function` filter. " +
+	"code, e.g. 712 roof), and CQL2 (Part 3): `filter` in cql2-text or cql2-json over the collection's queryables " +
+	"(`/queryables`: the feature's properties and its geometry), `filter-crs` for the geometry literals; " +
+	"`sortby` (stable: ties by id) and `properties` (select the properties written). A filtered page is filled to its " +
+	"limit and its `next` link carries the filter; a bad filter is 400 with the position and the token. " +
 	"Unknown parameters are 400, as Part 1 allows."
 
 func ogcFormat() httpapi.Param {
@@ -95,6 +112,10 @@ type surface struct{ Env }
 
 // maxCursorLen bounds the cursor parameter, as the data API's.
 const maxCursorLen = 64
+
+// maxSortedCursorLen bounds a sorted query's cursor, which holds the sort
+// values of the last feature.
+const maxSortedCursorLen = 1024
 
 // round6 rounds v to 6 decimals, half away from zero.
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
@@ -130,7 +151,7 @@ func Routes(env Env) []httpapi.Route {
 			Responses: append(list(200, "OGCCollection", "The collection"), httpapi.Resp404), Handle: s.handleOGCCollection},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items", OpID: "ogcItems", Tag: Tag, Since: "0.2.0",
 			Summary: "Features of a collection", Desc: Desc,
-			Params: []httpapi.Param{collP,
+			Params: append([]httpapi.Param{collP,
 				{Name: "bbox", In: "query", Type: "string", Example: "8.67,50.104,8.684,50.113", Component: "bbox", Desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
 				{Name: "bbox-crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "bbox-crs", Desc: "CRS of bbox; default CRS84"},
 				crsP,
@@ -141,11 +162,22 @@ func Routes(env Env) []httpapi.Route {
 				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
 				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
 				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the surfaces of this building"},
-				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
-				ogcFormat()},
+				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"}},
+				append(filterParams(), ogcFormat())...),
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItems},
+		{Method: "GET", Path: "/ogc/collections/{collectionId}/queryables", OpID: "ogcQueryables", Tag: Tag, Since: "0.3.0",
+			Summary: "Queryables of a collection", Desc: queryablesDesc, Params: []httpapi.Param{collP, ogcFormat()},
+			Responses: []httpapi.Response{{Status: 200, Desc: "JSON Schema (2020-12) of the properties filter and sortby may use", Schema: "OGCQueryables", ContentType: "application/schema+json"},
+				{Status: 400, Desc: "Malformed parameter", Schema: "Problem"}, httpapi.Resp404},
+			Handle: s.handleOGCQueryables},
+		{Method: "GET", Path: "/ogc/collections/{collectionId}/sortables", OpID: "ogcSortables", Tag: Tag, Since: "0.3.0",
+			Summary: "Sortables of a collection", Desc: "The properties `sortby` may name: the queryables without the geometry, as a JSON Schema (2020-12).",
+			Params: []httpapi.Param{collP, ogcFormat()},
+			Responses: []httpapi.Response{{Status: 200, Desc: "JSON Schema (2020-12) of the properties sortby may use", Schema: "OGCQueryables", ContentType: "application/schema+json"},
+				{Status: 400, Desc: "Malformed parameter", Schema: "Problem"}, httpapi.Resp404},
+			Handle: s.handleOGCSortables},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature",
 			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`"},
@@ -224,8 +256,18 @@ func (s *surface) handleOGCConformance(w http.ResponseWriter, r *http.Request, i
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
+// openAPIType is the media type of the OpenAPI 3.1 document.
+const openAPIType = "application/vnd.oai.openapi+json;version=3.1"
+
 func (s *surface) handleOGCAPI(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
+	ct := openAPIType
+	// A client that accepts JSON but names only other OpenAPI versions
+	// (GDAL up to 3.6 asks for version=3.0 or application/json and refuses
+	// any other type) gets the same document as application/json.
+	if acc := r.Header.Get("Accept"); strings.Contains(acc, "application/json") && !strings.Contains(acc, "version=3.1") && !strings.Contains(acc, "*/*") {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
 	_, _ = w.Write(s.OpenAPI())
 	return nil
 }
@@ -313,7 +355,9 @@ func (s *surface) collectionDoc(c ogcCollection, v *catalog.View, html bool, sel
 	}
 	links = append(links,
 		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"json"}}), Rel: "items", Type: "application/geo+json", Title: "the features"},
-		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"})
+		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"},
+		ogcLink{Href: s.ogcURL(path+"/queryables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", Type: "application/schema+json", Title: "the properties filter may use"},
+		ogcLink{Href: s.ogcURL(path+"/sortables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/sortables", Type: "application/schema+json", Title: "the properties sortby may use"})
 	for _, src := range c.sources {
 		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
 			if l := bl.LicenseOf(pk.Manifest.LicenseID); l.URL != "" {
@@ -367,6 +411,8 @@ func (s *surface) handleOGCCollection(w http.ResponseWriter, r *http.Request, in
 type ogcCursor struct {
 	lod2store.Position
 	Snapshot string
+	// sorted is the cursor of a sorted query (sortedCursor), as given.
+	sorted string
 }
 
 func (c ogcCursor) encode() string {
@@ -375,6 +421,12 @@ func (c ogcCursor) encode() string {
 
 func decodeOGCCursor(s string) (any, error) {
 	bad := httpapi.SyntaxFault("is not one this server issued; follow the next link unchanged.")
+	if strings.HasPrefix(s, sortedPrefix) {
+		if _, ok := decodeSortedCursor(s); !ok || len(s) > maxSortedCursorLen {
+			return nil, bad
+		}
+		return ogcCursor{sorted: s}, nil
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(s) > maxCursorLen {
 		return nil, bad
@@ -542,6 +594,13 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
 	}
+	flt, err := itemFilterOf(in, c)
+	if err != nil {
+		return err
+	}
+	if iq.after.sorted != "" && flt.sort == nil || iq.after.sorted == "" && iq.after.BL != "" && flt.sort != nil {
+		return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor belongs to a query with another sortby; follow the next link unchanged.")
+	}
 	f := iq.filter
 	f.All = iq.all
 	if c.roofs {
@@ -550,33 +609,39 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 		}
 		f.Class = lod2store.ClassRoof
 	}
-	page, err := buildings.Search(r.Context(), srcs, iq.bbox, iq.after.Position, iq.limit, f)
+	bbox := iq.bbox
+	if env := flt.envelope; env != nil {
+		// A spatial filter's envelope narrows the index search.
+		if f.All {
+			bbox, f.All = *env, false
+		} else if bbox.Intersects(*env) {
+			bbox = geo.BBox{MinLon: max(bbox.MinLon, env.MinLon), MinLat: max(bbox.MinLat, env.MinLat),
+				MaxLon: min(bbox.MaxLon, env.MaxLon), MaxLat: min(bbox.MaxLat, env.MaxLat)}
+		} else {
+			srcs = nil
+		}
+	}
+	res, err := s.search(r.Context(), searchQuery{srcs: srcs, snapshots: c.snapshots, bbox: bbox, store: f, roofs: c.roofs,
+		limit: iq.limit, after: iq.after, flt: flt})
 	if errors.Is(err, lod2store.ErrCursor) {
 		return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor does not belong to the current data; restart paging without a cursor.")
 	}
 	if err != nil {
 		return err
 	}
-	defer page.Release()
-	hits, next := page.Hits, page.Next
-	var roofs []buildings.RoofSummary
-	if c.roofs {
-		if roofs, err = buildings.RoofSummaries(r.Context(), srcs, hits); err != nil {
-			return err
-		}
-	}
-	if len(hits) > 0 {
-		s.SetBL(r.Context(), hits[0].BL)
+	defer res.release()
+	if len(res.feats) > 0 {
+		s.SetBL(r.Context(), res.feats[0].BL)
 	}
 	path := "/ogc/collections/" + c.id + "/items"
 	q := in.Values()
 	links := s.selfLinks(path, q, html, "application/geo+json")
-	if next != nil {
+	if res.next != "" {
 		nq := url.Values{}
 		for k, v := range q {
 			nq[k] = v
 		}
-		nq.Set("cursor", ogcCursor{Position: *next, Snapshot: c.snapshots[next.BL]}.encode())
+		nq.Set("cursor", res.next)
 		typ := "application/geo+json"
 		if html {
 			nq.Set("f", "html")
@@ -588,7 +653,7 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	matched := int64(-1)
-	if iq.all && !iq.hasTime && iq.filter == (lod2store.Filter{}) {
+	if iq.all && !iq.hasTime && iq.filter == (lod2store.Filter{}) && flt.expr == nil {
 		matched = 0
 		for _, src := range srcs {
 			_, n := src.LoD2.Counts()
@@ -603,12 +668,12 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 		}
 	}
 	w.Header().Set("Content-Crs", "<"+iq.crs.URI()+">")
-	for _, wmsg := range s.DamagedWarnings(page.Damaged) {
+	for _, wmsg := range s.DamagedWarnings(res.damaged) {
 		// OGC has no place for warnings in a FeatureCollection: RFC 7234's
 		// Warning header carries them (code 199, miscellaneous).
 		w.Header().Add("Warning", `199 svc "`+strings.ReplaceAll(wmsg, `"`, "'")+`"`)
 	}
-	body, err := ogcItemsBody(srcs, hits, roofs, iq.crs, links, matched)
+	body, err := ogcItemsBody(srcs, res.feats, flt.form, iq.crs, links, matched)
 	if err != nil {
 		return err
 	}
@@ -625,31 +690,21 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 	return nil
 }
 
-// ogcItemsBody writes the FeatureCollection, its features in the
-// buildings.OGCSurface form, or buildings.OGCRoof with roofs.
-func ogcItemsBody(srcs []lod2store.Source, hits []lod2store.FedHit, roofs []buildings.RoofSummary, crs geo.CRS, links []ogcLink, matched int64) (*bytes.Buffer, error) {
-	form := buildings.OGCSurface
-	if roofs != nil {
-		form = buildings.OGCRoof
-	}
+// ogcItemsBody writes the FeatureCollection, its features in form.
+func ogcItemsBody(srcs []lod2store.Source, feats []buildings.Feature, form *buildings.Form, crs geo.CRS, links []ogcLink, matched int64) (*bytes.Buffer, error) {
 	b := httpapi.GetBuffer()
-	b.Grow(512 + 1200*len(hits))
+	b.Grow(512 + 1200*len(feats))
 	b.WriteString(`{"type":"FeatureCollection","features":[`)
-	var f buildings.Feature // one for the page: a feature passed to Write escapes
-	for i, h := range hits {
+	for i := range feats {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		f.FedHit = h
-		if roofs != nil {
-			f.Roof = roofs[i]
-		}
-		if err := form.Write(b, &f, crs); err != nil {
+		if err := form.Write(b, &feats[i], crs); err != nil {
 			httpapi.PutBuffer(b)
-			return nil, buildings.Damaged(sourceOf(srcs, h.BL), err)
+			return nil, buildings.Damaged(sourceOf(srcs, feats[i].BL), err)
 		}
 	}
-	b.WriteString(`],"numberReturned":` + strconv.Itoa(len(hits)))
+	b.WriteString(`],"numberReturned":` + strconv.Itoa(len(feats)))
 	if matched >= 0 {
 		b.WriteString(`,"numberMatched":` + strconv.FormatInt(matched, 10))
 	}

@@ -28,6 +28,11 @@ func Schemas() apidoc.Obj {
 			"properties": apidoc.Obj{"type": "object", "description": "buildings: " + strings.Join(buildings.OGCSurface.Names(), ", ") +
 				"; roofs: " + strings.Join(buildings.OGCRoof.Names(), ", ")},
 			"links": apidoc.Array(apidoc.Ref("OGCLink"), "")}),
+		"OGCQueryables": apidoc.Object("Queryables or sortables: a JSON Schema (draft 2020-12) of an object (OGC API - Features Part 3)",
+			[]string{"$schema", "type", "properties"}, apidoc.Obj{
+				"$schema": apidoc.StrF("uri", ""), "$id": apidoc.StrF("uri", ""), "type": apidoc.Enum("", "object"), "title": apidoc.Str(""),
+				"properties":           apidoc.Obj{"type": "object", "description": "one JSON Schema per queryable property", "additionalProperties": apidoc.Obj{"type": "object"}},
+				"additionalProperties": apidoc.Obj{"type": "boolean"}}),
 		"OGCFeatureCollection": apidoc.Object("A page of features", []string{"type", "features", "numberReturned", "links"}, apidoc.Obj{
 			"type": apidoc.Enum("", "FeatureCollection"), "features": apidoc.Array(apidoc.Ref("OGCFeature"), ""),
 			"numberReturned": apidoc.Int(""), "numberMatched": apidoc.Int("only without bbox, datetime and filters"),
