@@ -26,6 +26,7 @@ type Cache struct {
 	mu      sync.RWMutex
 	entries map[cacheKey]*cacheEntry
 	bytes   int64
+	peak    int64 // the most bytes held at once (before an eviction)
 	loads   int64
 	evicts  int64
 
@@ -69,7 +70,12 @@ func (e *cacheEntry) forget() {
 
 // CacheStats is a snapshot of a cache's counters, for metrics.
 type CacheStats struct {
-	Bytes     int64 // decoded bytes held
+	Bytes int64 // decoded bytes held
+	// PeakBytes is the most decoded bytes held at once since creation,
+	// counting a new tile before the eviction it causes: what the cache
+	// added to the heap at its fullest, after its COGs closed (which
+	// drops their tiles) too.
+	PeakBytes int64
 	Tiles     int   // tiles held or loading
 	Loads     int64 // tiles read and decoded since creation
 	Evictions int64 // tiles dropped to stay within the budget
@@ -89,7 +95,7 @@ func NewCache(maxBytes int64) *Cache {
 func (c *Cache) Stats() CacheStats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return CacheStats{Bytes: c.bytes, Tiles: len(c.entries), Loads: c.loads, Evictions: c.evicts}
+	return CacheStats{Bytes: c.bytes, PeakBytes: c.peak, Tiles: len(c.entries), Loads: c.loads, Evictions: c.evicts}
 }
 
 // newID returns a fresh COG identity for cache keys.
@@ -167,6 +173,7 @@ func (c *Cache) fill(k cacheKey, e *cacheEntry, load func() (*block, error)) (*b
 	} else {
 		e.used.Store(c.clock.Add(1))
 		c.bytes += b.size()
+		c.peak = max(c.peak, c.bytes)
 		c.evictLocked(k)
 		if e.slot != nil {
 			e.slot.Store(e)

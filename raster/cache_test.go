@@ -152,9 +152,10 @@ func TestCOGCloseDropsTiles(t *testing.T) {
 	if cache.Stats().Tiles != 1 {
 		t.Fatalf("stats = %+v, want 1 tile", cache.Stats())
 	}
+	held := cache.Stats().Bytes
 	_ = c.Close()
-	if s := cache.Stats(); s.Tiles != 0 || s.Bytes != 0 {
-		t.Errorf("after Close stats = %+v", s)
+	if s := cache.Stats(); s.Tiles != 0 || s.Bytes != 0 || s.PeakBytes != held || held == 0 {
+		t.Errorf("after Close stats = %+v, want empty with PeakBytes %d", s, held)
 	}
 }
 
