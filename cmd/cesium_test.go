@@ -230,6 +230,9 @@ func newCesiumPage(t *testing.T, cesiumDir string) *cesiumPage {
 	mux.HandleFunc("GET /state.html", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "state.html"))
 	})
+	mux.HandleFunc("GET /style.html", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "style.html"))
+	})
 	mux.Handle("GET /Cesium/", http.StripPrefix("/Cesium/", http.FileServer(http.Dir(cesiumDir))))
 	mux.HandleFunc("POST /result", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))

@@ -348,38 +348,3 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 	}
 	return prim, nil
 }
-
-// metadata writes the EXT_structural_metadata schema and the property table
-// of the buildings (index = feature id): gmlid and building_id.
-func (b *Builder) metadata(d *doc) {
-	var strs []byte
-	offs := make([]byte, 0, 4*(len(b.ids)+1))
-	for _, id := range b.ids {
-		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(strs)))
-		strs = append(strs, id...)
-	}
-	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(strs)))
-	bids := make([]byte, 0, 8*len(b.bids))
-	for _, v := range b.bids {
-		bids = binary.LittleEndian.AppendUint64(bids, uint64(v))
-	}
-	if len(strs) == 0 {
-		strs = []byte{0} // a buffer view may not be empty
-	}
-	sv := d.view(strs, gltf.TargetNone, 8)
-	ov := d.view(offs, gltf.TargetNone, 8)
-	bv := d.view(bids, gltf.TargetNone, 8)
-	d.ExtensionsUsed = append(d.ExtensionsUsed, extFeatures, extMetadata)
-	d.Extensions = gltf.Extensions{extMetadata: map[string]any{
-		"schema": map[string]any{"id": "svc_buildings", "classes": map[string]any{"building": map[string]any{
-			"name": "LoD2 building",
-			"properties": map[string]any{
-				"gmlid":       map[string]any{"type": "STRING", "description": "gml:id of the building"},
-				"building_id": map[string]any{"type": "SCALAR", "componentType": "INT64", "description": "building_id of the svc API"},
-			}}}},
-		"propertyTables": []any{map[string]any{"class": "building", "count": len(b.ids), "properties": map[string]any{
-			"gmlid":       map[string]any{"values": sv, "stringOffsets": ov, "stringOffsetType": "UINT32"},
-			"building_id": map[string]any{"values": bv},
-		}}},
-	}}
-}

@@ -60,6 +60,9 @@ type Building struct {
 	GMLID      string
 	BuildingID int64
 	Surfaces   []Surface
+	// Attrs, when set, are written to the feature metadata (Options.Features);
+	// the builder keeps the pointer: give each building its own.
+	Attrs *Attrs
 }
 
 // ZBase is the height model of the output.
@@ -102,7 +105,7 @@ type Options struct {
 	WeldToleranceM float64 // merge vertices closer than this (same normal); 0 off
 	// Features adds _FEATURE_ID_0 per vertex (the building's index in Add
 	// order), EXT_mesh_features and an EXT_structural_metadata property
-	// table with gmlid and building_id (3D Tiles 1.1).
+	// table with gmlid, building_id and the Building's Attrs (3D Tiles 1.1).
 	Features bool
 	// YUp writes (X, Z, -Y) after the rotation: the glTF convention 3D
 	// Tiles content expects.

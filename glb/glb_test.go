@@ -254,6 +254,11 @@ func TestOptionsErrors(t *testing.T) {
 func TestValidator(t *testing.T) {
 	node := testtool.Node(t, "gltf-validator")
 	bs := town(50, e0, n0, 300)
+	// Half the buildings with attributes, half without (noData values).
+	for i := 0; i < len(bs); i += 2 {
+		h, st := 7.5+float64(i), int64(2)
+		bs[i].Attrs = &Attrs{Function: "31001_1000", FunctionLabel: "Wohngebäude", RoofType: "3100", HeightM: &h, Storeys: &st, CreationDate: "2020-01-02"}
+	}
 	cases := map[string]Options{
 		"merged":   {MergeBuildings: true, IncludeGround: true},
 		"colored":  {MergeBuildings: true, ColorizeRoofs: true, WeldToleranceM: 0.05},

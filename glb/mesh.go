@@ -50,6 +50,7 @@ type Builder struct {
 	groups   []*group
 	ids      []string
 	bids     []int64
+	attrs    []*Attrs
 	zRef     float64 // z subtracted so far under ZBBoxMin
 	zMin     float64 // lowest z seen under ZBBoxMin
 	zRefSet  bool
@@ -164,6 +165,7 @@ func (b *Builder) Add(bd *Building) (bool, error) {
 	}
 	b.ids = append(b.ids, bd.GMLID)
 	b.bids = append(b.bids, bd.BuildingID)
+	b.attrs = append(b.attrs, bd.Attrs)
 	return true, nil
 }
 

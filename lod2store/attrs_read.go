@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/svc-geodata/svc/adv"
 )
@@ -198,3 +199,69 @@ func RoofTypeLabel(code, space string) Label {
 	}
 	return l
 }
+
+// BuildingAttributes calls fn with the attributes of each building of ids
+// (ascending) that has any, in id order: its owners and measures as
+// Attributes returns them, without addresses (the 3D Tiles and GLB
+// metadata need none; Attributes reads them). fn must not keep a.
+func (s *LoD2) BuildingAttributes(ctx context.Context, ids []int64, fn func(a *Attributes) error) error {
+	for start := 0; start < len(ids); start += idChunk {
+		if err := s.attributesRange(ctx, ids[start:min(start+idChunk, len(ids))], fn); err != nil {
+			return fmt.Errorf("store: building attributes: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *LoD2) attributesRange(ctx context.Context, ids []int64, fn func(a *Attributes) error) error {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT building_id, `+ownerCols+` FROM building_attrs WHERE building_id IN (?`+
+		strings.Repeat(`,?`, len(ids)-1)+`) ORDER BY building_id, part`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var cur Attributes
+	flush := func() error {
+		if len(cur.Owners) == 0 {
+			return nil
+		}
+		err := fn(&cur)
+		cur = Attributes{}
+		return err
+	}
+	for rows.Next() {
+		var bid int64
+		var o Owner
+		var m Measures
+		var lon, lat sql.NullFloat64
+		if err := scanOwner(prefixed{rows, &bid}, &o, &m, &lon, &lat); err != nil {
+			return err
+		}
+		if bid != cur.BuildingID {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur.BuildingID = bid
+		}
+		if o.Part == 0 {
+			cur.Measures, cur.Lon, cur.Lat = m, lon.Float64, lat.Float64
+		}
+		cur.Owners = append(cur.Owners, o)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// prefixed scans a leading column into first, then the rest as asked.
+type prefixed struct {
+	r     scanner
+	first any
+}
+
+func (p prefixed) Scan(dest ...any) error { return p.r.Scan(append([]any{p.first}, dest...)...) }

@@ -84,7 +84,7 @@ func writeHierarchyLinking(dir, name string, doc tilesetJSON, same func(rel stri
 	if h.err != nil {
 		return HierarchyStats{}, h.err
 	}
-	n, err := writeDoc(filepath.Join(dir, name), tilesetJSON{Asset: doc.Asset, GeometricError: doc.GeometricError, Root: root})
+	n, err := writeDoc(filepath.Join(dir, name), tilesetJSON{Asset: doc.Asset, GeometricError: doc.GeometricError, Root: root, Schema: doc.Schema})
 	if err != nil {
 		return HierarchyStats{}, err
 	}

@@ -35,7 +35,7 @@ const (
 	// buildVersion changes whenever a build's output for the same inputs
 	// changes (a new encoder, a new tileset rule), so that nothing built
 	// by an older svc is reused.
-	buildVersion = "2026-11-26.1"
+	buildVersion = "2026-11-26.2" // .2: building attributes in the leaf metadata
 )
 
 // BuildStats counts what a build did per output tile.

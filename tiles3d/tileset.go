@@ -26,6 +26,10 @@ type tilesetJSON struct {
 	Asset          map[string]any `json:"asset"`
 	GeometricError float64        `json:"geometricError"`
 	Root           *tileJSON      `json:"root"`
+	// Schema is the EXT_structural_metadata schema of the contents' feature
+	// tables (the building tileset's root only), so clients know the
+	// classes and properties before loading a tile.
+	Schema map[string]any `json:"schema,omitempty"`
 }
 
 // tilesetDoc renders the quadtree; the root carries the ENU-to-ECEF

@@ -73,6 +73,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	}
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
+	doc.Schema = glb.BuildingClass()
 	hs, err := writeHierarchyLinking(dir, TilesetFile, doc, func(rel string, data []byte) bool { return ru.linkSame(dir, rel, data) })
 	if err != nil {
 		return pack.TilesetInfo{}, err
@@ -109,13 +110,26 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 	if err != nil {
 		return 0, 0, fmt.Errorf("tiles3d: tile %s: %w", key, err)
 	}
+	// The attributes go into the leaf's metadata: they are inputs too (a
+	// changed attribute rebuilds the leaf).
+	attrs := make(map[int64]*glb.Attrs, len(kept))
+	err = st.BuildingAttributes(ctx, c.ids, func(a *lod2store.Attributes) error {
+		ga := glbAttrs(a)
+		attrs[a.BuildingID] = ga
+		buf = appendAttrsInputs(buf[:0], a.BuildingID, ga)
+		ih.h.Write(buf)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("tiles3d: tile %s: %w", key, err)
+	}
 	inputs := ih.sum()
 	if e, ok := ru.reuse(key, inputs, dir); ok {
 		e.Sources = sources // same buildings from other files: key them by this build's
 		ru.record(key, e)
 		return reusedLeaf(dir, c, e)
 	}
-	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept)
+	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept, attrs)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -198,7 +212,7 @@ func cloneBuilding(bd *lod2store.Building3D) lod2store.Building3D {
 // writeLeaf writes the glb of one leaf of buildings bs (read by leaf),
 // sets its region, content and transform, and returns the buildings
 // written and the file size.
-func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, bs []lod2store.Building3D) (int64, int64, error) {
+func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, bs []lod2store.Building3D, attrs map[int64]*glb.Attrs) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
 		e := extentOf(ext, id)
@@ -214,7 +228,7 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 	minH, maxH := math.Inf(1), math.Inf(-1)
 	var gb glb.Building
 	for _, bd := range bs {
-		gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
+		gb.GMLID, gb.BuildingID, gb.Surfaces, gb.Attrs = bd.GMLID, bd.BuildingID, gb.Surfaces[:0], attrs[bd.BuildingID]
 		for _, s := range bd.Surfaces {
 			for i := 2; i < len(s.Flat); i += 3 {
 				minH, maxH = math.Min(minH, s.Flat[i]), math.Max(maxH, s.Flat[i])
@@ -251,4 +265,52 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 func extentOf(ext []lod2store.BuildingExtent, id int64) lod2store.BuildingExtent {
 	i, _ := slices.BinarySearchFunc(ext, id, func(e lod2store.BuildingExtent, id int64) int { return cmp.Compare(e.BuildingID, id) })
 	return ext[i]
+}
+
+// glbAttrs picks the attributes of building a written to its feature
+// metadata: the building's own function and roof type, else the first
+// part's that has one (a building of parts often carries them only on its
+// parts), the German AdV labels, and its measures.
+func glbAttrs(a *lod2store.Attributes) *glb.Attrs {
+	out := &glb.Attrs{HeightM: a.Measures.HeightM, GroundZM: a.Measures.GroundZ, RidgeZM: a.Measures.RidgeZ,
+		EavesZM: a.Measures.EavesZ, FootprintAreaM2: a.Measures.FootprintAreaM2, RoofAreaM2: a.Measures.RoofAreaM2}
+	for _, o := range a.Owners {
+		if out.Function == "" && len(o.Functions) > 0 {
+			out.Function, out.FunctionLabel = o.Functions[0].Code, o.Functions[0].De
+		}
+		if out.RoofType == "" && o.RoofType != nil {
+			out.RoofType, out.RoofTypeLabel = o.RoofType.Code, o.RoofType.De
+		}
+		if out.Storeys == nil && o.Storeys != nil {
+			out.Storeys = o.Storeys
+		}
+		if out.MunicipalityKey == "" && o.MunicipalityKey != nil {
+			out.MunicipalityKey = *o.MunicipalityKey
+		}
+		if out.CreationDate == "" && o.CreationDate != nil {
+			out.CreationDate = *o.CreationDate
+		}
+	}
+	return out
+}
+
+// appendAttrsInputs appends what a leaf's inputs hash holds of the
+// metadata of building id: every value written, absent ones marked.
+func appendAttrsInputs(b []byte, id int64, a *glb.Attrs) []byte {
+	b = strconv.AppendInt(append(b, "attrs:"...), id, 10)
+	for _, s := range []string{a.Function, a.FunctionLabel, a.RoofType, a.RoofTypeLabel, a.MunicipalityKey, a.CreationDate} {
+		b = strconv.AppendInt(append(b, '|'), int64(len(s)), 10)
+		b = append(append(b, ':'), s...)
+	}
+	for _, f := range []*float64{a.HeightM, a.GroundZM, a.RidgeZM, a.EavesZM, a.FootprintAreaM2, a.RoofAreaM2} {
+		if f == nil {
+			b = append(b, "|-"...)
+			continue
+		}
+		b = binary.LittleEndian.AppendUint64(append(b, '|'), math.Float64bits(*f))
+	}
+	if a.Storeys == nil {
+		return append(b, "|-"...)
+	}
+	return strconv.AppendInt(append(b, '|'), *a.Storeys, 10)
 }

@@ -26,7 +26,10 @@ func TilesetRoutes(env Env) []httpapi.Route {
 		{Method: "GET", Path: "/v1/tilesets", OpID: "listTilesets", Tag: "Tilesets", Stability: "stable", Since: "0.1.0",
 			Summary: "Building 3D Tiles tilesets whose bounding volume meets a bbox",
 			Desc: "One 3D Tiles 1.1 tileset of the LoD2 buildings per published BL snapshot (glb content, quadtree, EXT_mesh_features feature ids " +
-				"per building with gmlid and building_id in EXT_structural_metadata, ECEF root transform; heights are DHHN2016 as the source has " +
+				"per building with gmlid, building_id and the building's attributes (function and roof type code and AdV label, height_m, " +
+				"ground/eaves/ridge height, storeys, footprint and roof area, municipality key, creation date; noData where absent; the schema is " +
+				"declared in tileset.json, see docs/3d-tiles.md) in EXT_structural_metadata, for Cesium3DTileStyle and feature picking; " +
+				"ECEF root transform; heights are DHHN2016 as the source has " +
 				"them, not ellipsoidal). `tileset_url` loads directly in CesiumJS. The list comes from the packs on disk. `svc.attribution` holds one entry per BL listed. " +
 				"The bbox has no size limit: the answer holds at most one tileset per BL (16), so even all of Germany is cheap.",
 			Params:    []httpapi.Param{BBoxParam(true, "5.5,47.2,15.5,55.1", "WGS84 minLon,minLat,maxLon,maxLat")},

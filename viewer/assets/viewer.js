@@ -305,7 +305,7 @@
   // showBuilding shows a building's roof facets; known holds what the
   // footprint already says (gmlid, state, level), which saves the counted
   // detail request on the map.
-  async function showBuilding(gmlid, known) {
+  async function showBuilding(gmlid, known, attrs) {
     status('Building ' + gmlid + '…');
     let detail, roof;
     try {
@@ -325,9 +325,28 @@
     panel('<h2 id="building-gmlid">' + esc(detail.gmlid) + '</h2><dl>' +
       '<dt>State</dt><dd>' + esc(detail.bundesland_code) + '</dd><dt>Level</dt><dd>' + esc(detail.lod || '') + '</dd>' +
       '<dt>Roof area</dt><dd id="building-roof-area">' + fmt(area) + ' m²</dd><dt>Facets</dt><dd>' + facets.length + '</dd></dl>' +
+      attrRows(attrs) +
       (facets.length ? '<table><caption>Roof facets</caption><thead><tr><th>#</th><th>Tilt</th><th>Azimuth</th><th>Area m²</th></tr></thead><tbody>' +
         rows + '</tbody></table>' : '<p>No roof facets.</p>'));
     status('Building ' + detail.gmlid + '.');
+  }
+
+  // attrRows lists the attributes a 3D tile feature carries (picked on the
+  // globe): function and roof type with their AdV labels, heights, areas.
+  const attrLabels = [['function', 'Function', ''], ['roof_type', 'Roof type', ''], ['height_m', 'Height', ' m'],
+    ['storeys', 'Storeys', ''], ['ground_z_m', 'Ground', ' m DHHN2016'], ['eaves_z_m', 'Eaves', ' m DHHN2016'],
+    ['ridge_z_m', 'Ridge', ' m DHHN2016'], ['footprint_area_m2', 'Footprint', ' m²'], ['roof_area_m2', 'Roof surface', ' m²'],
+    ['municipality_key', 'Municipality key', ''], ['creation_date', 'Created', '']];
+  function attrRows(attrs) {
+    if (!attrs) return '';
+    sv.pickedAttributes = attrs;
+    const rows = attrLabels.filter(([k]) => attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== '').map(([k, label, unit]) => {
+      let v = typeof attrs[k] === 'number' && !Number.isInteger(attrs[k]) ? fmt(attrs[k]) : String(attrs[k]);
+      const l = attrs[k + '_label'];
+      if (l) v += ' (' + l + ')';
+      return '<dt>' + esc(label) + '</dt><dd id="building-attr-' + k + '">' + esc(v + unit) + '</dd>';
+    });
+    return rows.length ? '<dl class="attributes">' + rows.join('') + '</dl>' : '';
   }
 
   async function showPoint(lng, lat) {
@@ -528,10 +547,11 @@
       const props = {};
       for (const id of f.getPropertyIds()) props[id] = f.getProperty(id);
       sv.picked = props;
-      if (props.gmlid) showBuilding(props.gmlid);
+      if (props.gmlid) showBuilding(props.gmlid, undefined, props);
       else panel('<h2>Feature</h2><dl>' + Object.entries(props).map(([k, v]) => '<dt>' + esc(k) + '</dt><dd>' + esc(v) + '</dd>').join('') + '</dl>');
     }, C.ScreenSpaceEventType.LEFT_CLICK);
     sv.globeReady = true;
+    applyColourBy();
     status('3D: ' + tilesets.length + ' tilesets' + (qm ? ', quantized-mesh terrain' : '') + '.');
     return viewer;
   }
@@ -546,6 +566,51 @@
     if (act) { act(); e.preventDefault(); }
   });
 
+  // ---- colour the 3D buildings by an attribute (Cesium3DTileStyle) ----
+  // Function: the AdV function code groups (31001_1xxx living, _2xxx
+  // trade and industry, _3xxx public); height_m in classes; roof type by
+  // AdV Dachform. Buildings without the attribute stay light grey.
+  const none = "color('#d8d8d8')";
+  const colourStyles = {
+    function: { conditions: [
+      ['${function} === undefined', none],
+      ["regExp('^31001_1').test(${function})", "color('#f28e2b')"],
+      ["regExp('^31001_2').test(${function})", "color('#4e79a7')"],
+      ["regExp('^31001_3').test(${function})", "color('#b07aa1')"],
+      ['true', "color('#76b7b2')"]],
+      legend: [['#f28e2b', 'living (31001_1…)'], ['#4e79a7', 'trade, industry (31001_2…)'], ['#b07aa1', 'public (31001_3…)'], ['#76b7b2', 'other'], ['#d8d8d8', 'unknown']] },
+    height: { conditions: [
+      ['${height_m} === undefined', none],
+      ['${height_m} >= 30', "color('#b2182b')"],
+      ['${height_m} >= 20', "color('#ef8a62')"],
+      ['${height_m} >= 12', "color('#fddbc7')"],
+      ['${height_m} >= 6', "color('#67a9cf')"],
+      ['true', "color('#2166ac')"]],
+      legend: [['#b2182b', '≥ 30 m'], ['#ef8a62', '20–30 m'], ['#fddbc7', '12–20 m'], ['#67a9cf', '6–12 m'], ['#2166ac', '< 6 m'], ['#d8d8d8', 'unknown']] },
+    roof_type: { conditions: [
+      ['${roof_type} === undefined', none],
+      ["${roof_type} === '1000'", "color('#4e79a7')"],
+      ["${roof_type} === '2100'", "color('#59a14f')"],
+      ["${roof_type} === '3100'", "color('#e15759')"],
+      ["${roof_type} === '3200' || ${roof_type} === '3300'", "color('#f28e2b')"],
+      ['true', "color('#b07aa1')"]],
+      legend: [['#4e79a7', 'flat (1000)'], ['#59a14f', 'shed (2100)'], ['#e15759', 'gable (3100)'], ['#f28e2b', 'hip (3200, 3300)'], ['#b07aa1', 'other'], ['#d8d8d8', 'unknown']] },
+  };
+  function applyColourBy() {
+    const by = $('colour-by').value;
+    sv.colourBy = by;
+    const legend = $('colour-legend');
+    const s = colourStyles[by];
+    legend.hidden = !s || !globe || $('globe').hidden;
+    legend.innerHTML = s ? s.legend.map(([c, l]) => '<span><i style="background:' + c + '"></i>' + esc(l) + '</span>').join('') : '';
+    if (!globe) return;
+    const C = window.Cesium;
+    for (const t of sv.globeTilesets || []) {
+      if (t.svcKind === 'buildings') t.style = s ? new C.Cesium3DTileStyle({ color: { conditions: s.conditions } }) : undefined;
+    }
+  }
+  $('colour-by').addEventListener('change', applyColourBy);
+
   function selectTab(which) {
     const globeOn = which === 'globe';
     $('tab-map').setAttribute('aria-selected', String(!globeOn));
@@ -553,6 +618,8 @@
     $('map').hidden = globeOn;
     $('globe').hidden = !globeOn;
     $('btn-profile').disabled = globeOn;
+    $('colour-by-wrap').hidden = !globeOn;
+    $('colour-legend').hidden = !globeOn || $('colour-by').value === 'none';
     if (globeOn) openGlobe().catch((e) => { sv.errors.push(String(e)); status('3D: ' + e.message); });
     else map.resize();
   }
