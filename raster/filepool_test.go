@@ -230,3 +230,28 @@ func TestPoolSizeFor(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFilePoolReadAt reads 4 KiB from 64 files round-robin through a
+// pool holding them all and through one of 4 that reopens a file (open,
+// fstat, identity check, close of the evicted one) on every read.
+func BenchmarkFilePoolReadAt(b *testing.B) {
+	paths := poolFiles(b, 64)
+	for _, bc := range []struct {
+		name  string
+		files int
+	}{{"held", 128}, {"thrashing", 4}} {
+		b.Run(bc.name, func(b *testing.B) {
+			srcs := openAll(b, NewFilePool(bc.files), paths)
+			buf := make([]byte, 4096)
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := srcs[i%len(srcs)].ReadAt(ctx, buf, 0); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
