@@ -1,7 +1,6 @@
 package raster
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -29,13 +28,15 @@ var ErrChanged = fmt.Errorf("raster: file changed on disk since it was opened: %
 type FilePool struct {
 	mu   sync.Mutex
 	max  int
-	open int        // descriptors held, pinned or idle
-	idle *list.List // *FileSource with an unpinned descriptor, most recent first
+	open int // descriptors held, pinned or idle
+	// head and tail of the sources with an unpinned descriptor, most
+	// recent first (an intrusive list: parking allocates nothing).
+	head, tail *FileSource
 }
 
 // NewFilePool returns a pool holding at most n descriptors (at least 1).
 func NewFilePool(n int) *FilePool {
-	return &FilePool{max: max(n, 1), idle: list.New()}
+	return &FilePool{max: max(n, 1)}
 }
 
 // Open opens the local file at path as a [Source] borrowing descriptors
@@ -81,10 +82,11 @@ type FileSource struct {
 	// source open it once.
 	openMu sync.Mutex
 	// Guarded by pool.mu:
-	f      *os.File
-	pins   int
-	elem   *list.Element // in pool.idle while f != nil && pins == 0
-	closed bool
+	f          *os.File
+	pins       int
+	idle       bool        // in the pool's idle list (f != nil && pins == 0)
+	prev, next *FileSource // neighbours in the idle list
+	closed     bool
 }
 
 // OpenFile opens the local file at path as a [Source] in the process-wide
@@ -188,9 +190,8 @@ func (s *FileSource) pin() (*os.File, bool, error) {
 	if s.f == nil {
 		return nil, false, nil
 	}
-	if s.elem != nil {
-		p.idle.Remove(s.elem)
-		s.elem = nil
+	if s.idle {
+		p.unlink(s)
 	}
 	s.pins++
 	return s.f, true, nil
@@ -238,7 +239,13 @@ func (s *FileSource) release() {
 // park puts an unpinned source at the front of the idle list and evicts
 // over the bound. p.mu is held.
 func (p *FilePool) park(s *FileSource) []*os.File {
-	s.elem = p.idle.PushFront(s)
+	s.prev, s.next, s.idle = nil, p.head, true
+	if p.head != nil {
+		p.head.prev = s
+	} else {
+		p.tail = s
+	}
+	p.head = s
 	return p.evict()
 }
 
@@ -247,25 +254,38 @@ func (p *FilePool) park(s *FileSource) []*os.File {
 func (p *FilePool) evict() []*os.File {
 	var victims []*os.File
 	for p.open > p.max {
-		e := p.idle.Back()
-		if e == nil {
+		if p.tail == nil {
 			break // every descriptor is pinned
 		}
-		victims = append(victims, e.Value.(*FileSource).drop())
+		victims = append(victims, p.tail.drop())
 	}
 	return victims
 }
 
 // drop takes the descriptor away from an unpinned source. pool.mu is held.
 func (s *FileSource) drop() *os.File {
-	if s.elem != nil {
-		s.pool.idle.Remove(s.elem)
-		s.elem = nil
+	if s.idle {
+		s.pool.unlink(s)
 	}
 	f := s.f
 	s.f = nil
 	s.pool.open--
 	return f
+}
+
+// unlink takes s out of the idle list. p.mu is held.
+func (p *FilePool) unlink(s *FileSource) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		p.head = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		p.tail = s.prev
+	}
+	s.prev, s.next, s.idle = nil, nil, false
 }
 
 func closeAll(fs []*os.File) {
