@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,42 +24,6 @@ type Source interface {
 	ReadAt(ctx context.Context, p []byte, off int64) (int, error)
 	Size() int64
 }
-
-// FileSource is a [Source] reading a local file.
-type FileSource struct {
-	f    *os.File
-	size int64
-}
-
-// OpenFile opens the local file at path as a [Source]. The caller closes it.
-// It returns the *os.PathError of os.Open or os.Stat.
-func OpenFile(path string) (*FileSource, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return &FileSource{f: f, size: st.Size()}, nil
-}
-
-// ReadAt reads len(p) bytes at off; ctx is only checked before reading
-// because local reads do not block for long.
-func (s *FileSource) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	return s.f.ReadAt(p, off)
-}
-
-// Size returns the file size in bytes at the time of OpenFile.
-func (s *FileSource) Size() int64 { return s.size }
-
-// Close closes the file.
-func (s *FileSource) Close() error { return s.f.Close() }
 
 // BytesSource is a [Source] over a byte slice held in memory.
 type BytesSource []byte

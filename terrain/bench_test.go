@@ -3,6 +3,8 @@ package terrain
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/svc-geodata/svc/geo"
@@ -103,6 +105,52 @@ func BenchmarkElevationBatch10k(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*len(pts))/b.Elapsed().Seconds(), "points/s")
+		})
+	}
+}
+
+// BenchmarkSampleFilePool samples the centres of 64 tiles round-robin with
+// a block cache too small to keep any block, so every sample reads its
+// file: once with a descriptor pool holding every tile, once with a pool
+// of 4 that closes and reopens (open, fstat, identity check) a file for
+// every sample. The difference is the cost of a thrashing pool.
+func BenchmarkSampleFilePool(b *testing.B) {
+	const n, size = 8, 64
+	var tiles []fixtureTile
+	for i := range n {
+		for j := range n {
+			tiles = append(tiles, fixtureTile{name: "t" + strconv.Itoa(i) + strconv.Itoa(j),
+				e0: 477000 + float64(i*size), n0: 5551000 + float64(j*size), size: size, f: smooth})
+		}
+	}
+	data := b.TempDir()
+	d := makePack(b, data, pack.Terrain, "he", "2026-07-20", 25832, map[string][]fixtureTile{LayerDGM: tiles}, nil)
+	for _, bc := range []struct {
+		name  string
+		files int
+	}{{"held", 2 * n * n}, {"thrashing", 4}} {
+		b.Run(bc.name, func(b *testing.B) {
+			d, err := OpenPack(context.Background(), filepath.Join(data, "terrain", "he", "2026-07-20"), d.Manifest,
+				Options{Cache: raster.NewCache(1), Files: raster.NewFilePool(bc.files)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			l := d.Layer(LayerDGM)
+			ctx := context.Background()
+			sample := func() {
+				for _, ft := range tiles {
+					if _, _, err := l.Sample(ctx, ft.e0+size/2, ft.n0+size/2); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			sample() // open every tile: header and index
+			b.ReportAllocs()
+			for b.Loop() {
+				sample()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(tiles)), "ns/sample")
 		})
 	}
 }

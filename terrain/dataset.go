@@ -34,6 +34,9 @@ type Options struct {
 	// Client reads the remote COGs of pass-through packs; nil means
 	// http.DefaultClient.
 	Client *http.Client
+	// Files lends the descriptors of the local tiles; nil means
+	// raster.DefaultFilePool, bounded by RLIMIT_NOFILE for the process.
+	Files *raster.FilePool
 }
 
 // OpenPack opens the terrain or vegetation pack in dir described by m; it
@@ -73,7 +76,7 @@ func OpenPack(_ context.Context, dir string, m pack.Manifest, o Options) (*Datas
 			}
 			d.bboxWGS84 = union(d.bboxWGS84, bb)
 		}
-		d.layers[name] = newLayer(prefix, dir, ts, o.Cache, o.Client)
+		d.layers[name] = newLayer(prefix, dir, ts, o)
 	}
 	want := LayerDGM
 	if m.Product == pack.Vegetation {

@@ -33,6 +33,7 @@ type Layer struct {
 	route  router
 	cache  *raster.Cache
 	client *http.Client
+	files  *raster.FilePool // lends the descriptors of local tiles
 	// opening single-flights the opening of a tile: a slow remote open
 	// holds no lock a waiting request cannot leave when its deadline comes.
 	opening singleflight.Group
@@ -56,13 +57,13 @@ type failedOpen struct {
 // next request tries again.
 const failMemory = 2 * time.Second
 
-func newLayer(prefix, dir string, tiles []Tile, cache *raster.Cache, client *http.Client) *Layer {
+func newLayer(prefix, dir string, tiles []Tile, o Options) *Layer {
 	ids := make([]string, len(tiles))
 	for i, t := range tiles {
 		ids[i] = prefix + t.Name
 	}
 	return &Layer{prefix: prefix, dir: dir, tiles: tiles, ids: ids, slots: make([]tileSlot, len(tiles)),
-		route: newRouter(tiles), cache: cache, client: client}
+		route: newRouter(tiles), cache: o.Cache, client: o.Client, files: o.Files}
 }
 
 // Tiles returns the tiles of the layer, sorted by name. The slice must not
@@ -166,7 +167,11 @@ func (l *Layer) openSlot(ctx context.Context, i int) (*raster.COG, error) {
 	if t.URL != "" {
 		src = raster.NewHTTPSource(l.client, t.URL)
 	} else {
-		f, err := raster.OpenFile(filepath.Join(l.dir, filepath.FromSlash(t.Path)))
+		files := l.files
+		if files == nil {
+			files = raster.DefaultFilePool()
+		}
+		f, err := files.Open(filepath.Join(l.dir, filepath.FromSlash(t.Path)))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", raster.ErrCorrupt, errors.Unwrap(err))
 		}
