@@ -62,16 +62,16 @@ const (
 	DefaultLimit = 10
 	MaxLimit     = 10000
 	// Collection ids: the federated collections and the per-BL prefix.
-	collBuildings = "buildings"
-	collRoofs     = "roofs"
-	collBLPrefix  = "buildings-"
+	collSurfaces = "surfaces"
+	collRoofs    = "roofs"
+	collBLPrefix = "surfaces-"
 )
 
 // Desc describes the surface (the OpenAPI description of /ogc/api and of
 // the landing and items operations).
 const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
-	"`buildings` (every published BL, federated like `/v1/buildings`), `buildings-<bl>` (one BL) and `roofs` (roof " +
-	"surfaces with tilt, azimuth and area). A feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
+	"`surfaces` (every published BL, federated like `/v1/buildings`), `surfaces-<bl>` (one BL) and `roofs` (roof " +
+	"surfaces with tilt, azimuth and area). Before 0.3.0 `surfaces` was named `buildings` and `surfaces-<bl>` `buildings-<bl>`. In the surface collections a feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
 	"with the id `<bl>.<surface_id>`; the building is its `gmlid` property. Paging follows the `next` link: its cursor " +
 	"names the snapshot of each BL, and after a reload that replaced one it answers 400 asking to restart; `prev` " +
 	"links are not offered (the standard makes them optional). `limit` above its maximum gives a page of the maximum " +
@@ -124,8 +124,8 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 // surface.
 func Routes(env Env) []httpapi.Route {
 	s := &surface{env}
-	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "buildings", Component: "collectionId",
-		Desc: "`buildings`, `roofs` or `buildings-<bl>`"}
+	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
+		Desc: "`surfaces`, `roofs` or `surfaces-<bl>`"}
 	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
 		Desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []httpapi.Response {
@@ -298,12 +298,12 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 			desc:    fmt.Sprintf("Every LoD2 surface of BL %s, snapshot %s (%s).", src.BL, p.Manifest.Snapshot, p.Manifest.AttributionText()),
 			sources: []lod2store.Source{src}, snapshots: map[string]string{src.BL: p.Manifest.Snapshot}})
 	}
-	if only != "" && only != collBuildings && only != collRoofs {
+	if only != "" && only != collSurfaces && only != collRoofs {
 		return per
 	}
 	slices.SortFunc(per, func(a, b ogcCollection) int { return strings.Compare(a.id, b.id) })
 	return append([]ogcCollection{
-		{id: collBuildings, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
+		{id: collSurfaces, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
 			sources: srcs, snapshots: snaps},
 		{id: collRoofs, title: "Roof surfaces", desc: "Roof surfaces of every published BL with tilt, azimuth (true north) and horizontal area; " +
 			"for a surface of several polygons the area is their sum and tilt and azimuth are those of the largest polygon.",
