@@ -71,7 +71,11 @@ const (
 // the landing and items operations).
 const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
 	"`surfaces` (every published BL, federated like `/v1/buildings`), `surfaces-<bl>` (one BL) and `roofs` (roof " +
-	"surfaces with tilt, azimuth and area). Before 0.3.0 `surfaces` was named `buildings` and `surfaces-<bl>` `buildings-<bl>`. In the surface collections a feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
+	"surfaces with tilt, azimuth and area), and `buildings`: whole buildings, one feature per building with the id " +
+	"its gml:id, the footprint (its ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as " +
+	"properties (docs/buildings-attributes.md); there `filter` and `sortby` run in SQL on each BL's attribute table " +
+	"(what CQL2 cannot say in SQL, e.g. CASEI or a spatial function on the footprint, is evaluated per building), " +
+	"`next` carries each BL's keyset position, and `bbox` keeps the buildings whose footprint meets it. Before 0.3.0 `surfaces` was named `buildings` and `surfaces-<bl>` `buildings-<bl>`. In the surface collections a feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
 	"with the id `<bl>.<surface_id>`; the building is its `gmlid` property. Paging follows the `next` link: its cursor " +
 	"names the snapshot of each BL, and after a reload that replaced one it answers 400 asking to restart; `prev` " +
 	"links are not offered (the standard makes them optional). `limit` above its maximum gives a page of the maximum " +
@@ -125,7 +129,7 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 func Routes(env Env) []httpapi.Route {
 	s := &surface{env}
 	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
-		Desc: "`surfaces`, `roofs` or `surfaces-<bl>`"}
+		Desc: "`buildings` (whole buildings), `surfaces`, `roofs` or `surfaces-<bl>`"}
 	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
 		Desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []httpapi.Response {
@@ -180,7 +184,7 @@ func Routes(env Env) []httpapi.Route {
 			Handle: s.handleOGCSortables},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature",
-			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`"},
+			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`; in `buildings` the building's gml:id"},
 				crsP, ogcFormat()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
@@ -278,6 +282,7 @@ type ogcCollection struct {
 	sources         []lod2store.Source
 	snapshots       map[string]string // BL -> snapshot
 	roofs           bool
+	whole           bool // one feature per building (collWhole)
 }
 
 // ogcCollections lists the collections of view v, federated ones first.
@@ -298,11 +303,15 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 			desc:    fmt.Sprintf("Every LoD2 surface of BL %s, snapshot %s (%s).", src.BL, p.Manifest.Snapshot, p.Manifest.AttributionText()),
 			sources: []lod2store.Source{src}, snapshots: map[string]string{src.BL: p.Manifest.Snapshot}})
 	}
-	if only != "" && only != collSurfaces && only != collRoofs {
+	if only != "" && only != collSurfaces && only != collRoofs && only != collWhole {
 		return per
 	}
 	slices.SortFunc(per, func(a, b ogcCollection) int { return strings.Compare(a.id, b.id) })
 	return append([]ogcCollection{
+		{id: collWhole, title: "LoD2 buildings", desc: "Every building of every published BL, one feature per building (its parts included): " +
+			"the footprint (the ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as properties " +
+			"(docs/buildings-attributes.md). The feature id is the building's gml:id.",
+			sources: srcs, snapshots: snaps, whole: true},
 		{id: collSurfaces, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
 			sources: srcs, snapshots: snaps},
 		{id: collRoofs, title: "Roof surfaces", desc: "Roof surfaces of every published BL with tilt, azimuth (true north) and horizontal area; " +
@@ -413,6 +422,8 @@ type ogcCursor struct {
 	Snapshot string
 	// sorted is the cursor of a sorted query (sortedCursor), as given.
 	sorted string
+	// whole is the cursor of the buildings collection, without its prefix.
+	whole string
 }
 
 func (c ogcCursor) encode() string {
@@ -421,6 +432,12 @@ func (c ogcCursor) encode() string {
 
 func decodeOGCCursor(s string) (any, error) {
 	bad := httpapi.SyntaxFault("is not one this server issued; follow the next link unchanged.")
+	if c, ok := strings.CutPrefix(s, wholePrefix); ok {
+		if c == "" || len(s) > maxWholeCursorLen {
+			return nil, bad
+		}
+		return ogcCursor{whole: c}, nil
+	}
 	if strings.HasPrefix(s, sortedPrefix) {
 		if _, ok := decodeSortedCursor(s); !ok || len(s) > maxSortedCursorLen {
 			return nil, bad
@@ -594,6 +611,12 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
 	}
+	if c.whole {
+		return s.handleWholeItems(w, r, in, iq, c, html)
+	}
+	if iq.after.whole != "" {
+		return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor belongs to the %s collection; follow the next link unchanged.", collWhole)
+	}
 	flt, err := itemFilterOf(in, c)
 	if err != nil {
 		return err
@@ -735,6 +758,9 @@ func (s *surface) handleOGCItem(w http.ResponseWriter, r *http.Request, in *http
 		return err
 	}
 	fid := in.Str("featureId")
+	if c.whole {
+		return s.handleWholeItem(w, r, in, c, fid, crs, html)
+	}
 	blCode, sidText, _ := strings.Cut(fid, ".")
 	sid, ok := httpapi.DecimalInt(sidText)
 	src := sourceOf(c.sources, blCode)
