@@ -172,6 +172,19 @@ func TestOGCBuildingsCollection(t *testing.T) {
 			t.Logf("%s: %d of %d", tc.filter, len(want), len(all))
 		})
 	}
+	// The queryables as query parameters (equality).
+	{
+		var want []string
+		for _, f := range all {
+			if f.Properties["roof_type"] == "1000" && strings.HasPrefix(fnOf(f), "31001") {
+				want = append(want, f.ID)
+			}
+		}
+		got, _ := wholeAll(t, h, wholeItems+"?limit=6&roof_type=1000&filter="+url.QueryEscape("function LIKE '31001%'"))
+		if len(want) == 0 || !slices.Equal(wholeIDs(got), want) {
+			t.Fatalf("roof_type=1000: %d buildings, want %d", len(got), len(want))
+		}
+	}
 	// A spatial filter (the residual, on the footprint) and bbox: every
 	// building with a footprint vertex in the box is found, none whose
 	// footprint's envelope misses it.

@@ -349,8 +349,8 @@ func (f *wholeFeature) wgs84Geom() geom.T {
 }
 
 // handleWholeItems answers the items of the buildings collection.
-func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input, iq itemsQuery, c ogcCollection, html bool) error {
-	if in.Has("surface_class") {
+func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input, iq itemsQuery, c ogcCollection, html, generic bool) error {
+	if generic && in.Has("surface_class") {
 		return httpapi.Report(httpapi.ErrMalformed, "Parameter surface_class is for the surface collections; %s holds whole buildings.", collWhole)
 	}
 	if iq.after.BL != "" || iq.after.sorted != "" {
@@ -368,8 +368,26 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 	}
 	bq := lod2store.BuildingQuery{Where: flt.where, Args: flt.args, Sort: flt.sort}
 	if g := in.Str("gmlid"); g != "" {
-		bq.Where = strings.TrimPrefix(bq.Where+" AND gmlid = ?", " AND ")
+		bq.Where = strings.TrimPrefix(bq.Where+` AND "gmlid" = ?`, " AND ")
 		bq.Args = append(bq.Args, g)
+	}
+	if !generic {
+		// The queryables as query parameters (Part 1, filtering on feature
+		// properties): equality, ANDed with the rest.
+		for _, q := range lod2store.Queryables() {
+			if q.Name == "gmlid" || !in.Has(q.Name) {
+				continue
+			}
+			var v any = in.Str(q.Name)
+			switch q.Type {
+			case "number":
+				v = in.Num(q.Name)
+			case "integer":
+				v = in.Integer(q.Name)
+			}
+			bq.Where = strings.TrimPrefix(bq.Where+` AND "`+q.Column+`" = ?`, " AND ")
+			bq.Args = append(bq.Args, v)
+		}
 	}
 	var box *geo.BBox
 	if !iq.all {
@@ -446,6 +464,12 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 	if len(feats) > 0 {
 		s.SetBL(r.Context(), feats[0].row.BL)
 	}
+	wantMatched := iq.all && !iq.hasTime && !in.Has("filter") && !in.Has("gmlid")
+	if !generic {
+		for _, q := range lod2store.Queryables() {
+			wantMatched = wantMatched && !in.Has(q.Name)
+		}
+	}
 	path := "/ogc/collections/" + c.id + "/items"
 	q := in.Values()
 	links := s.selfLinks(path, q, html, "application/geo+json")
@@ -466,7 +490,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	matched := int64(-1)
-	if iq.all && !iq.hasTime && !in.Has("filter") && !in.Has("gmlid") {
+	if wantMatched {
 		matched = 0
 		for _, src := range srcs {
 			n, _ := src.LoD2.Counts()
@@ -640,4 +664,47 @@ func (s *surface) handleWholeItem(w http.ResponseWriter, r *http.Request, in *ht
 	w.Header().Set("Content-Type", "application/geo+json")
 	_, _ = w.Write(out)
 	return nil
+}
+
+// wholeDesc describes the items of the buildings collection.
+const wholeDesc = "The buildings collection: one feature per building of every published BL, id its gml:id, geometry its " +
+	"footprint (the ground surfaces, 2D MultiPolygon in `crs`; null for a building without ground surface), properties " +
+	"its LoD2-DE attributes with the AdV labels of the codes and the derived measures (docs/buildings-attributes.md). " +
+	"`filter` (CQL2) and `sortby` run as SQL on each BL's attribute table where CQL2 translates (comparisons, LIKE, " +
+	"BETWEEN, IN, IS NULL, NOT/AND/OR on the queryables); the rest (CASEI, ACCENTI, spatial functions on the footprint) " +
+	"is evaluated per building, and the spatial conjuncts' envelope narrows the search first. `bbox` keeps the " +
+	"buildings whose footprint meets it. Each queryable is also a query parameter (equality, as Part 1 describes " +
+	"filtering on feature properties); a code list value outside the AdV list still matches (Berlin's own function " +
+	"codes). Pages are in the order of `sortby` (then BL, then the store's building order), `next` carries each " +
+	"BL's position; `numberMatched` is given only without bbox, datetime and filters."
+
+// wholeParams are the queryables (but gmlid) as query parameters.
+func wholeParams() []httpapi.Param {
+	var out []httpapi.Param
+	for _, q := range lod2store.Queryables() {
+		if q.Name == "gmlid" {
+			continue
+		}
+		p := httpapi.Param{Name: q.Name, In: "query", Type: q.Type, Desc: "only buildings whose " + q.Name + " equals this (" + q.Desc + ")"}
+		if q.Type == "string" {
+			p.Pattern = `^\S.*$`
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (s *surface) handleOGCBuildingsItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	html := wantsHTML(r, in)
+	iq, err := itemsQueryOf(in, false)
+	if err != nil {
+		return err
+	}
+	v, release := s.Catalog.Acquire()
+	defer release()
+	c, err := findCollection(v, collWhole)
+	if err != nil {
+		return err
+	}
+	return s.handleWholeItems(w, r, in, iq, c, html, false)
 }

@@ -171,6 +171,23 @@ func Routes(env Env) []httpapi.Route {
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItems},
+		{Method: "GET", Path: "/ogc/collections/" + collWhole + "/items", OpID: "ogcBuildingsItems", Tag: Tag, Since: "0.3.0",
+			Summary: "Whole buildings", Desc: wholeDesc,
+			Params: append(append([]httpapi.Param{
+				{Name: "bbox", In: "query", Type: "string", Example: "8.67,50.104,8.684,50.113", Component: "bbox", Desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
+				{Name: "bbox-crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "bbox-crs", Desc: "CRS of bbox; default CRS84"},
+				crsP,
+				{Name: "limit", In: "query", Type: "integer", Default: DefaultLimit, Min: httpapi.F64(1), Max: httpapi.F64(MaxLimit), Clamp: true, Component: "limit",
+					Desc: fmt.Sprintf("page size. A value above the maximum is not refused: the page then holds at most %d features "+
+						"(a server-limited page, as OGC API - Features Part 1 describes limit; opengeospatial/ogcapi-features#640), "+
+						"with a `next` link when more match.", MaxLimit)},
+				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
+				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
+				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the building with this gml:id"}},
+				wholeParams()...), append(filterParams(), ogcFormat())...),
+			Responses: []httpapi.Response{{Status: 200, Desc: "A page of buildings", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
+				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}},
+			Handle: s.handleOGCBuildingsItems},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/queryables", OpID: "ogcQueryables", Tag: Tag, Since: "0.3.0",
 			Summary: "Queryables of a collection", Desc: queryablesDesc, Params: []httpapi.Param{collP, ogcFormat()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "JSON Schema (2020-12) of the properties filter and sortby may use", Schema: "OGCQueryables", ContentType: "application/schema+json"},
@@ -473,7 +490,7 @@ type itemsQuery struct {
 
 // itemsQueryOf reads an items request from its declared parameters; bbox
 // is read here, in the CRS bbox-crs names.
-func itemsQueryOf(in *httpapi.Input) (itemsQuery, error) {
+func itemsQueryOf(in *httpapi.Input, surfaces bool) (itemsQuery, error) {
 	iq := itemsQuery{all: true, limit: in.Integer("limit"), crs: httpapi.ParsedAs[geo.CRS](in, "crs"),
 		after: httpapi.ParsedAs[ogcCursor](in, "cursor")}
 	if in.Has("bbox") {
@@ -486,7 +503,9 @@ func itemsQueryOf(in *httpapi.Input) (itemsQuery, error) {
 		return iq, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox-crs needs a bbox.")
 	}
 	iq.filter.GMLID = in.Str("gmlid")
-	iq.filter.Class = in.Integer("surface_class")
+	if surfaces {
+		iq.filter.Class = in.Integer("surface_class")
+	}
 	if in.Has("datetime") {
 		iq.datetime, iq.hasTime = httpapi.ParsedAs[[2]string](in, "datetime"), true
 	}
@@ -588,7 +607,7 @@ func (iq itemsQuery) admitsSnapshot(snap string) bool {
 
 func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	iq, err := itemsQueryOf(in)
+	iq, err := itemsQueryOf(in, true)
 	if err != nil {
 		return err
 	}
@@ -612,7 +631,7 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 		}
 	}
 	if c.whole {
-		return s.handleWholeItems(w, r, in, iq, c, html)
+		return s.handleWholeItems(w, r, in, iq, c, html, true)
 	}
 	if iq.after.whole != "" {
 		return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor belongs to the %s collection; follow the next link unchanged.", collWhole)
