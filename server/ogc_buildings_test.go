@@ -249,15 +249,16 @@ func TestOGCBuildingsCollection(t *testing.T) {
 // another collection are 400 problems; an unknown id is 404.
 func wholeRefusals(t *testing.T, h http.Handler) {
 	for path, want := range map[string]int{
-		wholeItems + "?sortby=nope":                                  400,
-		wholeItems + "?sortby=geometry":                              400,
-		wholeItems + "?properties=surface_class":                     400,
-		wholeItems + "?filter=" + url.QueryEscape("height_m >"):      400,
-		wholeItems + "?filter=" + url.QueryEscape("surface_class=1"): 400,
-		wholeItems + "?surface_class=712":                            400,
-		wholeItems + "?cursor=b.%21":                                 400,
-		wholeItems + "/nope":                                         404,
-		"/ogc/collections/buildings/queryables":                      200,
+		wholeItems + "?sortby=nope":                                      400,
+		wholeItems + "?sortby=geometry":                                  400,
+		wholeItems + "?properties=surface_class":                         400,
+		wholeItems + "?filter=" + url.QueryEscape("height_m >"):          400,
+		wholeItems + "?filter=" + url.QueryEscape("surface_class=1"):     400,
+		wholeItems + "?surface_class=712":                                400,
+		wholeItems + "?cursor=b.%21":                                     400,
+		wholeItems + "?cursor=b.0123456789abcdef.eyJiZSI6Ild6RTBNRjAifQ": 400, // a digest of other snapshots
+		wholeItems + "/nope":                                             404,
+		"/ogc/collections/buildings/queryables":                          200,
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))

@@ -406,8 +406,15 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 	}
 	bq.BBox = box
 	after := ""
+	// The digest of every BL's snapshot: after a reload that replaced a
+	// pack the cursor is refused instead of continuing on other data.
+	digest := snapshotDigest(c.snapshots)
 	if in.Has("cursor") {
-		after = httpapi.ParsedAs[ogcCursor](in, "cursor").whole
+		d, rest, ok := strings.Cut(httpapi.ParsedAs[ogcCursor](in, "cursor").whole, ".")
+		if !ok || d != digest {
+			return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor is from other data (a BL was reloaded since it was issued) or not of %s; restart paging without a cursor.", collWhole)
+		}
+		after = rest
 	}
 	// The bbox prefilter is on the buildings' boxes; the exact test (the
 	// footprint meets bbox) runs in Go, as the residual does.
@@ -478,7 +485,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 		for k, v := range q {
 			nq[k] = v
 		}
-		nq.Set("cursor", wholePrefix+next)
+		nq.Set("cursor", wholePrefix+digest+"."+next)
 		typ := "application/geo+json"
 		if html {
 			nq.Set("f", "html")
