@@ -19,7 +19,7 @@ import (
 
 // wholeServer imports the real NRW and Berlin samples as two BL (the demo
 // packs carry no attributes) and returns the server's handler.
-func wholeServer(t *testing.T) http.Handler {
+func wholeServer(t testing.TB) http.Handler {
 	t.Helper()
 	data := t.TempDir()
 	for _, s := range []struct{ rel, bl string }{
@@ -43,7 +43,7 @@ func wholeServer(t *testing.T) http.Handler {
 }
 
 // wholeAll follows the next links from path on h.
-func wholeAll(t *testing.T, h http.Handler, path string) ([]ogcFeat, int) {
+func wholeAll(t testing.TB, h http.Handler, path string) ([]ogcFeat, int) {
 	t.Helper()
 	var out []ogcFeat
 	pages := 0
@@ -130,6 +130,24 @@ func TestOGCBuildingsCollection(t *testing.T) {
 	}
 	if withGeom == 0 {
 		t.Fatal("no footprints")
+	}
+	// One building by its id, in HTML and as JSON, equals its feature in
+	// the page.
+	for _, path := range []string{wholeItems + "/" + url.PathEscape(all[0].ID), wholeItems + "/" + url.PathEscape(all[0].ID) + "?f=html", wholeItems + "?f=html&limit=3"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != 200 || (strings.Contains(path, "html") != strings.Contains(rec.Header().Get("Content-Type"), "text/html")) {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Header().Get("Content-Type"))
+		}
+		if !strings.Contains(path, "html") {
+			var one ogcFeat
+			if err := json.Unmarshal(rec.Body.Bytes(), &one); err != nil {
+				t.Fatal(err)
+			}
+			if a, b := mustJSONTest(one), mustJSONTest(all[0]); a != b {
+				t.Fatalf("%s:\n%s\npage: %s", path, a, b)
+			}
+		}
 	}
 	fnOf := func(f ogcFeat) string { s, _ := f.Properties["function"].(string); return s }
 	for _, tc := range []struct {
@@ -284,5 +302,33 @@ func wholeRefusals(t *testing.T, h http.Handler) {
 	}
 	if _, ok := q.Properties["geometry"]; !ok {
 		t.Fatal("queryables without geometry")
+	}
+}
+
+func mustJSONTest(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// BenchmarkOGCBuildingsItems: a page of 100 buildings of the two real
+// samples, unfiltered, with a SQL filter and sorted, and with a residual
+// (CASEI) filter.
+func BenchmarkOGCBuildingsItems(b *testing.B) {
+	h := wholeServer(b)
+	for _, tc := range []struct{ name, query string }{
+		{"page100", "limit=100"},
+		{"filter-sql", "limit=100&filter=" + url.QueryEscape("roof_type = '1000' AND roof_area_m2 > 50") + "&sortby=-height_m"},
+		{"filter-residual", "limit=100&filter=" + url.QueryEscape("CASEI(gmlid) LIKE CASEI('%a%')")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", wholeItems+"?"+tc.query, nil))
+				if rec.Code != 200 {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
 	}
 }
