@@ -149,6 +149,39 @@ func TestOGCBuildingsCollection(t *testing.T) {
 			}
 		}
 	}
+	// The address summary lists every address the attributes route gives
+	// (the building's, then its parts').
+	withAddr := 0
+	for _, f := range all {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/buildings/"+url.PathEscape(f.ID)+"/attributes", nil))
+		var d attributesDoc
+		if err := json.Unmarshal(rec.Body.Bytes(), &d); rec.Code != 200 || err != nil {
+			t.Fatalf("attributes of %s: %d %v", f.ID, rec.Code, err)
+		}
+		var want []string
+		for _, o := range append([]ownerDoc{d.Building}, d.Parts...) {
+			for _, a := range o.Addresses {
+				line := strings.TrimSpace(a.Street + " " + a.HouseNumber)
+				if place := strings.TrimSpace(a.PostalCode + " " + a.Locality); line != "" && place != "" {
+					line += ", " + place
+				} else if line == "" {
+					line = place
+				}
+				want = append(want, line)
+			}
+		}
+		got, _ := f.Properties["address"].(string)
+		if got != strings.Join(want, "; ") {
+			t.Fatalf("%s: address %q, attributes route %q", f.ID, got, want)
+		}
+		if got != "" {
+			withAddr++
+		}
+	}
+	if withAddr == 0 {
+		t.Fatal("no building with an address: not a test")
+	}
 	fnOf := func(f ogcFeat) string { s, _ := f.Properties["function"].(string); return s }
 	for _, tc := range []struct {
 		name, filter string

@@ -123,6 +123,8 @@ func wholeProps() []wholeProp {
 		num("wall_area_m2", "wall area, m²", func(r *lod2store.BuildingRow) *float64 { return m(r).WallAreaM2 }),
 		num("volume_m3", "enclosed volume, m³; null when a shell is not closed", func(r *lod2store.BuildingRow) *float64 { return m(r).VolumeM3 }),
 		str("volume_reason", "why volume_m3 is null", func(r *lod2store.BuildingRow) *string { return m(r).VolumeReason }),
+		{"address", "string", "the building's addresses (its own, then its parts'), each \"street number, postcode locality\", joined by \"; \"; null without one (not a queryable: GET /v1/addresses searches them)",
+			func(r *lod2store.BuildingRow) any { return addressSummary(r.Owner.Addresses) }},
 	}
 }
 
@@ -290,6 +292,15 @@ func footprints(r *http.Request, src lod2store.Source, feats []*wholeFeature) er
 		f.zone = src.LoD2.Zone()
 	}
 	sortInt64(ids)
+	addrs, err := src.LoD2.AddressesOf(r.Context(), ids)
+	if err != nil {
+		return err
+	}
+	for id, as := range addrs {
+		if f := at[id]; f != nil {
+			f.row.Owner.Addresses = as
+		}
+	}
 	return src.LoD2.BuildingGeometry(r.Context(), ids, func(b *lod2store.Building3D) error {
 		f := at[b.BuildingID]
 		if f == nil {
@@ -714,4 +725,27 @@ func (s *surface) handleOGCBuildingsItems(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	return s.handleWholeItems(w, r, in, iq, c, html, false)
+}
+
+// addressSummary writes addresses as "street number, postcode locality",
+// joined by "; " (nil for none).
+func addressSummary(as []lod2store.Address) any {
+	var out []string
+	for _, a := range as {
+		line := strings.TrimSpace(a.Street + " " + a.HouseNumber)
+		place := strings.TrimSpace(a.PostalCode + " " + a.Locality)
+		switch {
+		case line != "" && place != "":
+			line += ", " + place
+		case line == "":
+			line = place
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return strings.Join(out, "; ")
 }
