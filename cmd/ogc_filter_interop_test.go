@@ -29,7 +29,7 @@ func TestOGCFilterWithGDAL(t *testing.T) {
 		{"and not", "surface_class <> 712 AND gmlid LIKE '%1%'", "NOT surface_class = 712 AND gmlid LIKE '%1%'", "(surface_class <> 712) AND (gmlid LIKE '%1%')"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(ogr2ogr, "-f", "CSV", "/vsistdout/", landing, "buildings", "-where", tc.where,
+			cmd := exec.Command(ogr2ogr, "-f", "CSV", "/vsistdout/", landing, "surfaces", "-where", tc.where,
 				"-oo", "PAGE_SIZE=50", "-select", "gmlid", "--config", "CPL_DEBUG", "ON")
 			cmd.Env = append(os.Environ(), "CPL_DEBUG=ON")
 			var stderr strings.Builder
@@ -53,7 +53,7 @@ func TestOGCFilterWithGDAL(t *testing.T) {
 				got = append(got, r[0])
 			}
 			var want []string
-			next := base + "/ogc/collections/buildings/items?limit=1000&filter=" + url.QueryEscape(tc.cql2)
+			next := base + "/ogc/collections/surfaces/items?limit=1000&filter=" + url.QueryEscape(tc.cql2)
 			for next != "" {
 				var page struct {
 					Features []struct {

@@ -93,8 +93,8 @@ func TestOGCWithGDAL(t *testing.T) {
 	t.Run("bbox through pages equals /v1/buildings", func(t *testing.T) {
 		gpkg := filepath.Join(t.TempDir(), "b.gpkg")
 		s := strings.Split(ogcBBox, ",")
-		toolOut(t, ogr2ogr, "-f", "GPKG", gpkg, landing, "buildings", "-spat", s[0], s[1], s[2], s[3], "-oo", "PAGE_SIZE=37")
-		csv := toolOut(t, ogr2ogr, "-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT id FROM buildings")
+		toolOut(t, ogr2ogr, "-f", "GPKG", gpkg, landing, "surfaces", "-spat", s[0], s[1], s[2], s[3], "-oo", "PAGE_SIZE=37")
+		csv := toolOut(t, ogr2ogr, "-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT id FROM surfaces")
 		got := strings.Fields(csv)[1:]
 		sort.Strings(got)
 		var want []string
@@ -170,13 +170,13 @@ func TestOGCWithGDAL(t *testing.T) {
 		}
 		return fids, pts
 	}
-	refIDs, ref := items(t, "buildings-he", "")
+	refIDs, ref := items(t, "surfaces-he", "")
 	if len(ref) == 0 {
 		t.Fatal("no coordinates in the reference page")
 	}
 	for _, c := range geo.SupportedCRS[1:] {
 		t.Run("crs "+c.URI(), func(t *testing.T) {
-			fids, got := items(t, "buildings-he", c.URI())
+			fids, got := items(t, "surfaces-he", c.URI())
 			if !slices.Equal(fids, refIDs) || len(got) != len(ref) {
 				t.Fatalf("%d features %d points, reference %d features %d points", len(fids), len(got), len(refIDs), len(ref))
 			}
@@ -213,7 +213,7 @@ func TestOGCWithGDAL(t *testing.T) {
 	}
 
 	t.Run("EPSG:25832 equals the SpatiaLite pack", func(t *testing.T) {
-		fids, got := items(t, "buildings-he", "http://www.opengis.net/def/crs/EPSG/0/25832")
+		fids, got := items(t, "surfaces-he", "http://www.opengis.net/def/crs/EPSG/0/25832")
 		var sids []string
 		for _, id := range fids {
 			sids = append(sids, strings.TrimPrefix(id, "he."))
@@ -256,7 +256,7 @@ func TestOGCWithGDAL(t *testing.T) {
 	})
 
 	t.Run("HTML pages", func(t *testing.T) {
-		for _, path := range []string{"/ogc", "/ogc/collections", "/ogc/collections/buildings/items?limit=20&bbox=" + ogcBBox, "/ogc/collections/roofs/items/" + refIDs[0]} {
+		for _, path := range []string{"/ogc", "/ogc/collections", "/ogc/collections/surfaces/items?limit=20&bbox=" + ogcBBox, "/ogc/collections/roofs/items/" + refIDs[0]} {
 			req, _ := http.NewRequest("GET", base+path, nil)
 			req.Header.Set("Accept", "text/html,application/xhtml+xml")
 			resp, err := http.DefaultClient.Do(req)

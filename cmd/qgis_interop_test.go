@@ -117,7 +117,7 @@ func TestOGCWithQGIS(t *testing.T) {
 		// The demo town of he for the federated collections, the middle
 		// of its extent for each BL's own.
 		b := []float64{8.672, 50.111, 8.676, 50.113}
-		if strings.HasPrefix(c.ID, "buildings-") && c.ID != "buildings-he" {
+		if strings.HasPrefix(c.ID, "surfaces-") && c.ID != "surfaces-he" {
 			e := c.Extent.Spatial.BBox[0]
 			w, h := (e[2]-e[0])/3, (e[3]-e[1])/3
 			b = []float64{e[0] + w, e[1] + h, e[2] - w, e[3] - h}
@@ -128,11 +128,11 @@ func TestOGCWithQGIS(t *testing.T) {
 		t.Fatalf("collections: %v", ids)
 	}
 	// Downloaded whole: roofs and one BL's collection; the federated
-	// buildings (over 10,000 surfaces) with the page size above the maximum.
-	download := []string{"roofs", "buildings-he"}
+	// surfaces (over 10,000) with the page size above the maximum.
+	download := []string{"roofs", "surfaces-he"}
 	cfg := map[string]any{
 		"ogc": proxyBase + "/ogc", "requests": proxyBase + "/__requests", "collections": ids,
-		"bboxes": bboxes, "download": download, "big_collection": "buildings", "big_page": 50000,
+		"bboxes": bboxes, "download": download, "big_collection": "surfaces", "big_page": 50000,
 		"xyz": tj.Tiles[0], "zmin": tj.MinZoom, "zmax": tj.MaxZoom,
 		"extent": []float64{8.672, 50.1128, 8.684, 50.1160}, "png": filepath.Join(t.TempDir(), "hillshade.png"),
 	}
@@ -254,7 +254,7 @@ func TestOGCWithQGIS(t *testing.T) {
 	// pages, TestOGCLimitClamped); every feature arrives, in pages of the
 	// maximum.
 	t.Run("page size above the maximum", func(t *testing.T) {
-		_, all := serverItems(t, proxyBase, "buildings", "")
+		_, all := serverItems(t, proxyBase, "surfaces", "")
 		limits, failed := itemsLimits(res.BigPage.Requests)
 		if !res.BigPage.Valid || len(failed) > 0 || !slices.Equal(res.BigPage.IDs, all) {
 			t.Fatalf("pageSize=50000: valid %v, %d features of %d, failed requests %v", res.BigPage.Valid, len(res.BigPage.IDs), len(all), failed)

@@ -265,3 +265,37 @@ type prefixed struct {
 }
 
 func (p prefixed) Scan(dest ...any) error { return p.r.Scan(append([]any{p.first}, dest...)...) }
+
+// AddressesOf returns the addresses of the buildings ids (their own, then
+// their parts', each in file order), by building id; buildings without
+// one are absent.
+func (s *LoD2) AddressesOf(ctx context.Context, ids []int64) (map[int64][]Address, error) {
+	out := map[int64][]Address{}
+	for start := 0; start < len(ids); start += idChunk {
+		chunk := ids[start:min(start+idChunk, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT building_id, street, house_number, postal_code, locality, country
+FROM addresses WHERE building_id IN (?`+strings.Repeat(`,?`, len(chunk)-1)+`) ORDER BY building_id, part, seq`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: addresses: %w", err)
+		}
+		for rows.Next() {
+			var bid int64
+			var a Address
+			if err := rows.Scan(&bid, &a.Street, &a.HouseNumber, &a.PostalCode, &a.Locality, &a.Country); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: addresses: %w", err)
+			}
+			out[bid] = append(out[bid], a)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: addresses: %w", err)
+		}
+	}
+	return out, nil
+}

@@ -42,7 +42,7 @@ func BenchmarkOGCItems(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, httptest.NewRequest("GET", "/ogc/collections/buildings/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=100"+crs, nil))
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/ogc/collections/surfaces/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=100"+crs, nil))
 				if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"numberReturned":100`)) {
 					b.Fatalf("%d, %s", rec.Code, rec.Body.Bytes()[:min(300, rec.Body.Len())])
 				}
@@ -72,7 +72,7 @@ func BenchmarkOGCFilter(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, httptest.NewRequest("GET", "/ogc/collections/buildings/items?"+tc.query, nil))
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/ogc/collections/surfaces/items?"+tc.query, nil))
 				if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"numberReturned":100`)) {
 					b.Fatalf("%d, %s", rec.Code, rec.Body.Bytes()[:min(300, rec.Body.Len())])
 				}

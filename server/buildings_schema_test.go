@@ -61,7 +61,7 @@ func TestSurfaceFeaturesMatchTheirSchema(t *testing.T) {
 	}
 
 	// OGC: the OGCFeature schema names the properties of each kind of
-	// collection in its description, "buildings: a, b, ...; roofs: ...".
+	// collection in its description, "surfaces (and surfaces-<bl>): a, b, ...; roofs: ...".
 	var desc struct{ Description string }
 	if err := json.Unmarshal(schemas["OGCFeature"].Properties["properties"], &desc); err != nil {
 		t.Fatal(err)
@@ -71,14 +71,14 @@ func TestSurfaceFeaturesMatchTheirSchema(t *testing.T) {
 		kind, list, _ := strings.Cut(part, ": ")
 		kinds[kind] = strings.Split(list, ", ")
 	}
-	if len(kinds["buildings"]) == 0 || len(kinds["roofs"]) == 0 {
+	if len(kinds["surfaces (and surfaces-<bl>)"]) == 0 || len(kinds["roofs"]) == 0 {
 		t.Fatalf("OGCFeature properties description %q", desc.Description)
 	}
 	for _, c := range []struct{ path, kind string }{
-		{"/ogc/collections/buildings/items?limit=1000", "buildings"},
-		{"/ogc/collections/buildings-he/items?limit=50&crs=http://www.opengis.net/def/crs/EPSG/0/25832", "buildings"},
+		{"/ogc/collections/surfaces/items?limit=1000", "surfaces (and surfaces-<bl>)"},
+		{"/ogc/collections/surfaces-he/items?limit=50&crs=http://www.opengis.net/def/crs/EPSG/0/25832", "surfaces (and surfaces-<bl>)"},
 		{"/ogc/collections/roofs/items?limit=1000", "roofs"},
-		{"/ogc/collections/buildings/items/he.5", "buildings"},
+		{"/ogc/collections/surfaces/items/he.5", "surfaces (and surfaces-<bl>)"},
 		{"/ogc/collections/roofs/items/bb.6", "roofs"},
 	} {
 		resp, body := f.do(t, "GET", c.path, nil)

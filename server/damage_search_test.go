@@ -76,7 +76,7 @@ func TestDamagedSearchFileSkipsItsBL(t *testing.T) {
 	if l := srv.damage.list(); len(l) != 1 || !strings.Contains(l[0], "lod2/rp/2026-07-20") {
 		t.Errorf("damage log %q", l)
 	}
-	resp, err = ts.Client().Get(ts.URL + "/ogc/collections/buildings/items?bbox=8.66,50.10,8.70,50.13&limit=100")
+	resp, err = ts.Client().Get(ts.URL + "/ogc/collections/surfaces/items?bbox=8.66,50.10,8.70,50.13&limit=100")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,8 +235,8 @@ func TestOGCDamagedCoordinatesAre503(t *testing.T) {
 		return w.Code, w.Body.String()
 	}
 	const utm = "crs=http://www.opengis.net/def/crs/EPSG/0/25832"
-	for _, path := range []string{"/ogc/collections/buildings-rp/items?" + utm, "/ogc/collections/roofs/items?limit=100&" + utm,
-		"/ogc/collections/buildings/items/rp.1?" + utm} {
+	for _, path := range []string{"/ogc/collections/surfaces-rp/items?" + utm, "/ogc/collections/roofs/items?limit=100&" + utm,
+		"/ogc/collections/surfaces/items/rp.1?" + utm} {
 		code, body := get(path)
 		var p struct{ Type, Detail string }
 		if err := json.Unmarshal([]byte(body), &p); code != 503 || err != nil || !strings.HasSuffix(p.Type, "/data-damaged") {
@@ -249,7 +249,7 @@ func TestOGCDamagedCoordinatesAre503(t *testing.T) {
 	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"degraded"`) || !strings.Contains(body, "lod2/rp/2026-07-20") {
 		t.Errorf("readyz: %d %s", code, body)
 	}
-	code, body := get("/ogc/collections/buildings-he/items?" + utm)
+	code, body := get("/ogc/collections/surfaces-he/items?" + utm)
 	var fc struct {
 		Features []struct {
 			Geometry struct{ Coordinates [][][][]float64 }

@@ -162,7 +162,7 @@ func TestOGCFilter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			coll, ref := "buildings", all
+			coll, ref := "surfaces", all
 			if tc.coll == "roofs" {
 				coll, ref = "roofs", roofs
 			}
@@ -224,7 +224,7 @@ func TestOGCSortBy(t *testing.T) {
 		coll, sortby string
 		less         func(a, b ogcFeat) int
 	}{
-		{"buildings", "-building_id,surface_class", func(a, b ogcFeat) int {
+		{"surfaces", "-building_id,surface_class", func(a, b ogcFeat) int {
 			return cmp.Or(-cmp.Compare(num(a, "building_id"), num(b, "building_id")), cmp.Compare(num(a, "surface_class"), num(b, "surface_class")))
 		}},
 		{"roofs", "azimuth_deg,-area_m2", func(a, b ogcFeat) int {
@@ -319,7 +319,7 @@ func TestOGCQueryablesSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, coll := range []string{"buildings", "roofs", "buildings-he"} {
+	for _, coll := range []string{"surfaces", "roofs", "surfaces-he"} {
 		for _, what := range []string{"queryables", "sortables"} {
 			rec := httptest.NewRecorder()
 			ts.Config.Handler.ServeHTTP(rec, httptest.NewRequest("GET", "/ogc/collections/"+coll+"/"+what, nil))
@@ -358,7 +358,7 @@ func TestOGCQueryablesSchema(t *testing.T) {
 // well outside it.
 func TestOGCFilterCRSProjected(t *testing.T) {
 	cs2cs := testtool.Require(t, "cs2cs", "apt-get install proj-bin")
-	all, _ := ogcAll(t, "/ogc/collections/buildings-he/items?limit=10000")
+	all, _ := ogcAll(t, "/ogc/collections/surfaces-he/items?limit=10000")
 	p0 := all[len(all)/3].Geometry.Coordinates[0][0][0]
 	box := [4]float64{p0[0] - 0.001, p0[1] - 0.0006, p0[0] + 0.001, p0[1] + 0.0006}
 	cmd := exec.Command(cs2cs, "-f", "%.4f", "OGC:CRS84", "EPSG:25832")
@@ -375,7 +375,7 @@ func TestOGCFilterCRSProjected(t *testing.T) {
 	}
 	ring = append(ring, ring[0])
 	filter := "S_INTERSECTS(geometry, POLYGON((" + strings.Join(ring, ", ") + ")))"
-	got, _ := ogcAll(t, "/ogc/collections/buildings-he/items?limit=10000&filter-crs="+q("http://www.opengis.net/def/crs/EPSG/0/25832")+"&filter="+q(filter))
+	got, _ := ogcAll(t, "/ogc/collections/surfaces-he/items?limit=10000&filter-crs="+q("http://www.opengis.net/def/crs/EPSG/0/25832")+"&filter="+q(filter))
 	in := map[string]bool{}
 	const slack = 0.00005 // ~4 m: the UTM quadrilateral's edges are not the box's
 	outer := [4]float64{box[0] - slack, box[1] - slack, box[2] + slack, box[3] + slack}
@@ -421,7 +421,7 @@ func allInBox(f ogcFeat, b [4]float64) bool {
 // complement of S_INTERSECTS, and S_CONTAINS of a point is a subset of
 // S_INTERSECTS of it.
 func TestOGCSpatialFunctions(t *testing.T) {
-	const coll = "/ogc/collections/buildings-he/items?limit=10000&filter="
+	const coll = "/ogc/collections/surfaces-he/items?limit=10000&filter="
 	all, _ := ogcAll(t, coll[:len(coll)-len("&filter=")])
 	p0 := all[len(all)/2].Geometry.Coordinates[0][0][0]
 	box := [4]float64{p0[0] - 0.0009, p0[1] - 0.0006, p0[0] + 0.0009, p0[1] + 0.0006}

@@ -49,7 +49,7 @@ func nextOf(p ogcTestPage) string {
 	return ""
 }
 
-const ogcItems = "/ogc/collections/buildings/items"
+const ogcItems = "/ogc/collections/surfaces/items"
 
 // TestOGCItemsParameters covers the items parameters and their refusals.
 func TestOGCItemsParameters(t *testing.T) {
@@ -139,8 +139,8 @@ func TestOGCItemsParameters(t *testing.T) {
 			}
 		})
 	}
-	for _, path := range []string{"/ogc/collections/nope", "/ogc/collections/nope/items", "/ogc/collections/buildings/items/he.0",
-		"/ogc/collections/buildings/items/xx.1", "/ogc/collections/buildings-he/items/nrw.1"} {
+	for _, path := range []string{"/ogc/collections/nope", "/ogc/collections/nope/items", "/ogc/collections/surfaces/items/he.0",
+		"/ogc/collections/surfaces/items/xx.1", "/ogc/collections/surfaces-he/items/nrw.1"} {
 		if code, body, _ := ogcGet(t, path); code != 404 {
 			t.Errorf("%s: %d %s", path, code, body)
 		}

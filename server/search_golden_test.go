@@ -24,8 +24,8 @@ var searchGoldenPaths = []string{
 	"/v1/buildings?bbox=8.6700,50.1040,8.6840,50.1130&limit=50&cursor=aGU6MTk1",
 	"/v1/buildings?bbox=5,47,15,55&limit=1000&cursor=YmI6MjAwMQ", // after bb:2001: 686 surfaces of bb, then be
 	"/v1/buildings?bbox=5.0,47.0,5.01,47.01",
-	"/ogc/collections/buildings/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=100",
-	"/ogc/collections/buildings/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=20&crs=http://www.opengis.net/def/crs/EPSG/0/25832",
+	"/ogc/collections/surfaces/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=100",
+	"/ogc/collections/surfaces/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=20&crs=http://www.opengis.net/def/crs/EPSG/0/25832",
 	"/ogc/collections/roofs/items?bbox=8.6700,50.1040,8.6840,50.1130&limit=20",
 	"/v1/buildings/DEHEDM00000001",
 	"/v1/buildings/DEHEDM00000001/roof",

@@ -62,16 +62,20 @@ const (
 	DefaultLimit = 10
 	MaxLimit     = 10000
 	// Collection ids: the federated collections and the per-BL prefix.
-	collBuildings = "buildings"
-	collRoofs     = "roofs"
-	collBLPrefix  = "buildings-"
+	collSurfaces = "surfaces"
+	collRoofs    = "roofs"
+	collBLPrefix = "surfaces-"
 )
 
 // Desc describes the surface (the OpenAPI description of /ogc/api and of
 // the landing and items operations).
 const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
-	"`buildings` (every published BL, federated like `/v1/buildings`), `buildings-<bl>` (one BL) and `roofs` (roof " +
-	"surfaces with tilt, azimuth and area). A feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
+	"`surfaces` (every published BL, federated like `/v1/buildings`), `surfaces-<bl>` (one BL) and `roofs` (roof " +
+	"surfaces with tilt, azimuth and area), and `buildings`: whole buildings, one feature per building with the id " +
+	"its gml:id, the footprint (its ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as " +
+	"properties (docs/buildings-attributes.md); there `filter` and `sortby` run in SQL on each BL's attribute table " +
+	"(what CQL2 cannot say in SQL, e.g. CASEI or a spatial function on the footprint, is evaluated per building), " +
+	"`next` carries each BL's keyset position, and `bbox` keeps the buildings whose footprint meets it. Before 0.3.0 `surfaces` was named `buildings` and `surfaces-<bl>` `buildings-<bl>`. In the surface collections a feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
 	"with the id `<bl>.<surface_id>`; the building is its `gmlid` property. Paging follows the `next` link: its cursor " +
 	"names the snapshot of each BL, and after a reload that replaced one it answers 400 asking to restart; `prev` " +
 	"links are not offered (the standard makes them optional). `limit` above its maximum gives a page of the maximum " +
@@ -124,8 +128,8 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 // surface.
 func Routes(env Env) []httpapi.Route {
 	s := &surface{env}
-	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "buildings", Component: "collectionId",
-		Desc: "`buildings`, `roofs` or `buildings-<bl>`"}
+	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
+		Desc: "`buildings` (whole buildings), `surfaces`, `roofs` or `surfaces-<bl>`"}
 	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
 		Desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []httpapi.Response {
@@ -167,6 +171,23 @@ func Routes(env Env) []httpapi.Route {
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItems},
+		{Method: "GET", Path: "/ogc/collections/" + collWhole + "/items", OpID: "ogcBuildingsItems", Tag: Tag, Since: "0.3.0",
+			Summary: "Whole buildings", Desc: wholeDesc,
+			Params: append(append([]httpapi.Param{
+				{Name: "bbox", In: "query", Type: "string", Example: "8.67,50.104,8.684,50.113", Component: "bbox", Desc: "minX,minY,maxX,maxY (or 6 numbers with heights, which are ignored) in `bbox-crs`"},
+				{Name: "bbox-crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "bbox-crs", Desc: "CRS of bbox; default CRS84"},
+				crsP,
+				{Name: "limit", In: "query", Type: "integer", Default: DefaultLimit, Min: httpapi.F64(1), Max: httpapi.F64(MaxLimit), Clamp: true, Component: "limit",
+					Desc: fmt.Sprintf("page size. A value above the maximum is not refused: the page then holds at most %d features "+
+						"(a server-limited page, as OGC API - Features Part 1 describes limit; opengeospatial/ogcapi-features#640), "+
+						"with a `next` link when more match.", MaxLimit)},
+				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
+				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
+				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the building with this gml:id"}},
+				wholeParams()...), append(filterParams(), ogcFormat())...),
+			Responses: []httpapi.Response{{Status: 200, Desc: "A page of buildings", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
+				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}},
+			Handle: s.handleOGCBuildingsItems},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/queryables", OpID: "ogcQueryables", Tag: Tag, Since: "0.3.0",
 			Summary: "Queryables of a collection", Desc: queryablesDesc, Params: []httpapi.Param{collP, ogcFormat()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "JSON Schema (2020-12) of the properties filter and sortby may use", Schema: "OGCQueryables", ContentType: "application/schema+json"},
@@ -180,7 +201,7 @@ func Routes(env Env) []httpapi.Route {
 			Handle: s.handleOGCSortables},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature",
-			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`"},
+			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`; in `buildings` the building's gml:id"},
 				crsP, ogcFormat()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
@@ -278,6 +299,7 @@ type ogcCollection struct {
 	sources         []lod2store.Source
 	snapshots       map[string]string // BL -> snapshot
 	roofs           bool
+	whole           bool // one feature per building (collWhole)
 }
 
 // ogcCollections lists the collections of view v, federated ones first.
@@ -298,12 +320,16 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 			desc:    fmt.Sprintf("Every LoD2 surface of BL %s, snapshot %s (%s).", src.BL, p.Manifest.Snapshot, p.Manifest.AttributionText()),
 			sources: []lod2store.Source{src}, snapshots: map[string]string{src.BL: p.Manifest.Snapshot}})
 	}
-	if only != "" && only != collBuildings && only != collRoofs {
+	if only != "" && only != collSurfaces && only != collRoofs && only != collWhole {
 		return per
 	}
 	slices.SortFunc(per, func(a, b ogcCollection) int { return strings.Compare(a.id, b.id) })
 	return append([]ogcCollection{
-		{id: collBuildings, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
+		{id: collWhole, title: "LoD2 buildings", desc: "Every building of every published BL, one feature per building (its parts included): " +
+			"the footprint (the ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as properties " +
+			"(docs/buildings-attributes.md). The feature id is the building's gml:id.",
+			sources: srcs, snapshots: snaps, whole: true},
+		{id: collSurfaces, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
 			sources: srcs, snapshots: snaps},
 		{id: collRoofs, title: "Roof surfaces", desc: "Roof surfaces of every published BL with tilt, azimuth (true north) and horizontal area; " +
 			"for a surface of several polygons the area is their sum and tilt and azimuth are those of the largest polygon.",
@@ -413,6 +439,8 @@ type ogcCursor struct {
 	Snapshot string
 	// sorted is the cursor of a sorted query (sortedCursor), as given.
 	sorted string
+	// whole is the cursor of the buildings collection, without its prefix.
+	whole string
 }
 
 func (c ogcCursor) encode() string {
@@ -421,6 +449,12 @@ func (c ogcCursor) encode() string {
 
 func decodeOGCCursor(s string) (any, error) {
 	bad := httpapi.SyntaxFault("is not one this server issued; follow the next link unchanged.")
+	if c, ok := strings.CutPrefix(s, wholePrefix); ok {
+		if c == "" || len(s) > maxWholeCursorLen {
+			return nil, bad
+		}
+		return ogcCursor{whole: c}, nil
+	}
 	if strings.HasPrefix(s, sortedPrefix) {
 		if _, ok := decodeSortedCursor(s); !ok || len(s) > maxSortedCursorLen {
 			return nil, bad
@@ -456,7 +490,7 @@ type itemsQuery struct {
 
 // itemsQueryOf reads an items request from its declared parameters; bbox
 // is read here, in the CRS bbox-crs names.
-func itemsQueryOf(in *httpapi.Input) (itemsQuery, error) {
+func itemsQueryOf(in *httpapi.Input, surfaces bool) (itemsQuery, error) {
 	iq := itemsQuery{all: true, limit: in.Integer("limit"), crs: httpapi.ParsedAs[geo.CRS](in, "crs"),
 		after: httpapi.ParsedAs[ogcCursor](in, "cursor")}
 	if in.Has("bbox") {
@@ -469,7 +503,9 @@ func itemsQueryOf(in *httpapi.Input) (itemsQuery, error) {
 		return iq, httpapi.Report(httpapi.ErrMalformed, "Parameter bbox-crs needs a bbox.")
 	}
 	iq.filter.GMLID = in.Str("gmlid")
-	iq.filter.Class = in.Integer("surface_class")
+	if surfaces {
+		iq.filter.Class = in.Integer("surface_class")
+	}
 	if in.Has("datetime") {
 		iq.datetime, iq.hasTime = httpapi.ParsedAs[[2]string](in, "datetime"), true
 	}
@@ -571,7 +607,7 @@ func (iq itemsQuery) admitsSnapshot(snap string) bool {
 
 func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	iq, err := itemsQueryOf(in)
+	iq, err := itemsQueryOf(in, true)
 	if err != nil {
 		return err
 	}
@@ -593,6 +629,12 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 			return httpapi.Report(httpapi.ErrMalformed, "The data changed since this cursor was issued (BL %s was at snapshot %s, now %s); restart paging without a cursor.",
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
+	}
+	if c.whole {
+		return s.handleWholeItems(w, r, in, iq, c, html, true)
+	}
+	if iq.after.whole != "" {
+		return httpapi.Report(httpapi.ErrMalformed, "Parameter cursor belongs to the %s collection; follow the next link unchanged.", collWhole)
 	}
 	flt, err := itemFilterOf(in, c)
 	if err != nil {
@@ -735,6 +777,9 @@ func (s *surface) handleOGCItem(w http.ResponseWriter, r *http.Request, in *http
 		return err
 	}
 	fid := in.Str("featureId")
+	if c.whole {
+		return s.handleWholeItem(w, r, in, c, fid, crs, html)
+	}
 	blCode, sidText, _ := strings.Cut(fid, ".")
 	sid, ok := httpapi.DecimalInt(sidText)
 	src := sourceOf(c.sources, blCode)

@@ -59,6 +59,9 @@ func (s *surface) answerSchema(w http.ResponseWriter, r *http.Request, in *httpa
 	}
 	path := "/ogc/collections/" + c.id + "/" + what
 	doc := s.queryablesDoc(c, path, geometry)
+	if c.whole {
+		doc = s.wholeQueryablesDoc(c, path, geometry)
+	}
 	if html {
 		// One row per property: its type, description and values.
 		rows := map[string]any{}

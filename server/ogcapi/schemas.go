@@ -23,10 +23,10 @@ func Schemas() apidoc.Obj {
 			"links": apidoc.Array(apidoc.Ref("OGCLink"), "")}),
 		"OGCCollections": apidoc.Object("Feature collections", []string{"links", "collections"}, apidoc.Obj{
 			"links": apidoc.Array(apidoc.Ref("OGCLink"), ""), "collections": apidoc.Array(apidoc.Ref("OGCCollection"), ""), "crs": apidoc.Array(apidoc.StrF("uri", ""), "")}),
-		"OGCFeature": apidoc.Object("One surface as a GeoJSON Feature", []string{"type", "id", "geometry", "properties"}, apidoc.Obj{
-			"type": apidoc.Enum("", "Feature"), "id": apidoc.Str("<bl>.<surface_id>"), "geometry": apidoc.GeoJSON("MultiPolygon", "surface geometry, in the requested crs"),
-			"properties": apidoc.Obj{"type": "object", "description": "buildings: " + strings.Join(buildings.OGCSurface.Names(), ", ") +
-				"; roofs: " + strings.Join(buildings.OGCRoof.Names(), ", ")},
+		"OGCFeature": apidoc.Object("A GeoJSON Feature: one surface (collections surfaces, surfaces-<bl>, roofs) or one building (buildings: id the gml:id, geometry the footprint or null)", []string{"type", "id", "geometry", "properties"}, apidoc.Obj{
+			"type": apidoc.Enum("", "Feature"), "id": apidoc.Str("<bl>.<surface_id>, or the gml:id in buildings"), "geometry": apidoc.GeoJSON("MultiPolygon", "surface geometry, in the requested crs"),
+			"properties": apidoc.Obj{"type": "object", "description": "surfaces (and surfaces-<bl>): " + strings.Join(buildings.OGCSurface.Names(), ", ") +
+				"; roofs: " + strings.Join(buildings.OGCRoof.Names(), ", ") + "; buildings: " + strings.Join(wholePropNames(), ", ")},
 			"links": apidoc.Array(apidoc.Ref("OGCLink"), "")}),
 		"OGCQueryables": apidoc.Object("Queryables or sortables: a JSON Schema (draft 2020-12) of an object (OGC API - Features Part 3)",
 			[]string{"$schema", "type", "properties"}, apidoc.Obj{
