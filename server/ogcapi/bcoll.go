@@ -492,19 +492,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 	q := in.Values()
 	links := s.selfLinks(path, q, html, "application/geo+json")
 	if next != "" {
-		nq := url.Values{}
-		for k, v := range q {
-			nq[k] = v
-		}
-		nq.Set("cursor", wholePrefix+digest+"."+next)
-		typ := "application/geo+json"
-		if html {
-			nq.Set("f", "html")
-			typ = "text/html"
-		} else if nq.Get("f") == "" {
-			nq.Set("f", "json")
-		}
-		links = append(links, ogcLink{Href: s.ogcURL(path, nq), Rel: "next", Type: typ, Title: "next page"})
+		links = append(links, s.nextLink(path, q, wholePrefix+digest+"."+next, html))
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	matched := int64(-1)

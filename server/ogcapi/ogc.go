@@ -679,19 +679,7 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 	q := in.Values()
 	links := s.selfLinks(path, q, html, "application/geo+json")
 	if res.next != "" {
-		nq := url.Values{}
-		for k, v := range q {
-			nq[k] = v
-		}
-		nq.Set("cursor", res.next)
-		typ := "application/geo+json"
-		if html {
-			nq.Set("f", "html")
-			typ = "text/html"
-		} else if nq.Get("f") == "" {
-			nq.Set("f", "json")
-		}
-		links = append(links, ogcLink{Href: s.ogcURL(path, nq), Rel: "next", Type: typ, Title: "next page"})
+		links = append(links, s.nextLink(path, q, res.next, html))
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
 	matched := int64(-1)
@@ -832,4 +820,23 @@ func (s *surface) ogcAnswer(w http.ResponseWriter, r *http.Request, html bool, t
 		return s.writeOGCHTML(w, title, doc)
 	}
 	return httpapi.WriteJSON(w, r, http.StatusOK, "", doc)
+}
+
+// nextLink is the link to the page after this one of an items answer: the
+// request's query (filter, sortby, properties...) with the page's cursor,
+// in the answer's own format.
+func (s *surface) nextLink(path string, q url.Values, cursor string, html bool) ogcLink {
+	nq := url.Values{}
+	for k, v := range q {
+		nq[k] = v
+	}
+	nq.Set("cursor", cursor)
+	typ := "application/geo+json"
+	if html {
+		nq.Set("f", "html")
+		typ = "text/html"
+	} else if nq.Get("f") == "" {
+		nq.Set("f", "json")
+	}
+	return ogcLink{Href: s.ogcURL(path, nq), Rel: "next", Type: typ, Title: "next page"}
 }
