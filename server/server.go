@@ -98,9 +98,11 @@ type Server struct {
 	// footprints caches footprint tiles: uncounted, so a crowd panning
 	// over one town must not cost a search per request.
 	footprints *tilecache.Cache
-	schemas    obj       // component schemas, for the exact members of request bodies
-	damage     damageLog // damaged files met while answering or found by verify
-	verify     verifier
+	// vectorTiles caches building vector tiles, for the same reason.
+	vectorTiles *tilecache.Cache
+	schemas     obj       // component schemas, for the exact members of request bodies
+	damage      damageLog // damaged files met while answering or found by verify
+	verify      verifier
 }
 
 // New builds the server and its route table.
@@ -128,7 +130,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
-		footprints: tilecache.New(64 << 20)}
+		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(64 << 20)}
 	comps, err := components()
 	if err != nil {
 		return nil, err
@@ -181,12 +183,13 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(staticSite, static.ViewerRoutes(s.staticEnv())...)...)
 	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
 	de := dataapi.Env{Catalog: s.deps.Catalog, TilesURL: s.cfg.TilesURL, AdminTok: s.cfg.AdminToken,
-		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, NoteDamage: s.damage.note, SetBL: setBL,
+		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, VectorTiles: s.vectorTiles, BaseURL: s.cfg.BaseURL, NoteDamage: s.damage.note, SetBL: setBL,
 		Log: s.log, RequestID: requestID}
 	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.AttributeRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.FootprintRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.VectorTileRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
 		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade}

@@ -27,6 +27,10 @@ type Env struct {
 	HeightModel func() string
 	// Footprints caches footprint tiles.
 	Footprints *tilecache.Cache
+	// VectorTiles caches building vector tiles.
+	VectorTiles *tilecache.Cache
+	// BaseURL is the server's public base URL (TileJSON tile templates).
+	BaseURL string
 	// NoteDamage records a damaged file a request met (admin health,
 	// /readyz).
 	NoteDamage func(error)

@@ -15,6 +15,14 @@ func Schemas() apidoc.Obj {
 			"snapshot_date": apidoc.StrF("date", "date of the source download"), "building_count": apidoc.Int(""),
 			"validation_pass_pct": apidoc.Nullable("number", "share of buildings passing geometric validation; null when no validation ran"),
 			"last_sync":           apidoc.StrF("date-time", "when the import finished")}),
+		"VectorTileJSON": apidoc.Object("TileJSON 3.0.0 of a vector tile layer set", []string{"tilejson", "tiles", "vector_layers"}, apidoc.Obj{
+			"tilejson": apidoc.Str("3.0.0"), "name": apidoc.Str(""), "scheme": apidoc.Enum("", "xyz"), "format": apidoc.Enum("", "pbf"),
+			"tiles": apidoc.Array(apidoc.Str(""), "URL templates"), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""),
+			"bounds": apidoc.Array(apidoc.Num(""), "west, south, east, north (WGS84)"), "attribution": apidoc.Str(""),
+			"vector_layers": apidoc.Array(apidoc.Object("", []string{"id", "fields"}, apidoc.Obj{
+				"id": apidoc.Str("layer name"), "description": apidoc.Str(""), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""),
+				"fields": apidoc.Obj{"type": "object", "description": "field name to type (Number, String, Boolean)",
+					"additionalProperties": apidoc.Enum("", "Number", "String", "Boolean")}}), "")}),
 		"LoD2DatasetList": apidoc.ListOf("LoD2Dataset", "datasets", true),
 		"AttributionListEntry": apidoc.Object("Licence and attribution of one published product of one BL", nil, apidoc.Obj{
 			"bundesland_code": apidoc.Str(""), "product": apidoc.Enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",
