@@ -1,0 +1,182 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
+)
+
+// TestBuildingVectorTilesMatchGDAL fetches building vector tiles of the
+// demo pack from `svc serve` and reads them with GDAL's MVT driver, in both
+// UTM zones. The judge is independent of svc's code: GDAL/PROJ reproject
+// the footprints straight from the pack's SpatiaLite file (ground surfaces,
+// roof surfaces where the building has no ground) to EPSG:3857 and clip
+// them to the tile grown by its buffer (ogr2ogr -clipdst, GEOS). The tile
+// must hold exactly the buildings that clip leaves, with the pack's
+// gml:id, height, ground and roof heights, and every vertex of either
+// geometry must lie within one tile unit of the other's outline.
+func TestBuildingVectorTilesMatchGDAL(t *testing.T) {
+	ogr2ogr := testtool.Require(t, "ogr2ogr", "apt-get install gdal-bin")
+	data := demoData(t)
+	base := serveData(t, data)
+	for _, tc := range []struct {
+		name     string
+		bl, pack string
+		lon, lat float64
+		z        int
+	}{
+		{"he z16 with roofs (EPSG:25832)", "he", "he/2026-07-20", 8.67815, 50.11295, 16},
+		{"be z15 (EPSG:25833)", "be", "be/2026-07-20", 13.4050, 52.5205, 15},
+		{"nrw z12", "nrw", "nrw/2026-07-16", 6.9583, 50.9413, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 1 << tc.z
+			x := int((tc.lon + 180) / 360 * float64(n))
+			lr := tc.lat * math.Pi / 180
+			y := int((1 - math.Log(math.Tan(lr)+1/math.Cos(lr))/math.Pi) / 2 * float64(n))
+			dir := t.TempDir()
+			tile := filepath.Join(dir, "tile.mvt")
+			resp, err := http.Get(fmt.Sprintf("%s/v1/buildings/tiles/%d/%d/%d.mvt", base, tc.z, x, y))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/vnd.mapbox-vector-tile" {
+				t.Fatalf("%d %s %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+			os.WriteFile(tile, body, 0o644)
+			ours := filepath.Join(dir, "ours.json")
+			toolOut(t, ogr2ogr, "-f", "GeoJSON", ours, tile, "-oo", fmt.Sprint("X=", x), "-oo", fmt.Sprint("Y=", y), "-oo", fmt.Sprint("Z=", tc.z), "-oo", "CLIP=NO", "buildings")
+			// The tile grown by its 64-unit buffer, in EPSG:3857 metres.
+			const r = 6378137.0
+			size := 2 * math.Pi * r / float64(n)
+			unit, buf := size/4096, size*64/4096
+			minX, maxY := float64(x)*size-math.Pi*r, math.Pi*r-float64(y)*size
+			judge := filepath.Join(dir, "judge.json")
+			toolOut(t, ogr2ogr, "-f", "GeoJSON", "-t_srs", "EPSG:3857", "-clipdst",
+				fmt.Sprint(minX-buf), fmt.Sprint(maxY-size-buf), fmt.Sprint(minX+size+buf), fmt.Sprint(maxY+buf),
+				judge, filepath.Join(data, "lod2", tc.pack, "lod2.sqlite"), "-sql",
+				`SELECT s.building_id, a.gmlid, a.height_m, a.ground_z, a.ridge_z, s.geom FROM surfaces s
+ JOIN building_attrs a ON a.building_id = s.building_id AND a.part = 0
+ WHERE s.surface_class = CASE a.footprint_source WHEN 'roof' THEN 712 ELSE 710 END`)
+			got, want := readFeatures(t, ours), readFeatures(t, judge)
+			if len(want) == 0 || len(got) != len(want) {
+				t.Fatalf("tile %d/%d/%d: %d buildings, GDAL's clip of the pack %d", tc.z, x, y, len(got), len(want))
+			}
+			for id, w := range want {
+				g, ok := got[id]
+				if !ok {
+					t.Fatalf("building %v of the pack is not in the tile", id)
+				}
+				for _, k := range [][2]string{{"gmlid", "gmlid"}, {"height_m", "height_m"}, {"ground_m", "ground_z"}, {"roof_max_m", "ridge_z"}} {
+					if fmt.Sprint(g.props[k[0]]) != fmt.Sprint(w.props[k[1]]) {
+						t.Errorf("building %v: %s %v, pack %s %v", id, k[0], g.props[k[0]], k[1], w.props[k[1]])
+					}
+				}
+				if g.props["bl"] != tc.bl {
+					t.Errorf("building %v: bl %v", id, g.props["bl"])
+				}
+				if d := farthest(g.rings, w.rings); d > unit {
+					t.Errorf("building %v: a tile vertex lies %.3f m from the footprint (one tile unit %.3f m)", id, d, unit)
+				}
+				if d := farthest(w.rings, g.rings); d > unit {
+					t.Errorf("building %v: a footprint vertex lies %.3f m from the tile's polygon (one tile unit %.3f m)", id, d, unit)
+				}
+			}
+			t.Logf("tile %d/%d/%d: %d buildings, %d bytes", tc.z, x, y, len(got), len(body))
+		})
+	}
+}
+
+// ogrFeature is one building of a GeoJSON file: its properties and every
+// ring of its (multi)polygons, in the file's CRS.
+type ogrFeature struct {
+	props map[string]any
+	rings [][][2]float64
+}
+
+// readFeatures reads a GeoJSON FeatureCollection, merging the features of
+// one building_id.
+func readFeatures(t *testing.T, path string) map[any]*ogrFeature {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Features []struct {
+			Properties map[string]any
+			Geometry   struct {
+				Type        string
+				Coordinates json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &fc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[any]*ogrFeature{}
+	for _, f := range fc.Features {
+		id := f.Properties["building_id"]
+		o := out[id]
+		if o == nil {
+			o = &ogrFeature{props: f.Properties}
+			out[id] = o
+		}
+		var polys [][][][]float64
+		switch f.Geometry.Type {
+		case "Polygon":
+			var p [][][]float64
+			json.Unmarshal(f.Geometry.Coordinates, &p)
+			polys = append(polys, p)
+		case "MultiPolygon":
+			json.Unmarshal(f.Geometry.Coordinates, &polys)
+		default:
+			t.Fatalf("%s: building %v is a %s", path, id, f.Geometry.Type)
+		}
+		for _, p := range polys {
+			for _, ring := range p {
+				var rr [][2]float64
+				for _, c := range ring {
+					rr = append(rr, [2]float64{c[0], c[1]})
+				}
+				o.rings = append(o.rings, rr)
+			}
+		}
+	}
+	return out
+}
+
+// farthest is the largest distance from a vertex of a to the outline of b.
+func farthest(a, b [][][2]float64) float64 {
+	worst := 0.0
+	for _, ra := range a {
+		for _, p := range ra {
+			best := math.Inf(1)
+			for _, rb := range b {
+				for i := range rb {
+					best = math.Min(best, segDist(p, rb[i], rb[(i+1)%len(rb)]))
+				}
+			}
+			worst = math.Max(worst, best)
+		}
+	}
+	return worst
+}
+
+func segDist(p, a, b [2]float64) float64 {
+	dx, dy := b[0]-a[0], b[1]-a[1]
+	t := 0.0
+	if l := dx*dx + dy*dy; l > 0 {
+		t = math.Max(0, math.Min(1, ((p[0]-a[0])*dx+(p[1]-a[1])*dy)/l))
+	}
+	return math.Hypot(p[0]-a[0]-t*dx, p[1]-a[1]-t*dy)
+}
