@@ -1,0 +1,96 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/svc-geodata/svc/mvt"
+)
+
+// TestVectorTileHTTP: a building vector tile of the Hesse demo town is
+// a vector tile with both layers at z16, the same bytes gzipped for
+// clients that take it (each encoding its own ETag, both answering 304),
+// an empty 200 where there are no buildings, 404 off the grid; the
+// TileJSON points at it and lists the layers' fields.
+func TestVectorTileHTTP(t *testing.T) {
+	f := demoFixture(t)
+	const lon, lat, z = 8.67815, 50.11295, 16
+	n := math.Exp2(z)
+	x := int((lon + 180) / 360 * n)
+	y := int((1 - math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi) / 2 * n)
+	path := fmt.Sprintf("/v1/buildings/tiles/%d/%d/%d.mvt", z, x, y)
+	resp, body := f.do(t, "GET", path, nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/vnd.mapbox-vector-tile" {
+		t.Fatalf("%s: %d %v", path, resp.StatusCode, resp.Header)
+	}
+	layers, err := mvt.Decode(body)
+	if err != nil || len(layers) != 2 || layers[0].Name != "buildings" || layers[1].Name != "roofs" || len(layers[0].Features) == 0 {
+		t.Fatalf("%s: %v %+v", path, err, layers)
+	}
+	gzResp, gz := f.do(t, "GET", path, map[string]string{"Accept-Encoding": "gzip"})
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil || gzResp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("gzip: %v %v", err, gzResp.Header)
+	}
+	if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, body) {
+		t.Error("the gzipped tile differs")
+	}
+	etag, gzTag := resp.Header.Get("ETag"), gzResp.Header.Get("ETag")
+	if etag == "" || gzTag == "" || etag == gzTag {
+		t.Errorf("ETags %q and %q", etag, gzTag)
+	}
+	for _, c := range []struct{ tag, enc string }{{etag, ""}, {gzTag, "gzip"}} {
+		if r, b := f.do(t, "GET", path, map[string]string{"If-None-Match": c.tag, "Accept-Encoding": c.enc}); r.StatusCode != 304 || len(b) != 0 {
+			t.Errorf("If-None-Match %s: %d", c.tag, r.StatusCode)
+		}
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		empty  bool
+	}{
+		{"/v1/buildings/tiles/14/100/100.mvt", 200, true}, // the Atlantic
+		{"/v1/buildings/tiles/16/65536/0.mvt", 404, false},
+		{"/v1/buildings/tiles/11/1000/700.mvt", 404, false},
+		{"/v1/buildings/tiles/19/1/1.mvt", 404, false},
+		{"/v1/buildings/tiles/16/1/x.mvt", 400, false},
+	} {
+		r, b := f.do(t, "GET", c.path, nil)
+		if r.StatusCode != c.status || (c.empty && len(b) != 0) {
+			t.Errorf("%s: %d, %d bytes, want %d", c.path, r.StatusCode, len(b), c.status)
+		}
+		if c.status >= 400 && r.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: %s", c.path, r.Header.Get("Content-Type"))
+		}
+	}
+	_, tj := f.do(t, "GET", "/v1/buildings/tiles.json", nil)
+	var doc struct {
+		TileJSON     string `json:"tilejson"`
+		Tiles        []string
+		MinZoom      int
+		MaxZoom      int
+		Bounds       []float64
+		Attribution  string
+		VectorLayers []struct {
+			ID     string
+			Fields map[string]string
+		} `json:"vector_layers"`
+	}
+	if err := json.Unmarshal(tj, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.TileJSON != "3.0.0" || len(doc.Tiles) != 1 || doc.Tiles[0] != "http://api.test/v1/buildings/tiles/{z}/{x}/{y}.mvt" ||
+		doc.MinZoom != 12 || doc.MaxZoom != 18 || len(doc.Bounds) != 4 || doc.Attribution == "" || len(doc.VectorLayers) != 2 {
+		t.Fatalf("TileJSON %s", tj)
+	}
+	for k := range layers[0].Features[0].Props {
+		if _, ok := doc.VectorLayers[0].Fields[k]; !ok {
+			t.Errorf("property %s of the tile is not in vector_layers", k)
+		}
+	}
+}
