@@ -22,6 +22,20 @@ import (
 // demoServer serves the demo pack (five BL, imported from generated
 // CityGML). It is built once and shared by the read-only tests.
 var demoServer = sync.OnceValues(func() (*httptest.Server, error) {
+	cat, err := demoCatalog()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := New(Config{BaseURL: "http://api.test"}, Deps{Catalog: cat})
+	if err != nil {
+		return nil, err
+	}
+	return httptest.NewServer(srv), nil
+})
+
+// demoCatalog is the catalog of the demo pack demoServer serves, for
+// benchmarks that call a use case without HTTP.
+var demoCatalog = sync.OnceValues(func() (*catalog.Catalog, error) {
 	data, err := tempDir()
 	if err != nil {
 		return nil, err
@@ -37,11 +51,7 @@ var demoServer = sync.OnceValues(func() (*httptest.Server, error) {
 	if _, err := cat.Reload(context.Background()); err != nil {
 		return nil, err
 	}
-	srv, err := New(Config{BaseURL: "http://api.test"}, Deps{Catalog: cat})
-	if err != nil {
-		return nil, err
-	}
-	return httptest.NewServer(srv), nil
+	return cat, nil
 })
 
 func demoFixture(t *testing.T) *fixture {

@@ -1,0 +1,83 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/svc-geodata/svc/buildings"
+)
+
+// benchTilesZ15 are the z15 tiles meeting the densest demo km² (the box of
+// BenchmarkSearchHandler, in the Hesse demo town).
+func benchTilesZ15() [][3]int {
+	const z = 15
+	n := math.Exp2(z)
+	tx := func(lon float64) int { return int((lon + 180) / 360 * n) }
+	ty := func(lat float64) int { return int((1 - math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi) / 2 * n) }
+	var out [][3]int
+	for x := tx(8.6700); x <= tx(8.6840); x++ {
+		for y := ty(50.1130); y <= ty(50.1040); y++ {
+			out = append(out, [3]int{z, x, y})
+		}
+	}
+	return out
+}
+
+// BenchmarkBuildingTileZ15 cuts the z15 building vector tiles of the
+// densest demo km²: cold is buildings.Tiler.Tile itself (no tile cache:
+// search, attributes, projection, clipping, encoding), warm the whole
+// handler chain answering from the tile cache (gzip asked for).
+func BenchmarkBuildingTileZ15(b *testing.B) {
+	cat, err := demoCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tiles := benchTilesZ15()
+	b.Run("cold", func(b *testing.B) {
+		v, release := cat.Acquire()
+		defer release()
+		tiler := buildings.NewTiler(buildings.Sources(v))
+		feats := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			feats = 0
+			for _, t := range tiles {
+				r, err := tiler.TileResult(b.Context(), t[0], t[1], t[2])
+				if err != nil {
+					b.Fatal(err)
+				}
+				feats += r.Buildings
+			}
+		}
+		b.ReportMetric(float64(b.N*len(tiles))/b.Elapsed().Seconds(), "tiles/s")
+		b.ReportMetric(float64(feats)/float64(len(tiles)), "buildings/tile")
+	})
+	b.Run("warm", func(b *testing.B) {
+		ts, err := demoServer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := ts.Config.Handler
+		get := func(t [3]int) {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", fmt.Sprintf("/v1/buildings/tiles/%d/%d/%d.mvt", t[0], t[1], t[2]), nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			h.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatalf("%v: %d", t, rec.Code)
+			}
+		}
+		for _, t := range tiles {
+			get(t)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, t := range tiles {
+				get(t)
+			}
+		}
+		b.ReportMetric(float64(b.N*len(tiles))/b.Elapsed().Seconds(), "tiles/s")
+	})
+}
