@@ -3,6 +3,7 @@ package mvt
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // Value is one attribute value of a feature: a string, a double, a signed
@@ -142,7 +143,18 @@ func AppendTile(dst []byte, layers ...*Layer) []byte {
 		if l.n == 0 {
 			continue
 		}
-		var body []byte
+		size := 2 + 1 + uvarintLen(uint64(len(l.name))) + len(l.name) + len(l.feats) + 1 + uvarintLen(uint64(l.extent))
+		for _, k := range l.keyLst {
+			size += 1 + uvarintLen(uint64(len(k))) + len(k)
+		}
+		for _, v := range l.valLst {
+			n := v.len()
+			size += 1 + uvarintLen(uint64(n)) + n
+		}
+		dst = append(dst, 3<<3|2) // Tile.layers
+		dst = binary.AppendUvarint(dst, uint64(size))
+		dst = slices.Grow(dst, size)
+		body, start := dst, len(dst)
 		body = append(body, 15<<3|0, 2) // version 2
 		body = appendString(body, 1, l.name)
 		body = append(body, l.feats...)
@@ -150,28 +162,40 @@ func AppendTile(dst []byte, layers ...*Layer) []byte {
 			body = appendString(body, 3, k)
 		}
 		for _, v := range l.valLst {
-			var vb []byte
+			body = append(body, 4<<3|2)
+			body = binary.AppendUvarint(body, uint64(v.len()))
 			switch v.kind {
 			case 1:
-				vb = appendString(nil, 1, v.s)
+				body = appendString(body, 1, v.s)
 			case 3:
-				vb = binary.LittleEndian.AppendUint64(append(vb, 3<<3|1), v.n)
+				body = binary.LittleEndian.AppendUint64(append(body, 3<<3|1), v.n)
 			case 6:
-				vb = binary.AppendUvarint(append(vb, 6<<3|0), uint64(zigzag64(int64(v.n))))
+				body = binary.AppendUvarint(append(body, 6<<3|0), zigzag64(int64(v.n)))
 			default:
-				vb = binary.AppendUvarint(append(vb, v.kind<<3|0), v.n)
+				body = binary.AppendUvarint(append(body, v.kind<<3|0), v.n)
 			}
-			body = append(body, 4<<3|2)
-			body = binary.AppendUvarint(body, uint64(len(vb)))
-			body = append(body, vb...)
 		}
 		body = append(body, 5<<3|0)
 		body = binary.AppendUvarint(body, uint64(l.extent))
-		dst = append(dst, 3<<3|2) // Tile.layers
-		dst = binary.AppendUvarint(dst, uint64(len(body)))
-		dst = append(dst, body...)
+		if len(body)-start != size {
+			panic("mvt: layer size miscounted")
+		}
+		dst = body
 	}
 	return dst
+}
+
+// len is the size of the Value message of v.
+func (v Value) len() int {
+	switch v.kind {
+	case 1:
+		return 1 + uvarintLen(uint64(len(v.s))) + len(v.s)
+	case 3:
+		return 9
+	case 6:
+		return 1 + uvarintLen(zigzag64(int64(v.n)))
+	}
+	return 1 + uvarintLen(v.n)
 }
 
 func appendString(b []byte, field int, s string) []byte {
