@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/testtool"
@@ -91,6 +92,20 @@ func TestBuildingVectorTilesMatchGDAL(t *testing.T) {
 					t.Errorf("building %v: a footprint vertex lies %.3f m from the tile's polygon (one tile unit %.3f m)", id, d, unit)
 				}
 			}
+			if tc.z >= 16 {
+				// Roofs: the roof surfaces GDAL's clip leaves, each facet
+				// of them a feature with the surface's id.
+				roofs, roofJudge := filepath.Join(dir, "roofs.json"), filepath.Join(dir, "roofjudge.json")
+				toolOut(t, ogr2ogr, "-f", "GeoJSON", roofs, tile, "-oo", fmt.Sprint("X=", x), "-oo", fmt.Sprint("Y=", y), "-oo", fmt.Sprint("Z=", tc.z), "-oo", "CLIP=NO", "roofs")
+				toolOut(t, ogr2ogr, "-f", "GeoJSON", "-t_srs", "EPSG:3857", "-clipdst",
+					fmt.Sprint(minX-buf), fmt.Sprint(maxY-size-buf), fmt.Sprint(minX+size+buf), fmt.Sprint(maxY+buf),
+					roofJudge, filepath.Join(data, "lod2", tc.pack, "lod2.sqlite"), "-sql",
+					`SELECT surface_id, building_id, geom FROM surfaces WHERE surface_class = 712`)
+				gotRoofs, wantRoofs := surfaceIDs(t, roofs), surfaceIDs(t, roofJudge)
+				if len(wantRoofs) == 0 || fmt.Sprint(gotRoofs) != fmt.Sprint(wantRoofs) {
+					t.Errorf("roof surfaces in the tile %v, GDAL's clip %v", gotRoofs, wantRoofs)
+				}
+			}
 			t.Logf("tile %d/%d/%d: %d buildings, %d bytes", tc.z, x, y, len(got), len(body))
 		})
 	}
@@ -152,6 +167,36 @@ func readFeatures(t *testing.T, path string) map[any]*ogrFeature {
 			}
 		}
 	}
+	return out
+}
+
+// surfaceIDs are the distinct surface_id properties of a GeoJSON file,
+// ascending.
+func surfaceIDs(t *testing.T, path string) []int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Features []struct {
+			Properties struct {
+				SurfaceID int64 `json:"surface_id"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &fc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	var out []int64
+	for _, f := range fc.Features {
+		if !seen[f.Properties.SurfaceID] {
+			seen[f.Properties.SurfaceID] = true
+			out = append(out, f.Properties.SurfaceID)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -1,8 +1,7 @@
 // Package dataapi holds the building routes of the data API (/v1): the
 // federated building search, buildings and roofs by gml:id, footprint
 // tiles, the building vector tiles (MVT), the GLB export, the tilesets
-// and the dataset list and
-// attribution. What they need of the server comes as an Env; the policy
+// and the dataset list and attribution. What they need of the server comes as an Env; the policy
 // they answer under is the server's dataAPI surface. The terrain routes of
 // the data API are package terrainapi.
 package dataapi
