@@ -3,13 +3,22 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/mvt"
+	"github.com/svc-geodata/svc/pack"
 )
 
 // TestVectorTileHTTP: a building vector tile of the Hesse demo town is
@@ -92,5 +101,54 @@ func TestVectorTileHTTP(t *testing.T) {
 		if _, ok := doc.VectorLayers[0].Fields[k]; !ok {
 			t.Errorf("property %s of the tile is not in vector_layers", k)
 		}
+	}
+}
+
+// TestVectorTileDamagedIs503: where a BL's search file is damaged, its
+// vector tile is a 503 data-damaged problem (never a tile silently missing
+// that BL's buildings), the damage is noted for the admin health, and the
+// answer is not cached: the next request meets the damage again.
+func TestVectorTileDamagedIs503(t *testing.T) {
+	ctx := context.Background()
+	data := twoStatesLoD2(t)
+	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", "lod2.sqlite.search")
+	st, err := os.Stat(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garble(t, idx, st.Size()/2)
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
+	v, err := cat.Reload(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Packs(pack.LoD2)) != 2 {
+		t.Skipf("the damaged pack did not open (%v)", v.Problems)
+	}
+	srv, err := New(Config{BaseURL: "http://api.test", AdminToken: testToken}, Deps{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	lon, lat := geo.FromUTM(geo.Zone32, 477070, 5551020)
+	const z = 16
+	n := math.Exp2(z)
+	path := fmt.Sprintf("%s/v1/buildings/tiles/%d/%d/%d.mvt", ts.URL, z, int((lon+180)/360*n),
+		int((1-math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi)/2*n))
+	for i := range 2 {
+		resp, err := ts.Client().Get(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct{ Type string }
+		json.NewDecoder(resp.Body).Decode(&p)
+		resp.Body.Close()
+		if resp.StatusCode != 503 || !strings.HasSuffix(p.Type, "/data-damaged") {
+			t.Fatalf("request %d: %d %q", i+1, resp.StatusCode, p.Type)
+		}
+	}
+	if l := srv.damage.list(); len(l) != 1 || !strings.Contains(l[0], "lod2/rp/2026-07-20") {
+		t.Errorf("damage log %q", l)
 	}
 }
