@@ -30,12 +30,13 @@ func TestBuildingVectorTilesMatchGDAL(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		bl, pack string
+		blNum    float64 // the BL's place in the feature id (docs/vector-tiles.md)
 		lon, lat float64
 		z        int
 	}{
-		{"he z16 with roofs (EPSG:25832)", "he", "he/2026-07-20", 8.67815, 50.11295, 16},
-		{"be z15 (EPSG:25833)", "be", "be/2026-07-20", 13.4050, 52.5205, 15},
-		{"nrw z12", "nrw", "nrw/2026-07-16", 6.9583, 50.9413, 12},
+		{"he z16 with roofs (EPSG:25832)", "he", "he/2026-07-20", 6, 8.67815, 50.11295, 16},
+		{"be z15 (EPSG:25833)", "be", "be/2026-07-20", 2, 13.4050, 52.5205, 15},
+		{"nrw z12", "nrw", "nrw/2026-07-16", 10, 6.9583, 50.9413, 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 1 << tc.z
@@ -84,6 +85,9 @@ func TestBuildingVectorTilesMatchGDAL(t *testing.T) {
 				}
 				if g.props["bl"] != tc.bl {
 					t.Errorf("building %v: bl %v", id, g.props["bl"])
+				}
+				if bid, _ := id.(float64); g.props["mvt_id"] != tc.blNum*(1<<32)+bid {
+					t.Errorf("building %v: feature id %v", id, g.props["mvt_id"])
 				}
 				if d := farthest(g.rings, w.rings); d > unit {
 					t.Errorf("building %v: a tile vertex lies %.3f m from the footprint (one tile unit %.3f m)", id, d, unit)
