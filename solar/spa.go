@@ -56,11 +56,11 @@ type Position struct {
 // −2000..6000. t is converted to UTC (taken as UT1; |UT1−UTC| < 0.9 s).
 func SunPosition(t time.Time, site Site, opt SPAOptions) Position {
 	unix := float64(t.Unix()) + float64(t.Nanosecond())*1e-9
-	jd := unix/86400 + 2440587.5                   // eq. 4 via the Unix epoch
-	jde := jd + opt.DeltaTS/86400                  // eq. 5
-	jc := (jd - 2451545) / 36525                   // eq. 6
-	jce := (jde - 2451545) / 36525                 // eq. 7
-	jme := jce / 10                                // eq. 8
+	jd := unix/86400 + 2440587.5   // eq. 4 via the Unix epoch
+	jde := jd + opt.DeltaTS/86400  // eq. 5
+	jc := (jd - 2451545) / 36525   // eq. 6
+	jce := (jde - 2451545) / 36525 // eq. 7
+	jme := jce / 10                // eq. 8
 	lDeg := mod360(rad2deg(earthSum(jme, spaL0, spaL1, spaL2, spaL3, spaL4, spaL5) / 1e8))
 	bDeg := rad2deg(earthSum(jme, spaB0, spaB1) / 1e8)
 	r := earthSum(jme, spaR0, spaR1, spaR2, spaR3, spaR4) / 1e8
@@ -71,15 +71,15 @@ func SunPosition(t time.Time, site Site, opt SPAOptions) Position {
 	u := jme / 10
 	eps0 := 84381.448 + u*(-4680.93+u*(-1.55+u*(1999.25+u*(-51.38+u*(-249.67+
 		u*(-39.05+u*(7.12+u*(27.87+u*(5.79+u*2.45))))))))) // eq. 24, arc seconds
-	eps := eps0/3600 + dEps                                // eq. 25
-	lambda := theta + dPsi - 20.4898/(3600*r)              // eqs. 26, 27
+	eps := eps0/3600 + dEps                   // eq. 25
+	lambda := theta + dPsi - 20.4898/(3600*r) // eqs. 26, 27
 	nu0 := mod360(280.46061837 + 360.98564736629*(jd-2451545) +
 		jc*jc*(0.000387933-jc/38710000)) // eq. 28
 	nu := nu0 + dPsi*cosd(eps) // eq. 29
 
 	alpha := mod360(rad2deg(math.Atan2(sind(lambda)*cosd(eps)-tand(beta)*sind(eps), cosd(lambda)))) // eq. 30
-	delta := rad2deg(math.Asin(sind(beta)*cosd(eps) + cosd(beta)*sind(eps)*sind(lambda)))       // eq. 31
-	h := mod360(nu + site.LonDeg - alpha)                                                        // eq. 32
+	delta := rad2deg(math.Asin(sind(beta)*cosd(eps) + cosd(beta)*sind(eps)*sind(lambda)))           // eq. 31
+	h := mod360(nu + site.LonDeg - alpha)                                                           // eq. 32
 
 	// Topocentric correction for parallax (eqs. 33-39).
 	xi := 8.794 / (3600 * r)
@@ -91,7 +91,7 @@ func SunPosition(t time.Time, site Site, opt SPAOptions) Position {
 	hP := h - dAlpha
 
 	e0 := rad2deg(math.Asin(sind(site.LatDeg)*sind(deltaP) + cosd(site.LatDeg)*cosd(deltaP)*cosd(hP))) // eq. 41
-	var de float64                                                                                       // eq. 42
+	var de float64                                                                                     // eq. 42
 	if e0 >= -(0.26667 + atmosRefractDeg) {
 		de = opt.PressureHPa / 1010 * 283 / (273 + opt.TemperatureC) * 1.02 / (60 * tand(e0+10.3/(e0+5.11)))
 	}
