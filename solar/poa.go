@@ -138,3 +138,12 @@ func (s *Sky) sum(p plane, vis []float32, from, to int) Components {
 	}
 	return Components{Beam: beam, BeamUnshaded: beamU, Sky: sky, SkyUnshaded: skyU, Ground: ghi}
 }
+
+// AngleOfIncidence returns the angle in degrees between the facet's normal
+// and the direction to the sun at pos (apparent zenith): 0 facing the sun,
+// beyond 90 with the sun behind the plane.
+func AngleOfIncidence(f Facet, pos Position) float64 {
+	z, a := pos.ApparentZenithDeg, pos.AzimuthDeg
+	c := cosd(f.TiltDeg)*cosd(z) + sind(f.TiltDeg)*sind(z)*cosd(a-f.AzimuthDeg)
+	return rad2deg(math.Acos(max(-1, min(1, c))))
+}

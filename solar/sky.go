@@ -50,6 +50,25 @@ type SkyOptions struct {
 	Model  SkyModel
 	StepH  float64 // hours each record stands for (1 for hourly series)
 	Albedo float64 // ground reflectance for the ground-reflected part (0.2 is the usual default)
+	// Ephemerides optionally holds NewEphemeris(recs[i].Time, SPA.DeltaTS)
+	// for every record, computed once for all cells sharing the time steps
+	// (Ephemerides); nil computes them here.
+	Ephemerides []Ephemeris
+}
+
+// Ephemerides returns the geocentric sun of every record, to share between
+// the location cells of one time series (SkyOptions.Ephemerides).
+func Ephemerides(ctx context.Context, recs []Record, deltaTS float64) ([]Ephemeris, error) {
+	eph := make([]Ephemeris, len(recs))
+	for i, r := range recs {
+		if i%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		eph[i] = NewEphemeris(r.Time, deltaTS)
+	}
+	return eph, nil
 }
 
 // Sky holds what every facet of one location cell shares over one series of
@@ -97,7 +116,12 @@ func NewSky(ctx context.Context, recs []Record, opt SkyOptions) (*Sky, error) {
 		if err := r.validate(); err != nil {
 			return nil, fmt.Errorf("solar: record %d (%s): %w", i, r.Time.UTC().Format(time.RFC3339), err)
 		}
-		pos := SunPosition(r.Time, opt.Site, opt.SPA)
+		var pos Position
+		if opt.Ephemerides != nil {
+			pos = opt.Ephemerides[i].Topocentric(opt.Site, opt.SPA)
+		} else {
+			pos = SunPosition(r.Time, opt.Site, opt.SPA)
+		}
 		z := pos.ApparentZenithDeg
 		if z >= 90 || (r.GHI == 0 && r.DNI == 0 && r.DHI == 0) {
 			continue
@@ -146,6 +170,8 @@ func (o SkyOptions) validate(n int) error {
 		return fmt.Errorf("solar: albedo %g (want 0..1): %w", o.Albedo, ErrInvalid)
 	case o.Model != Perez && o.Model != HayDavies:
 		return fmt.Errorf("solar: sky model %v: %w", o.Model, ErrInvalid)
+	case o.Ephemerides != nil && len(o.Ephemerides) != n:
+		return fmt.Errorf("solar: %d ephemerides for %d records: %w", len(o.Ephemerides), n, ErrInvalid)
 	}
 	return nil
 }

@@ -54,10 +54,26 @@ type Position struct {
 // Position Algorithm (Reda & Andreas 2004, Solar Energy 76(5) 577-589;
 // NREL/TP-560-34302 rev. 2008), stated accurate to ±0.0003° for years
 // −2000..6000. t is converted to UTC (taken as UT1; |UT1−UTC| < 0.9 s).
+// It is NewEphemeris(t, opt.DeltaTS).Topocentric(site, opt).
 func SunPosition(t time.Time, site Site, opt SPAOptions) Position {
+	return NewEphemeris(t, opt.DeltaTS).Topocentric(site, opt)
+}
+
+// Ephemeris is the geocentric part of the SPA at one instant (SPA steps
+// 1-9: the periodic terms, nutation, aberration, sidereal time), the same
+// for every site; it is 95 % of the work. Compute it once per time step and
+// call Topocentric for each location cell.
+type Ephemeris struct {
+	nu, alpha, delta float64 // apparent sidereal time, geocentric right ascension and declination, degrees
+	r                float64 // Earth-sun distance, AU
+	eot              float64 // equation of time, minutes
+}
+
+// NewEphemeris computes the geocentric sun at t with ΔT = deltaTS seconds.
+func NewEphemeris(t time.Time, deltaTS float64) Ephemeris {
 	unix := float64(t.Unix()) + float64(t.Nanosecond())*1e-9
 	jd := unix/86400 + 2440587.5   // eq. 4 via the Unix epoch
-	jde := jd + opt.DeltaTS/86400  // eq. 5
+	jde := jd + deltaTS/86400      // eq. 5
 	jc := (jd - 2451545) / 36525   // eq. 6
 	jce := (jde - 2451545) / 36525 // eq. 7
 	jme := jce / 10                // eq. 8
@@ -75,19 +91,28 @@ func SunPosition(t time.Time, site Site, opt SPAOptions) Position {
 	lambda := theta + dPsi - 20.4898/(3600*r) // eqs. 26, 27
 	nu0 := mod360(280.46061837 + 360.98564736629*(jd-2451545) +
 		jc*jc*(0.000387933-jc/38710000)) // eq. 28
-	nu := nu0 + dPsi*cosd(eps) // eq. 29
-
 	alpha := mod360(rad2deg(math.Atan2(sind(lambda)*cosd(eps)-tand(beta)*sind(eps), cosd(lambda)))) // eq. 30
-	delta := rad2deg(math.Asin(sind(beta)*cosd(eps) + cosd(beta)*sind(eps)*sind(lambda)))           // eq. 31
-	h := mod360(nu + site.LonDeg - alpha)                                                           // eq. 32
+	return Ephemeris{
+		nu:    nu0 + dPsi*cosd(eps), // eq. 29
+		alpha: alpha,
+		delta: rad2deg(math.Asin(sind(beta)*cosd(eps) + cosd(beta)*sind(eps)*sind(lambda))), // eq. 31
+		r:     r,
+		eot:   equationOfTime(jme, alpha, dPsi, eps),
+	}
+}
 
+// Topocentric returns the sun seen from site (SPA steps 10-15: parallax,
+// refraction with opt's pressure and temperature, azimuth); opt.DeltaTS is
+// not used here.
+func (e Ephemeris) Topocentric(site Site, opt SPAOptions) Position {
+	h := mod360(e.nu + site.LonDeg - e.alpha) // eq. 32
 	// Topocentric correction for parallax (eqs. 33-39).
-	xi := 8.794 / (3600 * r)
+	xi := 8.794 / (3600 * e.r)
 	uu := math.Atan(0.99664719 * tand(site.LatDeg))
 	x := math.Cos(uu) + site.ElevationM/6378140*cosd(site.LatDeg)
 	y := 0.99664719*math.Sin(uu) + site.ElevationM/6378140*sind(site.LatDeg)
-	dAlpha := rad2deg(math.Atan2(-x*sind(xi)*sind(h), cosd(delta)-x*sind(xi)*cosd(h)))
-	deltaP := rad2deg(math.Atan2((sind(delta)-y*sind(xi))*cosd(dAlpha), cosd(delta)-x*sind(xi)*cosd(h)))
+	dAlpha := rad2deg(math.Atan2(-x*sind(xi)*sind(h), cosd(e.delta)-x*sind(xi)*cosd(h)))
+	deltaP := rad2deg(math.Atan2((sind(e.delta)-y*sind(xi))*cosd(dAlpha), cosd(e.delta)-x*sind(xi)*cosd(h)))
 	hP := h - dAlpha
 
 	e0 := rad2deg(math.Asin(sind(site.LatDeg)*sind(deltaP) + cosd(site.LatDeg)*cosd(deltaP)*cosd(hP))) // eq. 41
@@ -96,13 +121,12 @@ func SunPosition(t time.Time, site Site, opt SPAOptions) Position {
 		de = opt.PressureHPa / 1010 * 283 / (273 + opt.TemperatureC) * 1.02 / (60 * tand(e0+10.3/(e0+5.11)))
 	}
 	gamma := mod360(rad2deg(math.Atan2(sind(hP), cosd(hP)*sind(site.LatDeg)-tand(deltaP)*cosd(site.LatDeg)))) // eq. 45
-
 	return Position{
 		ZenithDeg:         90 - e0,
 		ApparentZenithDeg: 90 - (e0 + de),
 		AzimuthDeg:        mod360(gamma + 180),
-		EquationOfTimeMin: equationOfTime(jme, alpha, dPsi, eps),
-		EarthSunAU:        r,
+		EquationOfTimeMin: e.eot,
+		EarthSunAU:        e.r,
 	}
 }
 

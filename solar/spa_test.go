@@ -25,6 +25,8 @@ func TestSunPositionSPAPaper(t *testing.T) {
 		// pvlib) gives 14.641511: 0.5 ms apart.
 		{"equation of time (min)", p.EquationOfTimeMin, 14.641503, 1e-5},
 		{"earth radius vector (AU)", p.EarthSunAU, 0.9965422974, 5e-11},
+		// Surface slope 30°, azimuth rotation −10° from south (= 170° from north).
+		{"incidence angle", AngleOfIncidence(Facet{TiltDeg: 30, AzimuthDeg: 170}, p), 25.18700, 5e-6},
 	} {
 		if math.Abs(c.got-c.want) > c.tol {
 			t.Errorf("%s = %.8f, want %.8f (paper)", c.name, c.got, c.want)
