@@ -87,8 +87,7 @@ func TestPvlibJudge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("pvlib judge runs Python for about 30 s")
 	}
-	py := pythonNumpy(t)
-	pvlib := testtool.Shared(t, "tools/pvlib")
+	py, pvlib := testtool.PythonPvlib(t)
 	out := filepath.Join(t.TempDir(), "pvlib.json")
 	cmd := exec.Command(py, filepath.Join("testdata", "pvlib_judge.py"), out)
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+pvlib)
@@ -96,23 +95,6 @@ func TestPvlibJudge(t *testing.T) {
 		t.Fatalf("pvlib_judge.py: %v\n%s", err, b)
 	}
 	judge(t, readJudge(t, out))
-}
-
-// pythonNumpy returns Debian's python3 when it imports numpy, pandas and
-// scipy (pvlib's dependencies), skipping locally and failing under CI.
-func pythonNumpy(t *testing.T) string {
-	t.Helper()
-	for _, py := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(py, "-c", "import numpy, pandas, scipy").Run() == nil {
-			return py
-		}
-	}
-	const hint = "apt-get install python3-numpy python3-pandas python3-scipy python3-h5py python3-tz python3-requests"
-	if testtool.CI() {
-		t.Fatalf("CI=true requires python3 with numpy, pandas, scipy: %s", hint)
-	}
-	t.Skipf("skipping: python3 with numpy, pandas, scipy not found: %s", hint)
-	return ""
 }
 
 func judge(t *testing.T, d *judgeDoc) {
