@@ -129,6 +129,14 @@ func TestIrradiationHorizontalHayDavies(t *testing.T) {
 	if !near(sum, r.Annual().Global(), 1e-12) {
 		t.Errorf("months sum to %.1f, annual %.1f", sum, r.Annual().Global())
 	}
+	if e, n, u := sky.SunVectors(); len(e) != sky.Len() || len(n) != sky.Len() || len(u) != sky.Len() {
+		t.Errorf("sun vectors of %d, %d, %d steps for %d", len(e), len(n), len(u), sky.Len())
+	} else if _, e0, n0, u0 := sky.Step(7); float32(e0) != e[7] || float32(n0) != n[7] || float32(u0) != u[7] {
+		t.Errorf("Step(7) and SunVectors disagree")
+	}
+	if d := sky.Description(); d != "NREL SPA sun positions; sky diffuse Hay-Davies 1980; ground albedo 0.20; 1 h steps" {
+		t.Errorf("description %q", d)
+	}
 	if j, jn := r.Monthly[0].Global(), r.Monthly[5].Global(); !(jn > 3*j) {
 		t.Errorf("June %.0f Wh/m² not well above January %.0f", jn, j)
 	}

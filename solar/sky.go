@@ -202,6 +202,21 @@ func (s *Sky) Step(i int) (t time.Time, east, north, up float64) {
 	return time.Unix(s.unix[i], 0).UTC(), float64(s.sunE[i]), float64(s.sunN[i]), float64(s.sunU[i])
 }
 
+// SunVectors returns the unit vectors to the sun of all daylight steps
+// (east, north, up), for shading code that walks every step; the slices are
+// the Sky's own and must not be modified.
+func (s *Sky) SunVectors() (east, north, up []float32) { return s.sunE, s.sunN, s.sunU }
+
+// Description names the model for answers that must state it, e.g.
+// "NREL SPA sun positions; sky diffuse Perez 1990 (allsitescomposite1990); ground albedo 0.20; 1 h steps".
+func (s *Sky) Description() string {
+	sky := "Perez 1990 (allsitescomposite1990)"
+	if s.model == HayDavies {
+		sky = "Hay-Davies 1980"
+	}
+	return fmt.Sprintf("NREL SPA sun positions; sky diffuse %s; ground albedo %.2f; %g h steps", sky, s.albedo, s.stepH)
+}
+
 // MonthSteps returns the daylight steps [from, to) of month m (1 = January).
 func (s *Sky) MonthSteps(m time.Month) (from, to int) {
 	return s.monthStart[m-1], s.monthStart[m]

@@ -2,6 +2,7 @@ package climate
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/solar"
 )
 
 // TestPvlibReaders writes a full TMY in each format, reads it with pvlib's
@@ -80,5 +82,76 @@ func TestPvlibReaders(t *testing.T) {
 			}
 			t.Logf("%s: %d rows agree with pvlib (instant shift %v)", name, len(s.Records), shift)
 		})
+	}
+}
+
+// TestPvlibAnnualPOA: a cloudy TMY in each format, read and transposed by
+// package solar, gives the annual plane-of-array irradiation pvlib gives
+// for the same file (read_pvgis_tmy/read_epw, get_solarposition,
+// get_total_irradiance): within 1 % on five planes and both sky models.
+func TestPvlibAnnualPOA(t *testing.T) {
+	py, pvlib := testtool.PythonPvlib(t)
+	dir := t.TempDir()
+	starts, irr := hourly(t, 0)
+	files := map[string]string{
+		"tmy.csv":     pvgisCSV(starts, irr, 0.1761),
+		"tmy.json":    pvgisJSONDoc(starts, irr, 0.5),
+		"potsdam.epw": epwDoc(starts, irr),
+	}
+	var args []string
+	for name, doc := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, p)
+	}
+	cmd := exec.Command(py, append([]string{filepath.Join("testdata", "pvlib_poa.py")}, args...)...)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pvlib)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pvlib_poa.py: %v", err)
+	}
+	var got []struct {
+		File string
+		GHI  float64
+		Sums map[string]float64
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, pv := range got {
+		name := filepath.Base(pv.File)
+		s, err := Read(strings.NewReader(files[name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key, want := range pv.Sums {
+			var model solar.SkyModel
+			var tilt, az float64
+			var m string
+			if _, err := fmt.Sscanf(key, "%s %g %g", &m, &tilt, &az); err != nil {
+				t.Fatal(err)
+			}
+			if m == "haydavies" {
+				model = solar.HayDavies
+			}
+			spa := solar.DefaultSPAOptions()
+			spa.PressureHPa = solar.PressureAtAltitude(s.Site.ElevationM) / 100
+			sky, err := solar.NewSky(t.Context(), s.Records, solar.SkyOptions{Site: s.Site, SPA: spa, Model: model, StepH: s.StepH, Albedo: 0.2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r solar.Result
+			if err := sky.Irradiation(solar.Facet{TiltDeg: tilt, AzimuthDeg: az, SkyView: 1}, nil, &r); err != nil {
+				t.Fatal(err)
+			}
+			g := r.Annual().Global()
+			t.Logf("%s %s: %.2f kWh/m², pvlib %.2f (%+.4f %%)", name, key, g/1000, want/1000, 100*(g-want)/want)
+			if math.Abs(g-want) > 0.01*want {
+				t.Errorf("%s %s: %.1f Wh/m², pvlib %.1f", name, key, g, want)
+			}
+		}
 	}
 }
