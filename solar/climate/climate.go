@@ -81,7 +81,7 @@ func checkIrradiance(v ...float64) error {
 
 func checkSite(s solar.Site) error {
 	if !(s.LatDeg >= -90 && s.LatDeg <= 90) || !(s.LonDeg >= -180 && s.LonDeg <= 180) || !(s.ElevationM > -500 && s.ElevationM < 9000) {
-		return fmt.Errorf("climate: site %g, %g, %g m out of range: %w", s.LatDeg, s.LonDeg, s.ElevationM, ErrFormat)
+		return fmt.Errorf("site %g, %g, %g m out of range", s.LatDeg, s.LonDeg, s.ElevationM)
 	}
 	return nil
 }

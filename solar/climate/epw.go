@@ -2,6 +2,7 @@ package climate
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -41,26 +42,9 @@ func ReadEPW(r io.Reader) (*Series, error) {
 		l := strings.TrimPrefix(sc.Text(), "\ufeff")
 		switch {
 		case line == 1:
-			f := strings.Split(l, ",")
-			if len(f) < 10 || f[0] != "LOCATION" {
-				return nil, bad("want LOCATION,city,state,country,source,WMO,lat,lon,tz,elevation")
+			if err := s.epwLocation(l, &tzH); err != nil {
+				return nil, bad("%v", err)
 			}
-			var v [4]float64
-			for i := range v {
-				x, err := strconv.ParseFloat(strings.TrimSpace(f[6+i]), 64)
-				if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-					return nil, bad("LOCATION field %d %.20q: not a number", 7+i, f[6+i])
-				}
-				v[i] = x
-			}
-			s.Site = solar.Site{LatDeg: v[0], LonDeg: v[1], ElevationM: v[3]}
-			if tzH = v[2]; !(tzH >= -12 && tzH <= 14) {
-				return nil, bad("time zone %g h (want -12..14)", tzH)
-			}
-			if err := checkSite(s.Site); err != nil {
-				return nil, err
-			}
-			s.Source = "EPW: " + strings.Join(nonEmpty(f[1], f[3], f[4]), ", ")
 		case strings.HasPrefix(l, "DATA PERIODS"):
 			f := strings.Split(l, ",")
 			if len(f) < 3 || strings.TrimSpace(f[2]) != "1" {
@@ -74,45 +58,81 @@ func ReadEPW(r io.Reader) (*Series, error) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		f := strings.SplitN(l, ",", 17)
-		if len(f) < 16 {
-			return nil, bad("%d fields, want at least 16", len(f))
+		rec, err := epwRecord(l, tzH)
+		if err != nil {
+			return nil, bad("%v", err)
 		}
-		var d [4]int
-		for i := range d {
-			x, err := strconv.Atoi(strings.TrimSpace(f[i]))
-			if err != nil {
-				return nil, bad("field %d %.20q: not an integer", i+1, f[i])
-			}
-			d[i] = x
-		}
-		year, month, day, hour := d[0], d[1], d[2], d[3]
-		if year < 1800 || year > 2200 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 1 || hour > 24 {
-			return nil, bad("date %d-%d-%d hour %d", year, month, day, hour)
-		}
-		var v [3]float64
-		for i := range v {
-			x, err := strconv.ParseFloat(strings.TrimSpace(f[13+i]), 64)
-			if err != nil {
-				return nil, bad("field %d %.20q: not a number", 14+i, f[13+i])
-			}
-			v[i] = x
-		}
-		if err := checkIrradiance(v[:]...); err != nil {
-			return nil, bad("%v (9999 marks a missing value)", err)
-		}
-		// Hour h is (h-1):00..h:00 local standard time; its centre in UTC.
-		lst := time.Date(year, time.Month(month), day, hour-1, 30, 0, 0, time.UTC)
-		t := lst.Add(-time.Duration(math.Round(tzH * float64(time.Hour))))
 		if len(s.Records) == MaxRecords {
 			return nil, bad("more than %d records", MaxRecords)
 		}
-		s.Records = append(s.Records, solar.Record{Time: t, Irradiance: solar.Irradiance{GHI: v[0], DNI: v[1], DHI: v[2]}})
+		s.Records = append(s.Records, rec)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("climate: EPW after line %d: %v: %w", line, err, ErrFormat)
 	}
 	return s.finish()
+}
+
+// epwLocation parses the LOCATION line into s.Site, s.Source and the time
+// zone in hours.
+func (s *Series) epwLocation(l string, tzH *float64) error {
+	f := strings.Split(l, ",")
+	if len(f) < 10 || f[0] != "LOCATION" {
+		return errors.New("want LOCATION,city,state,country,source,WMO,lat,lon,tz,elevation")
+	}
+	var v [4]float64
+	for i := range v {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f[6+i]), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("LOCATION field %d %.20q: not a number", 7+i, f[6+i])
+		}
+		v[i] = x
+	}
+	s.Site = solar.Site{LatDeg: v[0], LonDeg: v[1], ElevationM: v[3]}
+	if *tzH = v[2]; !(*tzH >= -12 && *tzH <= 14) {
+		return fmt.Errorf("time zone %g h (want -12..14)", *tzH)
+	}
+	if err := checkSite(s.Site); err != nil {
+		return err
+	}
+	s.Source = "EPW: " + strings.Join(nonEmpty(f[1], f[3], f[4]), ", ")
+	return nil
+}
+
+// epwRecord parses one data row: date, hour ending (local standard time,
+// UTC+tzH) and GHI, DNI, DHI; the record is the centre of the hour in UTC.
+func epwRecord(l string, tzH float64) (solar.Record, error) {
+	f := strings.SplitN(l, ",", 17)
+	if len(f) < 16 {
+		return solar.Record{}, fmt.Errorf("%d fields, want at least 16", len(f))
+	}
+	var d [4]int
+	for i := range d {
+		x, err := strconv.Atoi(strings.TrimSpace(f[i]))
+		if err != nil {
+			return solar.Record{}, fmt.Errorf("field %d %.20q: not an integer", i+1, f[i])
+		}
+		d[i] = x
+	}
+	year, month, day, hour := d[0], d[1], d[2], d[3]
+	if year < 1800 || year > 2200 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 1 || hour > 24 {
+		return solar.Record{}, fmt.Errorf("date %d-%d-%d hour %d", year, month, day, hour)
+	}
+	var v [3]float64
+	for i := range v {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f[13+i]), 64)
+		if err != nil {
+			return solar.Record{}, fmt.Errorf("field %d %.20q: not a number", 14+i, f[13+i])
+		}
+		v[i] = x
+	}
+	if err := checkIrradiance(v[:]...); err != nil {
+		return solar.Record{}, fmt.Errorf("%v (9999 marks a missing value)", err)
+	}
+	// Hour h is (h-1):00..h:00 local standard time; its centre in UTC.
+	lst := time.Date(year, time.Month(month), day, hour-1, 30, 0, 0, time.UTC)
+	t := lst.Add(-time.Duration(math.Round(tzH * float64(time.Hour))))
+	return solar.Record{Time: t, Irradiance: solar.Irradiance{GHI: v[0], DNI: v[1], DHI: v[2]}}, nil
 }
 
 func daysIn(year, month int) int {

@@ -42,44 +42,11 @@ func ReadPVGISCSV(r io.Reader) (*Series, error) {
 		return fmt.Errorf("climate: PVGIS CSV line %d: %s: %w", line, fmt.Sprintf(format, a...), ErrFormat)
 	}
 	s := &Series{Format: PVGISCSV, Source: "PVGIS TMY"}
-	for _, f := range []struct {
-		prefix string
-		dst    *float64
-	}{{"Latitude", &s.Site.LatDeg}, {"Longitude", &s.Site.LonDeg}, {"Elevation", &s.Site.ElevationM}} {
-		l, ok := next()
-		v, err := headerValue(l, f.prefix)
-		if !ok || err != nil {
-			return nil, bad("want %q header", f.prefix)
-		}
-		*f.dst = v
+	offsetH, cols, err := s.pvgisCSVHeader(next)
+	if err != nil {
+		return nil, bad("%v", err)
 	}
-	if err := checkSite(s.Site); err != nil {
-		return nil, err
-	}
-	var offsetH float64
-	l, _ := next()
-	if strings.HasPrefix(l, "Irradiance Time Offset") {
-		v, err := headerValue(l, "Irradiance Time Offset")
-		if err != nil || !(v >= -1 && v <= 1) {
-			return nil, bad("irradiance time offset %q (want -1..1 h)", l)
-		}
-		offsetH = v
-		l, _ = next()
-	}
-	if l != "month,year" {
-		return nil, bad("want \"month,year\", got %.40q", l)
-	}
-	for range 12 {
-		if l, _ = next(); !monthYear(l) {
-			return nil, bad("want month,year row, got %.40q", l)
-		}
-	}
-	l, _ = next()
-	cols := strings.Split(l, ",")
 	iT, iG, iB, iD := index(cols, "time(UTC)"), index(cols, "G(h)"), index(cols, "Gb(n)"), index(cols, "Gd(h)")
-	if iT != 0 || iG < 0 || iB < 0 || iD < 0 {
-		return nil, bad("header %.80q lacks time(UTC), G(h), Gb(n) or Gd(h)", l)
-	}
 	for {
 		l, ok := next()
 		if !ok || l == "" {
@@ -108,6 +75,48 @@ func ReadPVGISCSV(r io.Reader) (*Series, error) {
 		return nil, fmt.Errorf("climate: PVGIS CSV after line %d: %v: %w", line, err, ErrFormat)
 	}
 	return s.finish()
+}
+
+// pvgisCSVHeader reads the lines before the rows: the site, the optional
+// irradiance time offset, the month,year table and the column header.
+func (s *Series) pvgisCSVHeader(next func() (string, bool)) (offsetH float64, cols []string, err error) {
+	for _, f := range []struct {
+		prefix string
+		dst    *float64
+	}{{"Latitude", &s.Site.LatDeg}, {"Longitude", &s.Site.LonDeg}, {"Elevation", &s.Site.ElevationM}} {
+		l, ok := next()
+		v, err := headerValue(l, f.prefix)
+		if !ok || err != nil {
+			return 0, nil, fmt.Errorf("want %q header", f.prefix)
+		}
+		*f.dst = v
+	}
+	if err := checkSite(s.Site); err != nil {
+		return 0, nil, err
+	}
+	l, _ := next()
+	if strings.HasPrefix(l, "Irradiance Time Offset") {
+		v, err := headerValue(l, "Irradiance Time Offset")
+		if err != nil || !(v >= -1 && v <= 1) {
+			return 0, nil, fmt.Errorf("irradiance time offset %q (want -1..1 h)", l)
+		}
+		offsetH = v
+		l, _ = next()
+	}
+	if l != "month,year" {
+		return 0, nil, fmt.Errorf("want \"month,year\", got %.40q", l)
+	}
+	for range 12 {
+		if l, _ = next(); !monthYear(l) {
+			return 0, nil, fmt.Errorf("want month,year row, got %.40q", l)
+		}
+	}
+	l, _ = next()
+	cols = strings.Split(l, ",")
+	if index(cols, "time(UTC)") != 0 || index(cols, "G(h)") < 0 || index(cols, "Gb(n)") < 0 || index(cols, "Gd(h)") < 0 {
+		return 0, nil, fmt.Errorf("header %.80q lacks time(UTC), G(h), Gb(n) or Gd(h)", l)
+	}
+	return offsetH, cols, nil
 }
 
 // pvgisJSON is the part of PVGIS's TMY JSON (outputformat=json) we read.
@@ -144,7 +153,7 @@ func ReadPVGISJSON(r io.Reader) (*Series, error) {
 	}
 	s := &Series{Format: PVGISJSON, Site: solar.Site{LatDeg: *loc.Latitude, LonDeg: *loc.Longitude, ElevationM: *loc.Elevation}}
 	if err := checkSite(s.Site); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("climate: PVGIS JSON: %v: %w", err, ErrFormat)
 	}
 	var offsetH float64
 	if loc.IrradianceTimeOffset != nil {
@@ -168,27 +177,29 @@ func ReadPVGISJSON(r io.Reader) (*Series, error) {
 	}
 	s.Records = make([]solar.Record, 0, len(doc.Outputs.TMYHourly))
 	for i, row := range doc.Outputs.TMYHourly {
-		var f [4]string
-		for j, k := range [...]string{"time(UTC)", "G(h)", "Gb(n)", "Gd(h)"} {
-			raw, ok := row[k]
-			if !ok {
-				return nil, fmt.Errorf("climate: PVGIS JSON: tmy_hourly[%d] lacks %q: %w", i, k, ErrFormat)
-			}
-			if j == 0 {
-				if err := json.Unmarshal(raw, &f[0]); err != nil {
-					return nil, fmt.Errorf("climate: PVGIS JSON: tmy_hourly[%d] time: %v: %w", i, err, ErrFormat)
-				}
-				continue
-			}
-			f[j] = string(raw)
-		}
-		rec, err := pvgisRecord(f[0], f[1], f[2], f[3], offsetH)
+		rec, err := pvgisJSONRecord(row, offsetH)
 		if err != nil {
 			return nil, fmt.Errorf("climate: PVGIS JSON: tmy_hourly[%d]: %v: %w", i, err, ErrFormat)
 		}
 		s.Records = append(s.Records, rec)
 	}
 	return s.finish()
+}
+
+// pvgisJSONRecord parses one object of tmy_hourly.
+func pvgisJSONRecord(row map[string]json.RawMessage, offsetH float64) (solar.Record, error) {
+	var f [4]string
+	for j, k := range [...]string{"time(UTC)", "G(h)", "Gb(n)", "Gd(h)"} {
+		raw, ok := row[k]
+		if !ok {
+			return solar.Record{}, fmt.Errorf("lacks %q", k)
+		}
+		f[j] = string(raw)
+	}
+	if err := json.Unmarshal([]byte(f[0]), &f[0]); err != nil {
+		return solar.Record{}, fmt.Errorf("time: %v", err)
+	}
+	return pvgisRecord(f[0], f[1], f[2], f[3], offsetH)
 }
 
 // pvgisRecord parses one row: the UTC stamp "YYYYMMDD:HHMM" and GHI, DNI,
