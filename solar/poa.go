@@ -94,7 +94,7 @@ func (s *Sky) Irradiation(f Facet, beamVisibility []float32, out *Result) error 
 		c.BeamUnshaded *= s.stepH
 		c.Sky *= s.stepH
 		c.SkyUnshaded *= s.stepH
-		c.Ground *= ground
+		c.Ground = s.ghiMonth[m] * ground
 		out.Monthly[m] = c
 	}
 	return nil
@@ -107,36 +107,58 @@ type plane struct {
 }
 
 // sum is the inner loop over steps [from, to): irradiance sums in W/m²
-// (times the step length gives Wh/m²); Ground holds ΣGHI. Sums run in
-// float64: ~750 float32 steps per month would lose 4 digits otherwise.
+// (times the step length gives Wh/m²). Sums run in float64: ~750 float32
+// steps per month would lose 4 digits otherwise. The loop without beam
+// visibility is separate so neither carries a branch per step.
 func (s *Sky) sum(p plane, vis []float32, from, to int) Components {
-	var beam, beamU, sky, skyU, ghi float64
+	var beam, beamU, sky, skyU float64
 	sunE, sunN, sunU := s.sunE[from:to], s.sunN[from:to], s.sunU[from:to]
-	dni, kIso, kCs, kHz, g := s.dni[from:to], s.kIso[from:to], s.kCs[from:to], s.kHz[from:to], s.ghi[from:to]
-	if vis != nil {
-		vis = vis[from:to]
+	dni, kIso, kCs, kHz := s.dni[from:to], s.kIso[from:to], s.kCs[from:to], s.kHz[from:to]
+	if vis == nil {
+		for i := range sunE {
+			c := p.nE*sunE[i] + p.nN*sunN[i] + p.nU*sunU[i]
+			if c < 0 {
+				c = 0
+			}
+			b := dni[i] * c
+			diffuse := kIso[i]*p.iso + kHz[i]*p.hz
+			cs := kCs[i] * c
+			su, ss := diffuse+cs, diffuse*p.svf+cs
+			if su < 0 {
+				su = 0
+			}
+			if ss < 0 {
+				ss = 0
+			}
+			beamU += float64(b)
+			skyU += float64(su)
+			sky += float64(ss)
+		}
+		return Components{Beam: beamU, BeamUnshaded: beamU, Sky: sky, SkyUnshaded: skyU}
 	}
+	vis = vis[from:to]
 	for i := range sunE {
 		c := p.nE*sunE[i] + p.nN*sunN[i] + p.nU*sunU[i]
 		if c < 0 {
 			c = 0
 		}
-		v := float32(1)
-		if vis != nil {
-			v = vis[i]
-		}
+		v := vis[i]
 		b := dni[i] * c
-		cs := kCs[i] * c
 		diffuse := kIso[i]*p.iso + kHz[i]*p.hz
-		su := diffuse + cs
-		ss := diffuse*p.svf + cs*v
+		cs := kCs[i] * c
+		su, ss := diffuse+cs, diffuse*p.svf+cs*v
+		if su < 0 {
+			su = 0
+		}
+		if ss < 0 {
+			ss = 0
+		}
 		beamU += float64(b)
 		beam += float64(b * v)
-		skyU += float64(max(su, 0))
-		sky += float64(max(ss, 0))
-		ghi += float64(g[i])
+		skyU += float64(su)
+		sky += float64(ss)
 	}
-	return Components{Beam: beam, BeamUnshaded: beamU, Sky: sky, SkyUnshaded: skyU, Ground: ghi}
+	return Components{Beam: beam, BeamUnshaded: beamU, Sky: sky, SkyUnshaded: skyU}
 }
 
 // AngleOfIncidence returns the angle in degrees between the facet's normal

@@ -87,7 +87,8 @@ type Sky struct {
 	dni, ghi         []float32
 	// Sky diffuse on a plane = kIso·(1+cos β)/2 + kCs·max(cos θ, 0) + kHz·sin β.
 	kIso, kCs, kHz []float32
-	monthStart     [13]int // steps of month m (0 = January) are [monthStart[m], monthStart[m+1])
+	monthStart     [13]int     // steps of month m (0 = January) are [monthStart[m], monthStart[m+1])
+	ghiMonth       [12]float64 // ΣGHI per month, W/m² x steps (the ground-reflected part's only input)
 }
 
 // ctxEvery is how many records NewSky computes between context checks.
@@ -151,6 +152,7 @@ func NewSky(ctx context.Context, recs []Record, opt SkyOptions) (*Sky, error) {
 		s.dni[i], s.ghi[i] = float32(st.dni), float32(st.ghi)
 		s.kIso[i], s.kCs[i], s.kHz[i] = float32(st.iso), float32(st.cs), float32(st.hz)
 		s.monthStart[st.month+1] = i + 1
+		s.ghiMonth[st.month] += float64(s.ghi[i])
 	}
 	for m := 1; m <= 12; m++ { // months without steps start where the previous ended
 		s.monthStart[m] = max(s.monthStart[m], s.monthStart[m-1])
