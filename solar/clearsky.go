@@ -37,6 +37,10 @@ func RelativeAirmass(zenithDeg float64) float64 {
 	return 1 / (cosd(zenithDeg) + 0.50572*math.Pow(96.07995-zenithDeg, -1.6364))
 }
 
+// AbsoluteAirmass returns the relative air mass scaled to the air pressure
+// (pressurePa / 101325), as pvlib's get_absolute_airmass.
+func AbsoluteAirmass(relative, pressurePa float64) float64 { return relative * pressurePa / 101325 }
+
 // PressureAtAltitude returns the mean air pressure in Pa at altitudeM above
 // sea level (the ICAO standard atmosphere as pvlib's alt2pres).
 func PressureAtAltitude(altitudeM float64) float64 {
@@ -79,7 +83,7 @@ func (c ClearSky) At(apparentZenithDeg, dniExtra float64) Irradiance {
 	if math.IsNaN(am) {
 		return Irradiance{}
 	}
-	am *= PressureAtAltitude(c.AltitudeM) / 101325
+	am = AbsoluteAirmass(am, PressureAtAltitude(c.AltitudeM))
 	cosZ := math.Max(cosd(apparentZenithDeg), 0)
 	tl, h := c.LinkeTurbidity, c.AltitudeM
 	fh1, fh2 := math.Exp(-h/8000), math.Exp(-h/1250)

@@ -101,7 +101,7 @@ func judge(t *testing.T, d *judgeDoc) {
 	t.Run("sun position within 0.01 deg", func(t *testing.T) { judgeSPA(t, d) })
 	t.Run("clear sky within 1 %", func(t *testing.T) { judgeClearSky(t, d) })
 	t.Run("plane of array within 1 %", func(t *testing.T) { judgePOA(t, d) })
-	t.Run("annual clear-sky sums within 1 %", func(t *testing.T) { judgeAnnual(t, d) })
+	t.Run("annual and monthly clear-sky sums within 1 %", func(t *testing.T) { judgeAnnual(t, d) })
 }
 
 func judgeSPA(t *testing.T, d *judgeDoc) {
@@ -199,6 +199,15 @@ func judgeAnnual(t *testing.T, d *judgeDoc) {
 			var r Result
 			if err := sky.Irradiation(Facet{TiltDeg: c.Tilt, AzimuthDeg: c.Azimuth, SkyView: 1}, nil, &r); err != nil {
 				t.Fatal(err)
+			}
+			wantMonthly := c.PerezMonthly
+			if m == HayDavies {
+				wantMonthly = c.HayDaviesMonthly
+			}
+			for mo, w := range wantMonthly {
+				if g := r.Monthly[mo].Global(); relErr(g, w, 0) >= 0.01 {
+					t.Errorf("%v lat %.1f tilt %.0f az %.0f month %d: %.1f Wh/m², pvlib %.1f", m, c.Lat, c.Tilt, c.Azimuth, mo+1, g, w)
+				}
 			}
 			got := r.Annual().Global()
 			e := relErr(got, want, 0)
