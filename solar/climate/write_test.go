@@ -1,11 +1,11 @@
 package climate
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,29 +20,42 @@ import (
 var testSite = solar.Site{LatDeg: 52.381, LonDeg: 13.064, ElevationM: 81}
 
 // hourly returns a year of hourly (hour start UTC, irradiance) rows, each
-// month taken from a different year as in a TMY, days first..last of each
-// month kept (all when last is 0).
+// month taken from a different year as in a TMY, days 1..lastDay of each
+// month kept (all when lastDay is 0). Computed once per lastDay.
 func hourly(t testing.TB, lastDay int) (starts []time.Time, irr []solar.Irradiance) {
 	t.Helper()
+	v, _ := hourlyCache.LoadOrStore(lastDay, sync.OnceValue(func() hourlyRows { return makeHourly(lastDay) }))
+	rows := v.(func() hourlyRows)()
+	return rows.starts, rows.irr
+}
+
+type hourlyRows struct {
+	starts []time.Time
+	irr    []solar.Irradiance
+}
+
+var hourlyCache sync.Map // lastDay -> func() hourlyRows
+
+func makeHourly(lastDay int) (rows hourlyRows) {
 	rng := rand.New(rand.NewPCG(27, 3))
 	linke := [12]float64{3, 3.2, 3.6, 4, 4.2, 4.3, 4.5, 4.4, 4, 3.6, 3.2, 3}
+	spa := solar.DefaultSPAOptions()
 	for m := time.January; m <= time.December; m++ {
 		year := 2005 + int(m)%7
-		recs, err := solar.ClearSkyYear{Site: testSite, SPA: solar.DefaultSPAOptions(), Year: year, Step: time.Hour, LinkeByMonth: linke}.Records(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range recs {
-			if r.Time.Month() != m || (lastDay > 0 && r.Time.Day() > lastDay) || (m == time.February && r.Time.Day() == 29) {
+		cs := solar.ClearSky{LinkeTurbidity: linke[m-1], AltitudeM: testSite.ElevationM}
+		for h := time.Date(year, m, 1, 0, 0, 0, 0, time.UTC); h.Month() == m; h = h.Add(time.Hour) {
+			if (lastDay > 0 && h.Day() > lastDay) || (m == time.February && h.Day() == 29) {
 				continue
 			}
+			mid := h.Add(30 * time.Minute)
+			c := cs.At(solar.SunPosition(mid, testSite, spa).ApparentZenithDeg, solar.Extraterrestrial(mid))
 			k := rng.Float64()
-			// Round as PVGIS does (2 decimals), keep GHI = DNI cos z + DHI roughly.
-			irr = append(irr, solar.Irradiance{GHI: round2(r.GHI * (0.3 + 0.7*k)), DNI: round2(r.DNI * k), DHI: round2(r.DHI * (1 + (1-k)*0.8))})
-			starts = append(starts, r.Time.Add(-30*time.Minute))
+			// Rounded as PVGIS does (2 decimals); a cloud factor k dims the beam.
+			rows.irr = append(rows.irr, solar.Irradiance{GHI: round2(c.GHI * (0.3 + 0.7*k)), DNI: round2(c.DNI * k), DHI: round2(c.DHI * (1 + (1-k)*0.8))})
+			rows.starts = append(rows.starts, h)
 		}
 	}
-	return starts, irr
+	return rows
 }
 
 func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
