@@ -118,6 +118,9 @@ func TestIrradiationHorizontalHayDavies(t *testing.T) {
 	if got := r.Annual().Global(); !near(got, ghi, 1e-5) {
 		t.Errorf("horizontal annual %.1f Wh/m², ΣGHI %.1f", got, ghi)
 	}
+	if d := sky.DroppedGHIWhM2(); d != 0 {
+		t.Errorf("clear sky dropped %g Wh/m² with the sun below the horizon", d)
+	}
 	var sum float64
 	for m := time.January; m <= time.December; m++ {
 		from, to := sky.MonthSteps(m)

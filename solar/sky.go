@@ -89,6 +89,7 @@ type Sky struct {
 	kIso, kCs, kHz []float32
 	monthStart     [13]int     // steps of month m (0 = January) are [monthStart[m], monthStart[m+1])
 	ghiMonth       [12]float64 // ΣGHI per month, W/m² x steps (the ground-reflected part's only input)
+	droppedGHIWhM2 float64     // horizontal irradiation of records with light but the sun below the horizon at their time
 }
 
 // ctxEvery is how many records NewSky computes between context checks.
@@ -108,6 +109,7 @@ func NewSky(ctx context.Context, recs []Record, opt SkyOptions) (*Sky, error) {
 		e, n, u, dni, ghi, iso, cs, hz float64
 	}
 	steps := make([]step, 0, len(recs)/2+1)
+	var droppedGHI float64
 	for i, r := range recs {
 		if i%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -124,7 +126,11 @@ func NewSky(ctx context.Context, recs []Record, opt SkyOptions) (*Sky, error) {
 			pos = SunPosition(r.Time, opt.Site, opt.SPA)
 		}
 		z := pos.ApparentZenithDeg
-		if z >= 90 || (r.GHI == 0 && r.DNI == 0 && r.DHI == 0) {
+		if r.GHI == 0 && r.DNI == 0 && r.DHI == 0 {
+			continue
+		}
+		if z >= 90 {
+			droppedGHI += r.GHI
 			continue
 		}
 		iso, cs, hz := diffuseCoefficients(opt.Model, r.Irradiance, z, Extraterrestrial(r.Time))
@@ -141,7 +147,7 @@ func NewSky(ctx context.Context, recs []Record, opt SkyOptions) (*Sky, error) {
 	})
 	n := len(steps)
 	s := &Sky{
-		model: opt.Model, stepH: opt.StepH, albedo: opt.Albedo,
+		model: opt.Model, stepH: opt.StepH, albedo: opt.Albedo, droppedGHIWhM2: droppedGHI * opt.StepH,
 		unix: make([]int64, n), sunE: make([]float32, n), sunN: make([]float32, n), sunU: make([]float32, n),
 		dni: make([]float32, n), ghi: make([]float32, n),
 		kIso: make([]float32, n), kCs: make([]float32, n), kHz: make([]float32, n),
@@ -188,6 +194,13 @@ func (r Record) validate() error {
 	}
 	return nil
 }
+
+// DroppedGHIWhM2 is the horizontal irradiation in Wh/m² of records that
+// carry light although the sun is below the horizon at their time (the
+// sunrise or sunset hour of hourly means, whose centre falls before sunrise
+// or after sunset); they are left out like the night, and an answer can
+// state how much that is (clear-sky series: 0).
+func (s *Sky) DroppedGHIWhM2() float64 { return s.droppedGHIWhM2 }
 
 // Len is the number of daylight steps.
 func (s *Sky) Len() int { return len(s.unix) }
