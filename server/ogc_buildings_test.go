@@ -21,6 +21,13 @@ import (
 // packs carry no attributes) and returns the server's handler.
 func wholeServer(t testing.TB) http.Handler {
 	t.Helper()
+	h, _ := wholeServerData(t)
+	return h
+}
+
+// wholeServerData is wholeServer and its data directory.
+func wholeServerData(t testing.TB) (http.Handler, string) {
+	t.Helper()
 	data := t.TempDir()
 	for _, s := range []struct{ rel, bl string }{
 		{"samples/real/LoD2_32_280_5659_1_NW.gml", "nrw"},
@@ -39,7 +46,7 @@ func wholeServer(t testing.TB) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv
+	return srv, data
 }
 
 // wholeAll follows the next links from path on h.

@@ -166,7 +166,8 @@ func Routes(env Env) []httpapi.Route {
 				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
 				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
 				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the surfaces of this building"},
-				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"}},
+				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
+				profileParam()},
 				append(filterParams(), ogcFormat())...),
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
@@ -183,7 +184,8 @@ func Routes(env Env) []httpapi.Route {
 						"with a `next` link when more match.", MaxLimit)},
 				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
 				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
-				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the building with this gml:id"}},
+				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the building with this gml:id"},
+				profileParam()},
 				wholeParams()...), append(filterParams(), ogcFormat())...),
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of buildings", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}},
@@ -202,7 +204,7 @@ func Routes(env Env) []httpapi.Route {
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature",
 			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`; in `buildings` the building's gml:id"},
-				crsP, ogcFormat()},
+				crsP, profileParam(), ogcFormat()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItem},
@@ -630,6 +632,9 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
 	}
+	if err := refuseProfile(in, c); err != nil {
+		return err
+	}
 	if c.whole {
 		return s.handleWholeItems(w, r, in, iq, c, html, true)
 	}
@@ -762,6 +767,9 @@ func (s *surface) handleOGCItem(w http.ResponseWriter, r *http.Request, in *http
 	defer release()
 	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
+		return err
+	}
+	if err := refuseProfile(in, c); err != nil {
 		return err
 	}
 	fid := in.Str("featureId")

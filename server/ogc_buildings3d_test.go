@@ -1,0 +1,136 @@
+package server
+
+import (
+	"encoding/json"
+	"math"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/svc-geodata/svc/internal/testtool"
+)
+
+// TestOGCBuildingsLoD2ProfileGDAL: with profile=lod2 the buildings
+// collection answers each building as a MultiPolygon Z of all its
+// surfaces. GDAL reads the pages (saved as one GeoJSON file) as 3D
+// MultiPolygons whose polygon count and z range equal, building by
+// building, what GDAL's SQLite driver reads from the pack's SpatiaLite
+// surfaces; the item route answers the same geometry; the headers name
+// the compound CRS with DHHN2016 and the profile; other collections
+// refuse the parameter.
+func TestOGCBuildingsLoD2ProfileGDAL(t *testing.T) {
+	python := testtool.PythonGDAL(t)
+	h, data := wholeServerData(t)
+	get := func(path string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec
+	}
+	var feats []json.RawMessage
+	for path := wholeItems + "?profile=lod2&limit=100"; path != ""; {
+		rec := get(path)
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body.Bytes())
+		}
+		if got, want := rec.Header().Get("Content-Crs"), "<http://www.opengis.net/def/crs-compound?1=http://www.opengis.net/def/crs/OGC/1.3/CRS84&2=http://www.opengis.net/def/crs/EPSG/0/7837>"; got != want {
+			t.Fatalf("Content-Crs %s, want %s", got, want)
+		}
+		if l := rec.Header().Get("Link"); !strings.Contains(l, `#profile-lod2>; rel="profile"`) {
+			t.Fatalf("Link %q names no profile", l)
+		}
+		var p struct {
+			Features []json.RawMessage
+			Links    []map[string]any
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		feats = append(feats, p.Features...)
+		path = nextOf(ogcTestPage{Links: p.Links})
+	}
+	fc, _ := json.Marshal(map[string]any{"type": "FeatureCollection", "features": feats})
+	answer := filepath.Join(t.TempDir(), "buildings.geojson")
+	if err := os.WriteFile(answer, fc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type solid struct {
+		Polygons   int
+		Zmin, Zmax float64
+		Dim        int
+	}
+	var packs []string
+	filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "lod2.sqlite" {
+			packs = append(packs, p)
+		}
+		return nil
+	})
+	if len(packs) != 2 {
+		t.Fatalf("packs %v", packs)
+	}
+	compared := 0
+	for _, pk := range packs {
+		out, err := exec.Command(python, "testdata/gdal_solids.py", pk, answer).Output()
+		if err != nil {
+			t.Fatalf("gdal_solids.py: %v %s", err, exitStderrOf(err))
+		}
+		var r struct {
+			Pack, GeoJSON map[string]solid
+			GeoJSONType   string `json:"geojson_type"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.GeoJSONType != "3D Multi Polygon" {
+			t.Errorf("GDAL reads the answer as %q, want 3D Multi Polygon", r.GeoJSONType)
+		}
+		for id, want := range r.Pack {
+			got, ok := r.GeoJSON[id]
+			if !ok {
+				t.Errorf("building %s of %s not served", id, filepath.Base(filepath.Dir(filepath.Dir(pk))))
+				continue
+			}
+			if got.Dim != 3 || got.Polygons != want.Polygons || math.Abs(got.Zmin-want.Zmin) > 5e-4 || math.Abs(got.Zmax-want.Zmax) > 5e-4 {
+				t.Errorf("building %s: served %+v, pack %+v", id, got, want)
+			}
+			compared++
+		}
+	}
+	if compared != len(feats) || compared < 250 {
+		t.Errorf("compared %d buildings of %d served", compared, len(feats))
+	}
+	t.Logf("%d buildings: polygon counts and z ranges equal", compared)
+
+	// The item answers the feature of the items page.
+	var first struct {
+		ID       string
+		Geometry json.RawMessage
+	}
+	json.Unmarshal(feats[0], &first)
+	rec := get(wholeItems + "/" + first.ID + "?profile=lod2")
+	var item struct{ Geometry any }
+	var page any
+	json.Unmarshal(first.Geometry, &page)
+	if err := json.Unmarshal(rec.Body.Bytes(), &item); rec.Code != 200 || err != nil || !reflect.DeepEqual(item.Geometry, page) {
+		t.Errorf("item %s: %d, geometry differs from the page's: %.200s", first.ID, rec.Code, item.Geometry)
+	}
+	for _, path := range []string{"/ogc/collections/surfaces/items?profile=lod2", "/ogc/collections/roofs/items/nrw.1?profile=footprint",
+		wholeItems + "?profile=solid"} {
+		rec := get(path)
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "profile") {
+			t.Errorf("%s: %d %s", path, rec.Code, rec.Body.Bytes())
+		}
+	}
+}
+
+// exitStderrOf is the stderr of a failed command, if any.
+func exitStderrOf(err error) []byte {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.Stderr
+	}
+	return nil
+}
