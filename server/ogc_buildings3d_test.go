@@ -118,7 +118,13 @@ func TestOGCBuildingsLoD2ProfileGDAL(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &item); rec.Code != 200 || err != nil || !reflect.DeepEqual(item.Geometry, page) {
 		t.Errorf("item %s: %d, geometry differs from the page's: %.200s", first.ID, rec.Code, item.Geometry)
 	}
+	// The collection's items links keep the profile (GDAL forwards the
+	// query of the collection URL to every request).
+	if rec := get("/ogc/collections/buildings?profile=lod2"); rec.Code != 200 || !strings.Contains(rec.Body.String(), `/items?f=json\u0026profile=lod2"`) {
+		t.Errorf("collection with profile: %d %.300s", rec.Code, rec.Body.Bytes())
+	}
 	for _, path := range []string{"/ogc/collections/surfaces/items?profile=lod2", "/ogc/collections/roofs/items/nrw.1?profile=footprint",
+		"/ogc/collections/surfaces?profile=lod2",
 		wholeItems + "?profile=solid"} {
 		rec := get(path)
 		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "profile") {

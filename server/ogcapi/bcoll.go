@@ -685,7 +685,8 @@ func (s *surface) handleWholeItem(w http.ResponseWriter, r *http.Request, in *ht
 
 // wholeDesc describes the items of the buildings collection.
 const wholeDesc = "The buildings collection: one feature per building of every published BL, id its gml:id, geometry its " +
-	"footprint (the ground surfaces, 2D MultiPolygon in `crs`; null for a building without ground surface), properties " +
+	"footprint (the ground surfaces, 2D MultiPolygon in `crs`; null for a building without ground surface) or, with " +
+	"`profile=lod2`, all its LoD2 surfaces as a MultiPolygon Z with heights in DHHN2016 (EPSG:7837), properties " +
 	"its LoD2-DE attributes with the AdV labels of the codes and the derived measures (docs/buildings-attributes.md). " +
 	"`filter` (CQL2) and `sortby` run as SQL on each BL's attribute table where CQL2 translates (comparisons, LIKE, " +
 	"BETWEEN, IN, IS NULL, NOT/AND/OR on the queryables); the rest (CASEI, ACCENTI, spatial functions on the footprint) " +

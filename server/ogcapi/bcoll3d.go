@@ -45,7 +45,9 @@ func profileParam() httpapi.Param {
 			"stored height in metres DHHN2016 (normal heights, EPSG:7837; not ellipsoidal heights, so not the WGS84 heights " +
 			"RFC 7946 describes), in every `crs`. `Content-Crs` then names the compound CRS (the horizontal `crs` + DHHN2016) " +
 			"and `Link: <...>; rel=\"profile\"` the profile. bbox, filter, sortby and paging are the same in both profiles; " +
-			"spatial tests are on the footprint."}
+			"spatial tests are on the footprint. On the collection document it makes the `items` links ask for the profile, " +
+			"so a client that forwards the query of a collection URL to every request reads 3D buildings (GDAL: " +
+			"`OAPIF:https://host/ogc/collections/buildings?profile=lod2`)."}
 }
 
 // refuseProfile answers 400 when a collection other than buildings gets
@@ -143,4 +145,17 @@ func appendSolid(solid [][][][3]float64, sf lod2store.Surface3D) [][][][3]float6
 		solid = append(solid, poly)
 	}
 	return solid
+}
+
+// profileItemsLinks makes the items links of a collection document ask for
+// profile: a client that keeps the query of the collection URL (GDAL's
+// OAPIF driver forwards it to every request) then reads the features in
+// that profile.
+func profileItemsLinks(doc map[string]any, profile string) {
+	links, _ := doc["links"].([]ogcLink)
+	for i := range links {
+		if links[i].Rel == "items" {
+			links[i].Href += "&profile=" + profile
+		}
+	}
 }

@@ -72,7 +72,8 @@ const (
 const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
 	"`surfaces` (every published BL, federated like `/v1/buildings`), `surfaces-<bl>` (one BL) and `roofs` (roof " +
 	"surfaces with tilt, azimuth and area), and `buildings`: whole buildings, one feature per building with the id " +
-	"its gml:id, the footprint (its ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as " +
+	"its gml:id, the footprint (its ground surfaces, 2D) as geometry (with `profile=lod2` all its surfaces as a MultiPolygon Z, " +
+	"heights DHHN2016) and the LoD2-DE attributes and derived measures as " +
 	"properties (docs/buildings-attributes.md); there `filter` and `sortby` run in SQL on each BL's attribute table " +
 	"(what CQL2 cannot say in SQL, e.g. CASEI or a spatial function on the footprint, is evaluated per building), " +
 	"`next` carries each BL's keyset position, and `bbox` keeps the buildings whose footprint meets it. Before 0.3.0 `surfaces` was named `buildings` and `surfaces-<bl>` `buildings-<bl>`. In the surface collections a feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
@@ -151,7 +152,7 @@ func Routes(env Env) []httpapi.Route {
 			Summary: "Feature collections", Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCCollections", "The collections"), Handle: s.handleOGCCollections},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}", OpID: "ogcCollection", Tag: Tag, Since: "0.2.0",
-			Summary: "One feature collection", Params: []httpapi.Param{collP, ogcFormat()},
+			Summary: "One feature collection", Params: []httpapi.Param{collP, profileParam(), ogcFormat()},
 			Responses: append(list(200, "OGCCollection", "The collection"), httpapi.Resp404), Handle: s.handleOGCCollection},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items", OpID: "ogcItems", Tag: Tag, Since: "0.2.0",
 			Summary: "Features of a collection", Desc: Desc,
@@ -329,7 +330,8 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 	return append([]ogcCollection{
 		{id: collWhole, title: "LoD2 buildings", desc: "Every building of every published BL, one feature per building (its parts included): " +
 			"the footprint (the ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as properties " +
-			"(docs/buildings-attributes.md). The feature id is the building's gml:id.",
+			"(docs/buildings-attributes.md). The feature id is the building's gml:id. With profile=lod2 the geometry is every " +
+			"LoD2 surface as a MultiPolygon Z, heights in DHHN2016 (EPSG:7837, normal heights as the states deliver them).",
 			sources: srcs, snapshots: snaps, whole: true},
 		{id: collSurfaces, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
 			sources: srcs, snapshots: snaps},
@@ -430,7 +432,13 @@ func (s *surface) handleOGCCollection(w http.ResponseWriter, r *http.Request, in
 	if err != nil {
 		return err
 	}
+	if err := refuseProfile(in, c); err != nil {
+		return err
+	}
 	body := s.collectionDoc(c, v, html, true)
+	if in.Has("profile") {
+		profileItemsLinks(body, in.Str("profile"))
+	}
 	return s.ogcAnswer(w, r, html, c.title, body)
 }
 
