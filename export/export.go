@@ -113,8 +113,10 @@ func GLB(ctx context.Context, srcs []Source, r GLBRequest) (Result, error) {
 		srcs[i].ids, total = ids, total+len(ids)
 	}
 	an := r.Anchor()
+	// Features: per-vertex feature ids and the buildings' attributes in
+	// EXT_structural_metadata, the schema of the 3D Tiles leaves.
 	o := glb.Options{Zone: int(an.Zone), OriginE: an.E, OriginN: an.N, RotateXDeg: r.RotateX, RotateZDeg: r.RotateZ,
-		IncludeGround: r.Ground, ColorizeRoofs: r.Colorize, MergeBuildings: r.Merge, WeldToleranceM: r.WeldM}
+		IncludeGround: r.Ground, ColorizeRoofs: r.Colorize, MergeBuildings: r.Merge, WeldToleranceM: r.WeldM, Features: true}
 	switch r.ZBase {
 	case "bbox_min":
 		o.ZBase = glb.ZBBoxMin
@@ -145,8 +147,16 @@ func GLB(ctx context.Context, srcs []Source, r GLBRequest) (Result, error) {
 			continue
 		}
 		zone := src.Store.Zone()
-		err := src.Store.BuildingGeometry(ctx, src.ids, func(bd *lod2store.Building3D) error {
-			gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
+		attrs := make(map[int64]*glb.Attrs, len(src.ids))
+		err := src.Store.BuildingAttributes(ctx, src.ids, func(a *lod2store.Attributes) error {
+			attrs[a.BuildingID] = lod2store.GLBAttrs(a)
+			return nil
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		err = src.Store.BuildingGeometry(ctx, src.ids, func(bd *lod2store.Building3D) error {
+			gb.GMLID, gb.BuildingID, gb.Surfaces, gb.Attrs = bd.GMLID, bd.BuildingID, gb.Surfaces[:0], attrs[bd.BuildingID]
 			for _, sf := range bd.Surfaces {
 				if zone != an.Zone {
 					reproject(sf.Flat, zone, an.Zone)

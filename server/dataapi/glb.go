@@ -24,7 +24,7 @@ const (
 	glbCache           = "public, max-age=300"
 	glbAdminTokenHint  = "Server-to-server callers holding the server's admin token may send it in the request header X-Svc-Admin-Token to raise the limits to 250 km2 and 1,000,000 buildings."
 	glbContentType     = "model/gltf-binary"
-	glbETagVersionSalt = "glb/2" // 2: asset.copyright
+	glbETagVersionSalt = "glb/3" // 2: asset.copyright; 3: feature ids and metadata
 )
 
 // glbHeaders are the response headers of SPEC 4.4 (components.headers).
@@ -49,6 +49,12 @@ func GLBRoute(env Env) httpapi.Route {
 			"Heights stay DHHN2016 normal heights (with `z_base=absolute` the Z values are the source's; no geoid is applied, unlike the " +
 			"3D Tiles, which are ellipsoidal): the GLB is a local model, not placed on a globe. `asset.copyright` holds the attribution " +
 			"of every BL whose buildings are in it. " +
+			"Each building is a feature (3D Tiles 1.1 metadata, as in the tilesets): every vertex carries its building's index in " +
+			"`_FEATURE_ID_0` (EXT_mesh_features; FLOAT, or UNSIGNED_SHORT inside the Draco buffer), and the EXT_structural_metadata " +
+			"property table of class `building` (schema `svc_buildings`, the tilesets' schema) holds per index its gmlid, building_id, " +
+			"function and roof_type codes with their German AdV labels, height_m, ground_z_m, ridge_z_m, eaves_z_m (DHHN2016), " +
+			"storeys, footprint_area_m2, roof_area_m2, municipality_key and creation_date (absent values are the property's noData). " +
+			"Draco numbers at most 65,536 buildings: beyond, the answer is the uncompressed GLB with X-Svc-Compression-Error. " +
 			"Limits: 1 km2 and 20,000 buildings (413 beyond), 250 km2 and 1,000,000 with the admin token in X-Svc-Admin-Token. " +
 			"The ETag is strong; If-None-Match answers 304. When Draco is requested but fails, the answer is the uncompressed GLB " +
 			"with X-Svc-Compression: none and X-Svc-Compression-Error.",
