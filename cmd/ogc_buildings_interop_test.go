@@ -2,15 +2,12 @@ package cmd
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/svc-geodata/svc/importer"
@@ -35,51 +32,11 @@ func TestOGCBuildingsFilterWithGDAL(t *testing.T) {
 		{"or", "height_m > 20 OR function = '31001_2463'", "height_m > 20 OR function = '31001_2463'", "(height_m > 20) OR (function = '31001_2463')"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(ogr2ogr, "-f", "CSV", "/vsistdout/", landing, "buildings", "-where", tc.where,
-				"-oo", "PAGE_SIZE=20", "-select", "gmlid", "--config", "CPL_DEBUG", "ON")
-			cmd.Env = append(os.Environ(), "CPL_DEBUG=ON")
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("ogr2ogr: %v\n%s", err, stderr.String())
+			got, log := ogr2ogrWhere(t, ogr2ogr, landing, "buildings", tc.where, 20)
+			if f, ok := gdalSentFilter(log, "buildings"); !ok || f != tc.sent {
+				t.Fatalf("GDAL did not pass the filter to the server as %s (sent %q):\n%.3000s", tc.sent, f, log)
 			}
-			sent := "filter=" + url.QueryEscape(tc.sent)
-			if !strings.Contains(strings.ReplaceAll(stderr.String(), "%20", "+"), sent) {
-				t.Fatalf("GDAL did not pass the filter to the server as %s:\n%.3000s", sent, stderr.String())
-			}
-			rd := csv.NewReader(strings.NewReader(string(out)))
-			rd.FieldsPerRecord = -1
-			rows, err := rd.ReadAll()
-			if err != nil || len(rows) < 2 {
-				t.Fatalf("GDAL's CSV: %v\n%q", err, out[:min(len(out), 300)])
-			}
-			var got []string
-			for _, r := range rows[1:] {
-				got = append(got, r[0])
-			}
-			var want []string
-			next := base + "/ogc/collections/buildings/items?limit=1000&filter=" + url.QueryEscape(tc.cql2)
-			for next != "" {
-				var page struct {
-					Features []struct {
-						Properties struct {
-							GMLID string `json:"gmlid"`
-						} `json:"properties"`
-					} `json:"features"`
-					Links []struct{ Rel, Href string } `json:"links"`
-				}
-				getJSON(t, next, &page)
-				for _, f := range page.Features {
-					want = append(want, f.Properties.GMLID)
-				}
-				next = ""
-				for _, l := range page.Links {
-					if l.Rel == "next" {
-						next = l.Href
-					}
-				}
-			}
+			want := serverGMLIDs(t, base+"/ogc/collections/buildings/items?limit=1000&filter="+url.QueryEscape(tc.cql2))
 			if len(want) < 10 || !slices.Equal(got, want) {
 				t.Fatalf("GDAL read %d buildings, the server's filter selects %d", len(got), len(want))
 			}
