@@ -87,6 +87,10 @@ func TestGLBFeatureMetadata(t *testing.T) {
 	}
 	t.Logf("%d features; compared with GDAL: %v; e.g. feature 0 = %s, function %s, roof %s, height %.2f m", len(ids), checked, ids[0], fns[0], roofs[0], height[0])
 
+	if bare := decodeGLB(t, get(path+"&feature_metadata=false")); bare.JSON.Extensions["EXT_structural_metadata"] != nil ||
+		bare.JSON.Meshes[0].Primitives[0].Attributes["_FEATURE_ID_0"] != 0 {
+		t.Error("feature_metadata=false still writes feature ids or metadata")
+	}
 	draco := get(path + "&compression=draco&merge_buildings=false")
 	dir := t.TempDir()
 	node := testtool.Node(t, "gltf-validator", "@gltf-transform/core", "@gltf-transform/extensions", "draco3dgltf")
