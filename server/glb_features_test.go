@@ -24,7 +24,7 @@ import (
 // function, roof type and storeys GDAL's GML driver reads, and its
 // vertices reach exactly the ridge height of its metadata; the Khronos
 // validator finds no error in the plain and the Draco GLB, and glTF-
-// Transform decoding the Draco GLB (draco3dgltf) sees the same feature ids
+// Transform decoding the Draco GLB (draco3dgltf, glb/testdata/features.mjs) sees the same feature ids
 // with the same vertex z ranges.
 func TestGLBFeatureMetadata(t *testing.T) {
 	sample := testtool.Shared(t, "samples/real/3910_5817.gml")
@@ -103,9 +103,9 @@ func TestGLBFeatureMetadata(t *testing.T) {
 			t.Errorf("gltf-validator %s: %v %s", name, err, rep)
 		}
 	}
-	out, err := exec.Command(node, "testdata/glb_features.mjs", filepath.Join(dir, "draco.glb")).Output()
+	out, err := exec.Command(node, filepath.Join(root, "glb", "testdata", "features.mjs"), filepath.Join(dir, "draco.glb")).Output()
 	if err != nil {
-		t.Fatalf("glb_features.mjs: %v %s", err, exitStderrOf(err))
+		t.Fatalf("features.mjs: %v %s", err, exitStderrOf(err))
 	}
 	var dz map[string][3]float64
 	if err := json.Unmarshal(out, &dz); err != nil {

@@ -1,8 +1,8 @@
-// glb_features.mjs loads a GLB with glTF-Transform (decoding Draco with
+// features.mjs loads a GLB with glTF-Transform (decoding Draco with
 // draco3dgltf, as three.js and CesiumJS do) and prints, per feature id of
 // the _FEATURE_ID_0 vertex attribute, the vertex count and the z range
 // (third position component): {"<id>": [count, zmin, zmax], ...}.
-// Usage: node glb_features.mjs file.glb
+// Usage: node features.mjs file.glb
 import { NodeIO } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import draco3d from 'draco3dgltf';
