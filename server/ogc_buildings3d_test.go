@@ -1,17 +1,25 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/svc-geodata/svc/catalog"
+	synth "github.com/svc-geodata/svc/internal/fixture"
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/server/ogcapi"
 )
 
 // TestOGCBuildingsLoD2ProfileGDAL: with profile=lod2 the buildings
@@ -139,4 +147,75 @@ func exitStderrOf(err error) []byte {
 		return ee.Stderr
 	}
 	return nil
+}
+
+// TestOGCBuildingsLoD2PageLimit: a LoD2 page holds at most MaxLoD2Limit
+// buildings (a server-limited page with a next link); the footprint
+// profile keeps its own maximum. Over 1,005 attributed boxes.
+func TestOGCBuildingsLoD2PageLimit(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	w, err := pack.Create(data, pack.Key{Product: pack.LoD2, BL: "he", Snapshot: "2026-07-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	lw, err := lod2store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = ogcapi.MaxLoD2Limit + 5
+	for i := range n {
+		id := fmt.Sprintf("DEHE%08d", i)
+		x, y := glbE0+float64(i%40)*15, glbN0+float64(i/40)*15
+		if err := lw.Add(ctx, lod2store.BuildingInput{GMLID: id, Valid: true, Surfaces: synth.Box(x, y, 8, 6, 100, 10),
+			Attrs:    []lod2store.AttrsInput{{GMLID: id}},
+			Measures: &lod2store.MeasuresInput{FootprintAreaM2: 48, GroundZ: 100, EavesZ: 110, RidgeZ: 110}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := lw.Finish(ctx, map[string]string{"bl": "he"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx, pack.Manifest{LicenseID: "dl-de-by-2.0", CRS: "EPSG:25832", BBoxWGS84: st.BBoxWGS84[:],
+		LoD2: &pack.LoD2Info{File: "lod2.sqlite", BuildingCount: st.Buildings, SurfaceCount: st.Surfaces}}); err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New(catalog.Options{Dir: data, LoD2: lod2store.OpenPack})
+	t.Cleanup(cat.Close)
+	if _, err := cat.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{BaseURL: "http://api.test"}, Deps{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query string
+		pages []int
+	}{
+		{"profile=lod2&limit=5000", []int{ogcapi.MaxLoD2Limit, 5}},
+		{"profile=lod2&limit=600", []int{600, 405}},
+		{"limit=5000", []int{n}},
+	} {
+		var got []int
+		for path := wholeItems + "?" + tc.query; path != ""; {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+			var p struct {
+				NumberReturned int
+				Features       []json.RawMessage
+				Links          []map[string]any
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); rec.Code != 200 || err != nil || p.NumberReturned != len(p.Features) {
+				t.Fatalf("%s: %d %v %.300s", path, rec.Code, err, rec.Body.Bytes())
+			}
+			got = append(got, len(p.Features))
+			path = nextOf(ogcTestPage{Links: p.Links})
+		}
+		if !slices.Equal(got, tc.pages) {
+			t.Errorf("%s: pages of %v, want %v", tc.query, got, tc.pages)
+		}
+	}
 }

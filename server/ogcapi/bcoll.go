@@ -378,6 +378,9 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 		return err
 	}
 	profile := wholeProfile(in)
+	if profile == profileLoD2 {
+		iq.limit = min(iq.limit, MaxLoD2Limit)
+	}
 	var srcs []lod2store.Source
 	for _, src := range c.sources {
 		if iq.admitsSnapshot(c.snapshots[src.BL]) {

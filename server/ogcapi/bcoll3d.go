@@ -32,6 +32,12 @@ var profileURIs = map[string]string{
 	profileLoD2:      "https://github.com/svc-geodata/svc/blob/main/docs/buildings-attributes.md#profile-lod2",
 }
 
+// MaxLoD2Limit is the largest page of the LoD2 profile: a building's
+// surfaces are about three times its footprint's bytes (a page of 1,000
+// real buildings is about 3.7 MB), so a larger limit gives a
+// server-limited page of this many, as limit above MaxLimit does.
+const MaxLoD2Limit = 1000
+
 // dhhn2016URI is the vertical CRS of the stored heights (LoD2-DE: normal
 // heights in DHHN2016, EPSG:7837).
 const dhhn2016URI = "http://www.opengis.net/def/crs/EPSG/0/7837"
@@ -45,7 +51,8 @@ func profileParam() httpapi.Param {
 			"stored height in metres DHHN2016 (normal heights, EPSG:7837; not ellipsoidal heights, so not the WGS84 heights " +
 			"RFC 7946 describes), in every `crs`. `Content-Crs` then names the compound CRS (the horizontal `crs` + DHHN2016) " +
 			"and `Link: <...>; rel=\"profile\"` the profile. bbox, filter, sortby and paging are the same in both profiles; " +
-			"spatial tests are on the footprint. On the collection document it makes the `items` links ask for the profile, " +
+			"spatial tests are on the footprint. A `lod2` page holds at most 1000 buildings (a larger `limit` gives a server-limited " +
+			"page with a `next` link, as a limit above its maximum does). On the collection document it makes the `items` links ask for the profile, " +
 			"so a client that forwards the query of a collection URL to every request reads 3D buildings (GDAL: " +
 			"`OAPIF:https://host/ogc/collections/buildings?profile=lod2`)."}
 }
