@@ -505,9 +505,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 		links = append(links, s.nextLink(path, q, wholePrefix+digest+"."+next, html))
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
-	if profile == profileLoD2 {
-		links = append(links, ogcLink{Href: profileURIs[profile], Rel: "profile", Title: "the LoD2 profile: every surface as MultiPolygon Z, heights DHHN2016"})
-	}
+	links = withProfileLink(links, profile)
 	matched := int64(-1)
 	if wantMatched {
 		matched = 0
@@ -669,9 +667,7 @@ func (s *surface) handleWholeItem(w http.ResponseWriter, r *http.Request, in *ht
 	path := "/ogc/collections/" + c.id + "/items/" + url.PathEscape(fid)
 	links := append(s.selfLinks(path, in.Values(), html, "application/geo+json"),
 		ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
-	if profile == profileLoD2 {
-		links = append(links, ogcLink{Href: profileURIs[profile], Rel: "profile", Title: "the LoD2 profile: every surface as MultiPolygon Z, heights DHHN2016"})
-	}
+	links = withProfileLink(links, profile)
 	doc["links"] = links
 	setProfileHeaders(w.Header(), crs, profile)
 	if html {

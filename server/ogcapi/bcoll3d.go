@@ -85,6 +85,15 @@ func setProfileHeaders(h http.Header, crs geo.CRS, profile string) {
 	h.Set("Content-Crs", "<"+crs.URI()+">")
 }
 
+// withProfileLink appends the profile link of an answer in the LoD2
+// profile (the default footprint answer stays as it was before profiles).
+func withProfileLink(links []ogcLink, profile string) []ogcLink {
+	if profile != profileLoD2 {
+		return links
+	}
+	return append(links, ogcLink{Href: profileURIs[profile], Rel: "profile", Title: "the LoD2 profile: every surface as MultiPolygon Z, heights DHHN2016"})
+}
+
 // writeSolid writes f's surfaces as a MultiPolygon Z in crs: x, y as the
 // footprint's, z in metres with 3 decimals.
 func writeSolid(b *bytes.Buffer, f *wholeFeature, crs geo.CRS) {
