@@ -79,7 +79,7 @@ func wholeProfile(in *httpapi.Input) string {
 func setProfileHeaders(h http.Header, crs geo.CRS, profile string) {
 	if profile == profileLoD2 {
 		h.Set("Content-Crs", "<http://www.opengis.net/def/crs-compound?1="+crs.URI()+"&2="+dhhn2016URI+">")
-		h.Set("Link", "<"+profileURIs[profile]+`>; rel="profile"`)
+		h.Add("Link", "<"+profileURIs[profile]+`>; rel="profile"`)
 		return
 	}
 	h.Set("Content-Crs", "<"+crs.URI()+">")
