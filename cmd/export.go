@@ -89,6 +89,7 @@ buildings). The origin is the bbox centre (or its south-west corner) in the UTM 
 	f.BoolVar(&r.Colorize, "colorize-roofs", false, "colour roofs by orientation")
 	f.BoolVar(&r.Merge, "merge-buildings", true, "one mesh per surface class instead of one per building")
 	f.BoolVar(&r.Ground, "include-ground", true, "include ground surfaces")
+	f.BoolVar(&r.Features, "feature-metadata", true, "buildings as features with their attributes (EXT_mesh_features, EXT_structural_metadata)")
 	f.Float64Var(&r.RotateX, "rotate-x", 0, "rotation about X in degrees (-90 for Y-up viewers)")
 	f.Float64Var(&r.RotateZ, "rotate-z", 0, "rotation about Z in degrees")
 	f.Float64Var(&r.WeldM, "weld-tolerance-m", 0, "weld vertices closer than this (metres)")

@@ -73,6 +73,7 @@ var glbVariants = []struct {
 	{"", nil},
 	{"&rotate_x=-90&colorize_roofs=true", []string{"--rotate-x", "-90", "--colorize-roofs"}},
 	{"&merge_buildings=false&include_ground=false", []string{"--merge-buildings=false", "--include-ground=false"}},
+	{"&feature_metadata=false&compression=draco", []string{"--feature-metadata=false", "--draco"}},
 }
 
 // exportEqualsHTTP fetches the bbox's GLB from the route and from svc

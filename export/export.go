@@ -26,6 +26,10 @@ type GLBRequest struct {
 	Colorize, Merge, Ground bool
 	RotateX, RotateZ        float64 // degrees
 	WeldM                   float64 // weld tolerance, metres
+	// Features writes each building as a feature: per-vertex ids
+	// (EXT_mesh_features) and its attributes in an EXT_structural_metadata
+	// property table, the schema of the 3D Tiles (glb.BuildingClass).
+	Features bool
 	// Limits: a request beyond them fails with a *TooLargeError.
 	MaxAreaKM2   float64
 	MaxBuildings int
@@ -114,7 +118,7 @@ func GLB(ctx context.Context, srcs []Source, r GLBRequest) (Result, error) {
 	}
 	an := r.Anchor()
 	o := glb.Options{Zone: int(an.Zone), OriginE: an.E, OriginN: an.N, RotateXDeg: r.RotateX, RotateZDeg: r.RotateZ,
-		IncludeGround: r.Ground, ColorizeRoofs: r.Colorize, MergeBuildings: r.Merge, WeldToleranceM: r.WeldM}
+		IncludeGround: r.Ground, ColorizeRoofs: r.Colorize, MergeBuildings: r.Merge, WeldToleranceM: r.WeldM, Features: r.Features}
 	switch r.ZBase {
 	case "bbox_min":
 		o.ZBase = glb.ZBBoxMin
@@ -145,8 +149,12 @@ func GLB(ctx context.Context, srcs []Source, r GLBRequest) (Result, error) {
 			continue
 		}
 		zone := src.Store.Zone()
-		err := src.Store.BuildingGeometry(ctx, src.ids, func(bd *lod2store.Building3D) error {
-			gb.GMLID, gb.BuildingID, gb.Surfaces = bd.GMLID, bd.BuildingID, gb.Surfaces[:0]
+		attrs, err := glbAttrsOf(ctx, src, r.Features)
+		if err != nil {
+			return Result{}, err
+		}
+		err = src.Store.BuildingGeometry(ctx, src.ids, func(bd *lod2store.Building3D) error {
+			gb.GMLID, gb.BuildingID, gb.Surfaces, gb.Attrs = bd.GMLID, bd.BuildingID, gb.Surfaces[:0], attrs[bd.BuildingID]
 			for _, sf := range bd.Surfaces {
 				if zone != an.Zone {
 					reproject(sf.Flat, zone, an.Zone)
@@ -174,4 +182,18 @@ func reproject(flat []float64, from, to geo.Zone) {
 		lon, lat := geo.FromUTM(from, flat[i], flat[i+1])
 		flat[i], flat[i+1] = geo.ToUTM(to, lon, lat)
 	}
+}
+
+// glbAttrsOf reads the feature metadata of src's buildings by id (none
+// without features).
+func glbAttrsOf(ctx context.Context, src Source, features bool) (map[int64]*glb.Attrs, error) {
+	attrs := map[int64]*glb.Attrs{}
+	if !features {
+		return attrs, nil
+	}
+	err := src.Store.BuildingAttributes(ctx, src.ids, func(a *lod2store.Attributes) error {
+		attrs[a.BuildingID] = lod2store.GLBAttrs(a)
+		return nil
+	})
+	return attrs, err
 }

@@ -302,16 +302,21 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 	nrmAcc := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorVec3, Count: nv}
 	idxAcc := &gltf.Accessor{ComponentType: gltf.ComponentUint, Type: gltf.AccessorScalar, Count: len(p.idx)}
 	prim := &gltf.Primitive{Mode: gltf.PrimitiveTriangles}
+	var fidAcc *gltf.Accessor
 	if compress {
-		if features {
-			return nil, fmt.Errorf("%w: feature ids are not compressed", ErrDraco)
-		}
 		atts := []draco.Attribute{
 			{Kind: draco.Position, Components: 3, Data: p.pos},
 			{Kind: draco.Normal, Components: 3, Data: p.nrm},
 		}
 		if p.col != nil {
 			atts = append(atts, draco.Attribute{Kind: draco.Color, Components: 4, U8: p.col, Normalized: true})
+		}
+		if features {
+			ids, err := featureIDsU16(p.fid, featureCount)
+			if err != nil {
+				return nil, err
+			}
+			atts = append(atts, draco.Attribute{Kind: draco.Generic, Components: 1, U16: ids})
 		}
 		res, err := draco.EncodeResult(&draco.Mesh{Indices: p.idx, Attributes: atts}, draco.Options{PositionBits: 18})
 		if err != nil {
@@ -325,6 +330,10 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 		ids := map[string]any{"POSITION": res.AttributeIDs[0], "NORMAL": res.AttributeIDs[1]}
 		if p.col != nil {
 			ids["COLOR_0"] = res.AttributeIDs[2]
+		}
+		if features {
+			ids["_FEATURE_ID_0"] = res.AttributeIDs[len(res.AttributeIDs)-1]
+			fidAcc = &gltf.Accessor{ComponentType: gltf.ComponentUshort, Type: gltf.AccessorScalar, Count: res.Points}
 		}
 		prim.Extensions = gltf.Extensions{extDraco: map[string]any{"bufferView": bv, "attributes": ids}}
 	} else {
@@ -340,11 +349,35 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 	}
 	prim.Indices = gltf.Index(d.accessor(idxAcc))
 	if features {
-		fa := &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorScalar, Count: nv,
-			BufferView: gltf.Index(d.viewF32(p.fid, gltf.TargetArrayBuffer))}
-		prim.Attributes["_FEATURE_ID_0"] = d.accessor(fa)
-		prim.Extensions = gltf.Extensions{extFeatures: map[string]any{"featureIds": []any{
-			map[string]any{"featureCount": featureCount, "attribute": 0, "propertyTable": 0}}}}
+		if fidAcc == nil {
+			fidAcc = &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorScalar, Count: nv,
+				BufferView: gltf.Index(d.viewF32(p.fid, gltf.TargetArrayBuffer))}
+		}
+		prim.Attributes["_FEATURE_ID_0"] = d.accessor(fidAcc)
+		// Beside KHR_draco_mesh_compression, when compressed: replacing
+		// the map would leave the accessors without data (all zeros).
+		if prim.Extensions == nil {
+			prim.Extensions = gltf.Extensions{}
+		}
+		prim.Extensions[extFeatures] = map[string]any{"featureIds": []any{
+			map[string]any{"featureCount": featureCount, "attribute": 0, "propertyTable": 0}}}
 	}
 	return prim, nil
+}
+
+// featureIDsU16 converts the feature ids of a primitive to the integers a
+// Draco generic attribute codes losslessly. glTF admits feature ids as
+// UNSIGNED_BYTE, UNSIGNED_SHORT or FLOAT vertex attributes
+// (EXT_mesh_features); Draco would quantize floats, so a compressed
+// primitive carries them as UNSIGNED_SHORT, which bounds the features of
+// one GLB to 65,536 (errors wrap ErrDraco and ErrFeatureIDs beyond).
+func featureIDsU16(fid []float32, featureCount int) ([]uint16, error) {
+	if featureCount > math.MaxUint16+1 {
+		return nil, fmt.Errorf("%w: %w: %d features", ErrDraco, ErrFeatureIDs, featureCount)
+	}
+	out := make([]uint16, len(fid))
+	for i, v := range fid {
+		out[i] = uint16(v)
+	}
+	return out, nil
 }

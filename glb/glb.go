@@ -35,6 +35,10 @@ var (
 	// ErrDraco reports that Draco compression failed; the uncompressed GLB
 	// is still available.
 	ErrDraco = errors.New("glb: draco compression failed")
+	// ErrFeatureIDs reports more features than a Draco-compressed GLB can
+	// number (65,536: its feature ids are UNSIGNED_SHORT); it comes
+	// wrapped with ErrDraco.
+	ErrFeatureIDs = errors.New("glb: too many features for Draco feature ids")
 	// ErrTooLarge reports a mesh beyond the builder's size cap.
 	ErrTooLarge = errors.New("glb: mesh too large")
 )
@@ -106,6 +110,8 @@ type Options struct {
 	// Features adds _FEATURE_ID_0 per vertex (the building's index in Add
 	// order), EXT_mesh_features and an EXT_structural_metadata property
 	// table with gmlid, building_id and the Building's Attrs (3D Tiles 1.1).
+	// DracoGLB codes the ids losslessly as UNSIGNED_SHORT (at most 65,536
+	// buildings, else ErrFeatureIDs); GLB as FLOAT.
 	Features bool
 	// YUp writes (X, Z, -Y) after the rotation: the glTF convention 3D
 	// Tiles content expects.

@@ -270,10 +270,7 @@ func TestValidator(t *testing.T) {
 	for name, o := range cases {
 		o.Zone, o.OriginE, o.OriginN = 32, e0+150, n0+150
 		b := build(t, o, bs)
-		variants := map[string]func() ([]byte, error){"plain": b.GLB}
-		if !o.Features {
-			variants["draco"] = b.DracoGLB
-		}
+		variants := map[string]func() ([]byte, error){"plain": b.GLB, "draco": b.DracoGLB}
 		for vname, enc := range variants {
 			t.Run(name+"/"+vname, func(t *testing.T) {
 				data, err := enc()

@@ -3,6 +3,7 @@ package glb
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,4 +108,51 @@ func decodeAll(t *testing.T, decoder string, glbBytes []byte, dir string) int {
 		}
 	}
 	return faces
+}
+
+// TestDracoFeatureIDsInterop: a Draco GLB with features, decoded by
+// glTF-Transform with draco3dgltf (as three.js and CesiumJS decode it),
+// has every building's feature id on vertices with the z range of the
+// building in the plain GLB (the town's grounds and heights are random) (the ids are lossless UNSIGNED_SHORT, the
+// positions 18-bit quantized).
+func TestDracoFeatureIDsInterop(t *testing.T) {
+	node := testtool.Node(t, "@gltf-transform/core", "@gltf-transform/extensions", "draco3dgltf")
+	bs := town(60, e0, n0, 300)
+	for name, o := range map[string]Options{
+		"merged":   {MergeBuildings: true, IncludeGround: true, Features: true, ZBase: ZAbsolute},
+		"separate": {ColorizeRoofs: true, Features: true, ZBase: ZAbsolute},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o.Zone, o.OriginE, o.OriginN = 32, e0+150, n0+150
+			b := build(t, o, bs)
+			dir := t.TempDir()
+			ranges := func(enc func() ([]byte, error), file string) map[string][3]float64 {
+				data, err := enc()
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(dir, file)
+				os.WriteFile(p, data, 0o644)
+				out, err := exec.Command(node, "testdata/features.mjs", p).Output()
+				if err != nil {
+					t.Fatalf("features.mjs %s: %v", file, err)
+				}
+				var r map[string][3]float64
+				if err := json.Unmarshal(out, &r); err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			plain, comp := ranges(b.GLB, "plain.glb"), ranges(b.DracoGLB, "draco.glb")
+			if len(plain) != len(bs) || len(comp) != len(bs) {
+				t.Fatalf("feature ids: plain %d, Draco %d, buildings %d", len(plain), len(comp), len(bs))
+			}
+			for id, p := range plain {
+				d := comp[id]
+				if math.Abs(d[1]-p[1]) > 0.01 || math.Abs(d[2]-p[2]) > 0.01 {
+					t.Errorf("feature %s: Draco z %.3f..%.3f, plain %.3f..%.3f", id, d[1], d[2], p[1], p[2])
+				}
+			}
+		})
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/url"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,23 +13,10 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/internal/gdaljudge"
 	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/lod2store"
 )
-
-// gdalOwner is what citygml/testdata/judge/gdal_attrs.py prints of a
-// building or part: the values GDAL's GML driver reads.
-type gdalOwner struct {
-	ID             string              `json:"id"`
-	Function       []string            `json:"function"`
-	RoofType       []string            `json:"roofType"`
-	MeasuredHeight []string            `json:"measuredHeight"`
-	Storeys        []string            `json:"storeys"`
-	CreationDate   []string            `json:"creationDate"`
-	Generic        map[string][]string `json:"generic"`
-	Own            map[string][]string `json:"own"`
-	Parts          map[string][]string `json:"parts"`
-}
 
 // attrServer imports one CityGML file as BL code and serves it.
 func attrServer(t *testing.T, path, code string) *fixture {
@@ -62,7 +48,6 @@ func attrServer(t *testing.T, path, code string) *fixture {
 // and requires its building among the best matches.
 func TestAttributesRouteGDAL(t *testing.T) {
 	t.Parallel()
-	python := testtool.PythonGDAL(t)
 	for _, tc := range []struct{ name, rel, bl string }{
 		{"nrw", "samples/real/LoD2_32_280_5659_1_NW.gml", "nrw"},
 		{"berlin", "samples/real/3910_5817.gml", "be"},
@@ -71,14 +56,7 @@ func TestAttributesRouteGDAL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			path := testtool.Shared(t, tc.rel)
-			out, err := exec.Command(python, "../citygml/testdata/judge/gdal_attrs.py", path, "../citygml/testdata/judge/parts_attrs.gfs").Output()
-			if err != nil {
-				t.Fatalf("gdal_attrs.py: %v", err)
-			}
-			var want struct{ Buildings, Parts []gdalOwner }
-			if err := json.Unmarshal(out, &want); err != nil {
-				t.Fatal(err)
-			}
+			want := gdaljudge.Read(t, path)
 			f := attrServer(t, path, tc.bl)
 			bad, addrs, noStreet := 0, 0, 0
 			report := func(format string, args ...any) {
@@ -97,9 +75,8 @@ func TestAttributesRouteGDAL(t *testing.T) {
 						got.Parts[k] = append(got.Parts[k], v...)
 					}
 				}
-				normaliseOwner(&got)
-				normaliseOwner(&w)
-				if g, wj := mustJSON(got), mustJSON(w); g != wj {
+				got.Normalise()
+				if g, wj := got.JSON(), w.JSON(); g != wj {
 					report("building %s:\nserved %s\nGDAL   %s", w.ID, g, wj)
 				}
 				for _, a := range d.Building.Addresses {
@@ -121,10 +98,9 @@ func TestAttributesRouteGDAL(t *testing.T) {
 					continue
 				}
 				got := ownerView(d.Parts[i])
-				normaliseOwner(&got)
-				normaliseOwner(&w)
+				got.Normalise()
 				w.Generic, w.Own, w.Parts = nil, nil, nil
-				if g, wj := mustJSON(got), mustJSON(w); g != wj {
+				if g, wj := got.JSON(), w.JSON(); g != wj {
 					report("part %s:\nserved %s\nGDAL   %s", w.ID, g, wj)
 				}
 			}
@@ -204,8 +180,8 @@ func addressFinds(t *testing.T, f *fixture, a addressDoc, id string) bool {
 	return false
 }
 
-func ownerView(o ownerDoc) gdalOwner {
-	g := gdalOwner{ID: o.GMLID}
+func ownerView(o ownerDoc) gdaljudge.Owner {
+	g := gdaljudge.Owner{ID: o.GMLID}
 	for _, c := range o.Function {
 		g.Function = append(g.Function, c.Code)
 	}
@@ -234,50 +210,11 @@ func addGeneric(m map[string][]string, o ownerDoc) {
 }
 
 func addrView(as []addressDoc) map[string][]string {
-	m := map[string][]string{}
-	for _, a := range as {
-		for k, v := range map[string]string{"streets": a.Street, "numbers": a.HouseNumber, "postcodes": a.PostalCode,
-			"localities": a.Locality, "countries": a.Country} {
-			if v != "" {
-				m[k] = append(m[k], v)
-			}
-		}
+	js := make([]gdaljudge.Address, len(as))
+	for i, a := range as {
+		js[i] = gdaljudge.Address{Street: a.Street, HouseNumber: a.HouseNumber, PostalCode: a.PostalCode, Locality: a.Locality, Country: a.Country}
 	}
-	return m
-}
-
-// normaliseOwner sorts lists, drops empty ones and writes numbers in Go's
-// shortest form (GDAL keeps "8.000" as written), as the citygml judge does.
-func normaliseOwner(o *gdalOwner) {
-	for i, v := range o.MeasuredHeight {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			o.MeasuredHeight[i] = strconv.FormatFloat(f, 'g', -1, 64)
-		}
-	}
-	for _, m := range []map[string][]string{o.Generic, o.Own, o.Parts} {
-		for k, v := range m {
-			if len(v) == 0 {
-				delete(m, k)
-				continue
-			}
-			slices.Sort(v)
-		}
-	}
-	for _, p := range []*[]string{&o.Function, &o.RoofType, &o.MeasuredHeight, &o.Storeys, &o.CreationDate} {
-		if len(*p) == 0 {
-			*p = nil
-		}
-	}
-	for _, m := range []*map[string][]string{&o.Generic, &o.Own, &o.Parts} {
-		if len(*m) == 0 {
-			*m = nil
-		}
-	}
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	return gdaljudge.AddressFields(js)
 }
 
 // TestAddressesBadInput: a q without a street, too long, or missing is a

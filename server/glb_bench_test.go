@@ -11,6 +11,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/internal/testtool"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 )
@@ -81,9 +82,15 @@ func BenchmarkGLB1km2(b *testing.B) {
 		b.Run(c, func(b *testing.B) {
 			url := fmt.Sprintf("/v1/buildings/3d.glb?bbox=%.6f,%.6f,%.6f,%.6f&compression=%s", lon0, lat0, lon1, lat1, c)
 			b.ReportAllocs()
+			size, start := 0, testtool.CPUTime()
+			defer func() {
+				b.ReportMetric(float64(testtool.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(size), "glb-bytes")
+			}()
 			for b.Loop() {
 				rec := httptest.NewRecorder()
 				srv.ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
+				size = rec.Body.Len()
 				if rec.Code != 200 || rec.Header().Get("X-Svc-Buildings") != "1500" || rec.Header().Get("X-Svc-Compression") != c {
 					b.Fatalf("%d, %s buildings, compression %s: %s", rec.Code, rec.Header().Get("X-Svc-Buildings"),
 						rec.Header().Get("X-Svc-Compression"), rec.Header().Get("X-Svc-Compression-Error"))

@@ -21,6 +21,13 @@ import (
 // packs carry no attributes) and returns the server's handler.
 func wholeServer(t testing.TB) http.Handler {
 	t.Helper()
+	h, _ := wholeServerData(t)
+	return h
+}
+
+// wholeServerData is wholeServer and its data directory.
+func wholeServerData(t testing.TB) (http.Handler, string) {
+	t.Helper()
 	data := t.TempDir()
 	for _, s := range []struct{ rel, bl string }{
 		{"samples/real/LoD2_32_280_5659_1_NW.gml", "nrw"},
@@ -39,7 +46,7 @@ func wholeServer(t testing.TB) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv
+	return srv, data
 }
 
 // wholeAll follows the next links from path on h.
@@ -350,18 +357,24 @@ func BenchmarkOGCBuildingsItems(b *testing.B) {
 	h := wholeServer(b)
 	for _, tc := range []struct{ name, query string }{
 		{"page100", "limit=100"},
+		{"page100-lod2", "limit=100&profile=lod2"},
 		{"filter-sql", "limit=100&filter=" + url.QueryEscape("roof_type = '1000' AND roof_area_m2 > 50") + "&sortby=-height_m"},
 		{"filter-residual", "limit=100&filter=" + url.QueryEscape("CASEI(gmlid) LIKE CASEI('%a%')")},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			size, start := 0, testtool.CPUTime()
 			for range b.N {
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, httptest.NewRequest("GET", wholeItems+"?"+tc.query, nil))
 				if rec.Code != 200 {
 					b.Fatal(rec.Code)
 				}
+				size = rec.Body.Len()
 			}
+			// CPU time: the machine is shared, wall time follows the others' load.
+			b.ReportMetric(float64(testtool.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(size), "resp-bytes")
 		})
 	}
 }

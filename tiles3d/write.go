@@ -114,7 +114,7 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 	// changed attribute rebuilds the leaf).
 	attrs := make(map[int64]*glb.Attrs, len(kept))
 	err = st.BuildingAttributes(ctx, c.ids, func(a *lod2store.Attributes) error {
-		ga := glbAttrs(a)
+		ga := lod2store.GLBAttrs(a)
 		attrs[a.BuildingID] = ga
 		buf = appendAttrsInputs(buf[:0], a.BuildingID, ga)
 		ih.h.Write(buf)
@@ -265,33 +265,6 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 func extentOf(ext []lod2store.BuildingExtent, id int64) lod2store.BuildingExtent {
 	i, _ := slices.BinarySearchFunc(ext, id, func(e lod2store.BuildingExtent, id int64) int { return cmp.Compare(e.BuildingID, id) })
 	return ext[i]
-}
-
-// glbAttrs picks the attributes of building a written to its feature
-// metadata: the building's own function and roof type, else the first
-// part's that has one (a building of parts often carries them only on its
-// parts), the German AdV labels, and its measures.
-func glbAttrs(a *lod2store.Attributes) *glb.Attrs {
-	out := &glb.Attrs{HeightM: a.Measures.HeightM, GroundZM: a.Measures.GroundZ, RidgeZM: a.Measures.RidgeZ,
-		EavesZM: a.Measures.EavesZ, FootprintAreaM2: a.Measures.FootprintAreaM2, RoofAreaM2: a.Measures.RoofAreaM2}
-	for _, o := range a.Owners {
-		if out.Function == "" && len(o.Functions) > 0 {
-			out.Function, out.FunctionLabel = o.Functions[0].Code, o.Functions[0].De
-		}
-		if out.RoofType == "" && o.RoofType != nil {
-			out.RoofType, out.RoofTypeLabel = o.RoofType.Code, o.RoofType.De
-		}
-		if out.Storeys == nil && o.Storeys != nil {
-			out.Storeys = o.Storeys
-		}
-		if out.MunicipalityKey == "" && o.MunicipalityKey != nil {
-			out.MunicipalityKey = *o.MunicipalityKey
-		}
-		if out.CreationDate == "" && o.CreationDate != nil {
-			out.CreationDate = *o.CreationDate
-		}
-	}
-	return out
 }
 
 // appendAttrsInputs appends what a leaf's inputs hash holds of the

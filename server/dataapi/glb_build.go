@@ -59,6 +59,8 @@ func (s *surface) writeGLB(w http.ResponseWriter, r *http.Request, g glbRequest,
 // for a Draco encoding that failed.
 func compressionError(err error) string {
 	switch {
+	case errors.Is(err, glb.ErrFeatureIDs):
+		return "more than 65536 buildings: Draco feature ids are 16-bit"
 	case errors.Is(err, draco.ErrTooLarge):
 		return "the mesh is too large for Draco"
 	case errors.Is(err, draco.ErrNonFinite):

@@ -274,22 +274,25 @@ func wholeFilterOf(in *httpapi.Input) (wholeFilter, error) {
 }
 
 // wholeFeature is a building found, with its footprint (in the pack's
-// UTM zone, 2D; nil when it has no ground surface).
+// UTM zone, 2D; nil when it has no ground surface) and, in the LoD2
+// profile, every polygon of its surfaces (x, y in the zone, z as stored).
 type wholeFeature struct {
 	row       lod2store.BuildingRow
 	zone      geo.Zone
 	footprint [][][][2]float64
+	lod2      bool
+	solid     [][][][3]float64
 }
 
 // footprints reads the ground surfaces of rows (all of one source) as
-// their footprints.
-func footprints(r *http.Request, src lod2store.Source, feats []*wholeFeature) error {
+// their footprints, and with lod2 every surface polygon as the solid.
+func footprints(r *http.Request, src lod2store.Source, feats []*wholeFeature, lod2 bool) error {
 	ids := make([]int64, len(feats))
 	at := map[int64]*wholeFeature{}
 	for i, f := range feats {
 		ids[i] = f.row.BuildingID
 		at[f.row.BuildingID] = f
-		f.zone = src.LoD2.Zone()
+		f.zone, f.lod2 = src.LoD2.Zone(), lod2
 	}
 	sortInt64(ids)
 	addrs, err := src.LoD2.AddressesOf(r.Context(), ids)
@@ -307,6 +310,9 @@ func footprints(r *http.Request, src lod2store.Source, feats []*wholeFeature) er
 			return nil
 		}
 		for _, sf := range b.Surfaces {
+			if lod2 {
+				f.solid = appendSolid(f.solid, sf)
+			}
 			if sf.Class != lod2store.ClassGround {
 				continue
 			}
@@ -370,6 +376,10 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 	flt, err := wholeFilterOf(in)
 	if err != nil {
 		return err
+	}
+	profile := wholeProfile(in)
+	if profile == profileLoD2 {
+		iq.limit = min(iq.limit, MaxLoD2Limit)
 	}
 	var srcs []lod2store.Source
 	for _, src := range c.sources {
@@ -460,7 +470,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 			per[page.Rows[i].BL] = append(per[page.Rows[i].BL], batch[i])
 		}
 		for bl, fs := range per {
-			if err := footprints(r, bySrc[bl], fs); err != nil {
+			if err := footprints(r, bySrc[bl], fs, profile == profileLoD2); err != nil {
 				return err
 			}
 		}
@@ -495,6 +505,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 		links = append(links, s.nextLink(path, q, wholePrefix+digest+"."+next, html))
 	}
 	links = append(links, ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
+	links = withProfileLink(links, profile)
 	matched := int64(-1)
 	if wantMatched {
 		matched = 0
@@ -503,7 +514,7 @@ func (s *surface) handleWholeItems(w http.ResponseWriter, r *http.Request, in *h
 			matched += n
 		}
 	}
-	w.Header().Set("Content-Crs", "<"+iq.crs.URI()+">")
+	setProfileHeaders(w.Header(), iq.crs, profile)
 	body := wholeItemsBody(feats, flt.props, iq.crs, links, matched)
 	if html {
 		var doc map[string]any
@@ -577,9 +588,12 @@ func writeWholeFeature(b *bytes.Buffer, f *wholeFeature, props []wholeProp, crs 
 	b.WriteString(`{"type":"Feature","id":`)
 	b.Write(id)
 	b.WriteString(`,"geometry":`)
-	if f.footprint == nil {
+	switch {
+	case f.lod2:
+		writeSolid(b, f, crs)
+	case f.footprint == nil:
 		b.WriteString("null")
-	} else {
+	default:
 		prec := 8
 		if crs.Projected() {
 			prec = 3
@@ -599,15 +613,8 @@ func writeWholeFeature(b *bytes.Buffer, f *wholeFeature, props []wholeProp, crs 
 					if k > 0 {
 						b.WriteByte(',')
 					}
-					x, y := p[0], p[1]
-					if crs.EPSG != f.zone.EPSG() {
-						lon, lat := geo.FromUTM(f.zone, x, y)
-						x, y = crs.FromWGS84(lon, lat)
-					}
 					b.WriteByte('[')
-					b.WriteString(strconv.FormatFloat(roundTo(x, prec), 'f', -1, 64))
-					b.WriteByte(',')
-					b.WriteString(strconv.FormatFloat(roundTo(y, prec), 'f', -1, 64))
+					writeXY(b, f.zone, crs, prec, p[0], p[1])
 					b.WriteByte(']')
 				}
 				b.WriteByte(']')
@@ -645,8 +652,9 @@ func (s *surface) handleWholeItem(w http.ResponseWriter, r *http.Request, in *ht
 	if len(page.Rows) == 0 {
 		return httpapi.Report(httpapi.ErrNotFound, "Collection %s has no feature %q; ids are the buildings' gml:id.", c.id, httpapi.Clip(fid))
 	}
+	profile := wholeProfile(in)
 	f := &wholeFeature{row: page.Rows[0]}
-	if err := footprints(r, sourceOf(c.sources, f.row.BL), []*wholeFeature{f}); err != nil {
+	if err := footprints(r, sourceOf(c.sources, f.row.BL), []*wholeFeature{f}, profile == profileLoD2); err != nil {
 		return err
 	}
 	s.SetBL(r.Context(), f.row.BL)
@@ -657,9 +665,11 @@ func (s *surface) handleWholeItem(w http.ResponseWriter, r *http.Request, in *ht
 		return err
 	}
 	path := "/ogc/collections/" + c.id + "/items/" + url.PathEscape(fid)
-	doc["links"] = append(s.selfLinks(path, in.Values(), html, "application/geo+json"),
+	links := append(s.selfLinks(path, in.Values(), html, "application/geo+json"),
 		ogcLink{Href: s.ogcURL("/ogc/collections/"+c.id, nil), Rel: "collection", Type: "application/json", Title: c.title})
-	w.Header().Set("Content-Crs", "<"+crs.URI()+">")
+	links = withProfileLink(links, profile)
+	doc["links"] = links
+	setProfileHeaders(w.Header(), crs, profile)
 	if html {
 		return s.writeOGCHTML(w, c.title+": "+fid, doc)
 	}
@@ -674,7 +684,8 @@ func (s *surface) handleWholeItem(w http.ResponseWriter, r *http.Request, in *ht
 
 // wholeDesc describes the items of the buildings collection.
 const wholeDesc = "The buildings collection: one feature per building of every published BL, id its gml:id, geometry its " +
-	"footprint (the ground surfaces, 2D MultiPolygon in `crs`; null for a building without ground surface), properties " +
+	"footprint (the ground surfaces, 2D MultiPolygon in `crs`; null for a building without ground surface) or, with " +
+	"`profile=lod2`, all its LoD2 surfaces as a MultiPolygon Z with heights in DHHN2016 (EPSG:7837), properties " +
 	"its LoD2-DE attributes with the AdV labels of the codes and the derived measures (docs/buildings-attributes.md). " +
 	"`filter` (CQL2) and `sortby` run as SQL on each BL's attribute table where CQL2 translates (comparisons, LIKE, " +
 	"BETWEEN, IN, IS NULL, NOT/AND/OR on the queryables); the rest (CASEI, ACCENTI, spatial functions on the footprint) " +

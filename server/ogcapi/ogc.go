@@ -72,7 +72,8 @@ const (
 const Desc = "OGC API - Features (Part 1 Core with GeoJSON and HTML, Part 2 CRS by reference), beta. Collections: " +
 	"`surfaces` (every published BL, federated like `/v1/buildings`), `surfaces-<bl>` (one BL) and `roofs` (roof " +
 	"surfaces with tilt, azimuth and area), and `buildings`: whole buildings, one feature per building with the id " +
-	"its gml:id, the footprint (its ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as " +
+	"its gml:id, the footprint (its ground surfaces, 2D) as geometry (with `profile=lod2` all its surfaces as a MultiPolygon Z, " +
+	"heights DHHN2016) and the LoD2-DE attributes and derived measures as " +
 	"properties (docs/buildings-attributes.md); there `filter` and `sortby` run in SQL on each BL's attribute table " +
 	"(what CQL2 cannot say in SQL, e.g. CASEI or a spatial function on the footprint, is evaluated per building), " +
 	"`next` carries each BL's keyset position, and `bbox` keeps the buildings whose footprint meets it. Before 0.3.0 `surfaces` was named `buildings` and `surfaces-<bl>` `buildings-<bl>`. In the surface collections a feature is one LoD2 surface (wall, roof, ground), as in `/v1/buildings`, " +
@@ -151,7 +152,7 @@ func Routes(env Env) []httpapi.Route {
 			Summary: "Feature collections", Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCCollections", "The collections"), Handle: s.handleOGCCollections},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}", OpID: "ogcCollection", Tag: Tag, Since: "0.2.0",
-			Summary: "One feature collection", Params: []httpapi.Param{collP, ogcFormat()},
+			Summary: "One feature collection", Params: []httpapi.Param{collP, profileParam(), ogcFormat()},
 			Responses: append(list(200, "OGCCollection", "The collection"), httpapi.Resp404), Handle: s.handleOGCCollection},
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items", OpID: "ogcItems", Tag: Tag, Since: "0.2.0",
 			Summary: "Features of a collection", Desc: Desc,
@@ -166,7 +167,8 @@ func Routes(env Env) []httpapi.Route {
 				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
 				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
 				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the surfaces of this building"},
-				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"}},
+				{Name: "surface_class", In: "query", Type: "integer", Min: httpapi.F64(1), Desc: "only surfaces of this CityGML class code (709 wall, 710 ground, 712 roof)"},
+				profileParam()},
 				append(filterParams(), ogcFormat())...),
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of features", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}, httpapi.Resp404},
@@ -183,7 +185,8 @@ func Routes(env Env) []httpapi.Route {
 						"with a `next` link when more match.", MaxLimit)},
 				{Name: "cursor", In: "query", Type: "string", Desc: "opaque position from the `next` link", Parse: decodeOGCCursor, Component: "cursor"},
 				{Name: "datetime", In: "query", Type: "string", Component: "datetime", Desc: "instant or interval (RFC 3339, `..` open), compared with each BL's snapshot date", Parse: parseDatetime},
-				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the building with this gml:id"}},
+				{Name: "gmlid", In: "query", Type: "string", Pattern: `^\S+$`, Desc: "only the building with this gml:id"},
+				profileParam()},
 				wholeParams()...), append(filterParams(), ogcFormat())...),
 			Responses: []httpapi.Response{{Status: 200, Desc: "A page of buildings", Schema: "OGCFeatureCollection", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter, unsupported CRS, or a cursor from replaced data", Schema: "Problem"}},
@@ -202,7 +205,7 @@ func Routes(env Env) []httpapi.Route {
 		{Method: "GET", Path: "/ogc/collections/{collectionId}/items/{featureId}", OpID: "ogcItem", Tag: Tag, Since: "0.2.0",
 			Summary: "One feature",
 			Params: []httpapi.Param{collP, {Name: "featureId", In: "path", Type: "string", Required: true, Example: "he.1", Desc: "`<bl>.<surface_id>`; in `buildings` the building's gml:id"},
-				crsP, ogcFormat()},
+				crsP, profileParam(), ogcFormat()},
 			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItem},
@@ -327,7 +330,8 @@ func ogcCollections(v *catalog.View, only string) []ogcCollection {
 	return append([]ogcCollection{
 		{id: collWhole, title: "LoD2 buildings", desc: "Every building of every published BL, one feature per building (its parts included): " +
 			"the footprint (the ground surfaces, 2D) as geometry and the LoD2-DE attributes and derived measures as properties " +
-			"(docs/buildings-attributes.md). The feature id is the building's gml:id.",
+			"(docs/buildings-attributes.md). The feature id is the building's gml:id. With profile=lod2 the geometry is every " +
+			"LoD2 surface as a MultiPolygon Z, heights in DHHN2016 (EPSG:7837, normal heights as the states deliver them).",
 			sources: srcs, snapshots: snaps, whole: true},
 		{id: collSurfaces, title: "LoD2 building surfaces", desc: "Every LoD2 surface (wall, roof, ground) of every published BL, one feature per surface.",
 			sources: srcs, snapshots: snaps},
@@ -428,7 +432,13 @@ func (s *surface) handleOGCCollection(w http.ResponseWriter, r *http.Request, in
 	if err != nil {
 		return err
 	}
+	if err := refuseProfile(in, c); err != nil {
+		return err
+	}
 	body := s.collectionDoc(c, v, html, true)
+	if in.Has("profile") {
+		profileItemsLinks(body, in.Str("profile"))
+	}
 	return s.ogcAnswer(w, r, html, c.title, body)
 }
 
@@ -630,6 +640,9 @@ func (s *surface) handleOGCItems(w http.ResponseWriter, r *http.Request, in *htt
 				iq.after.BL, iq.after.Snapshot, map[bool]string{true: snap, false: "not published"}[ok])
 		}
 	}
+	if err := refuseProfile(in, c); err != nil {
+		return err
+	}
 	if c.whole {
 		return s.handleWholeItems(w, r, in, iq, c, html, true)
 	}
@@ -762,6 +775,9 @@ func (s *surface) handleOGCItem(w http.ResponseWriter, r *http.Request, in *http
 	defer release()
 	c, err := findCollection(v, in.Str("collectionId"))
 	if err != nil {
+		return err
+	}
+	if err := refuseProfile(in, c); err != nil {
 		return err
 	}
 	fid := in.Str("featureId")
