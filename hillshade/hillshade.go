@@ -88,9 +88,10 @@ func Sample(ctx context.Context, h Heights, z, x, y, size int) (Grid, error) {
 					once.Do(func() { first = ctx.Err() })
 					return
 				}
-				my := my0 - (float64(r)-0.5)*res
+				// One latitude per row: lon is linear in mx, lat depends on my only.
+				_, lat := mercToLonLat(0, my0-(float64(r)-0.5)*res)
 				for c := range n {
-					lon, lat := mercToLonLat(mx0+(float64(c)-0.5)*res, my)
+					lon := (mx0 + (float64(c)-0.5)*res) / earthHalf * 180
 					v, ok, err := h(ctx, lon, lat, level)
 					if err != nil {
 						once.Do(func() { first = err })
