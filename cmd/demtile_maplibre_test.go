@@ -35,7 +35,10 @@ func TestDEMTilesInMapLibre(t *testing.T) {
 	}
 	// Demo he DGM points (UTM32): inside both DGM tiles, near their edge,
 	// and the last in the river (NoData 5551765-5551795 m N at 477000 m E).
-	at := func(e, n float64) [2]float64 { lon, lat := geo.FromUTM(geo.Zone(32), e, n); return [2]float64{lon, lat} }
+	at := func(e, n float64) [2]float64 {
+		lon, lat := geo.FromUTM(geo.Zone(32), e, n)
+		return [2]float64{lon, lat}
+	}
 	points := [][2]float64{at(476300.3, 5551120.7), at(476999.5, 5551610.2), at(477420.8, 5551480.9), at(477801.1, 5551905.4), at(477000, 5551780)}
 	centre := at(477000, 5551500)
 	for _, enc := range []struct {

@@ -59,12 +59,13 @@ var ErrTile = errors.New("demtile: no such tile")
 // Tiler renders the tiles of one encoding from a terrain model. It is safe
 // for concurrent use.
 type Tiler struct {
-	heights hillshade.Heights
-	enc     Encoding
+	row hillshade.Row
+	enc Encoding
 }
 
-// New returns a Tiler sampling h.
-func New(h hillshade.Heights, enc Encoding) *Tiler { return &Tiler{heights: h, enc: enc} }
+// New returns a Tiler sampling row (DGM for the published terrain;
+// hillshade.Heights.Row for any height function).
+func New(row hillshade.Row, enc Encoding) *Tiler { return &Tiler{row: row, enc: enc} }
 
 // Tile renders tile z/x/y (XYZ, y from the north) as a 256 px PNG. Pixels
 // without a height (outside the data, NoData) are transparent (alpha 0);
@@ -76,7 +77,7 @@ func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 	if z < MinZoom || z > MaxZoom || x < 0 || y < 0 || x >= 1<<z || y >= 1<<z {
 		return nil, fmt.Errorf("%w: %d/%d/%d (zoom %d to %d)", ErrTile, z, x, y, MinZoom, MaxZoom)
 	}
-	g, err := hillshade.Sample(ctx, t.heights, z, x, y, TileSize)
+	g, err := hillshade.SampleRows(ctx, t.row, z, x, y, TileSize)
 	if err != nil {
 		return nil, fmt.Errorf("demtile: tile %d/%d/%d: %w", z, x, y, err)
 	}
@@ -162,18 +163,12 @@ func EncodePNG(img *image.NRGBA) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// DGM returns the heights of the DGM layer of datasets (in BL order, the
-// rule of terrain.ElevationLevel, bilinear) for Sample: no coverage and
-// NoData are "no value", an unreadable tile is an error.
-func DGM(datasets []*terrain.Dataset) hillshade.Heights {
-	return func(ctx context.Context, lon, lat float64, level int) (float64, bool, error) {
-		h, err := terrain.ElevationLevel(ctx, datasets, lon, lat, terrain.Bilinear, level)
-		switch {
-		case err == nil:
-			return h.Value, true, nil
-		case errors.Is(err, terrain.ErrOutside), errors.Is(err, terrain.ErrNoData):
-			return 0, false, nil
-		}
-		return 0, false, err
+// DGM samples the DGM layer of datasets a tile row at a time (in BL
+// order, bilinear: terrain.ElevationRow, the rules of
+// terrain.ElevationLevel): no coverage and NoData are NaN, an unreadable
+// tile is an error.
+func DGM(datasets []*terrain.Dataset) hillshade.Row {
+	return func(ctx context.Context, lon0, dLonDeg, lat float64, level int, out []float64) error {
+		return terrain.ElevationRow(ctx, datasets, lon0, dLonDeg, lat, terrain.Bilinear, level, out)
 	}
 }

@@ -50,13 +50,13 @@ func TestPackDecode(t *testing.T) {
 
 // plane is a height model rising to the east, without data north of
 // latN.
-func plane(latN float64) func(context.Context, float64, float64, int) (float64, bool, error) {
-	return func(_ context.Context, lon, lat float64, _ int) (float64, bool, error) {
+func plane(latN float64) hillshade.Row {
+	return hillshade.Heights(func(_ context.Context, lon, lat float64, _ int) (float64, bool, error) {
 		if lat > latN {
 			return 0, false, nil
 		}
 		return 100 + (lon-8.67)*5000, true, nil
-	}
+	}).Row()
 }
 
 func decodeTile(t *testing.T, b []byte) (colorType byte, alpha []uint8, rgb [][3]uint8) {
@@ -139,7 +139,7 @@ func TestTile(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	broken := func(context.Context, float64, float64, int) (float64, bool, error) { return 0, false, boom }
+	broken := hillshade.Heights(func(context.Context, float64, float64, int) (float64, bool, error) { return 0, false, boom }).Row()
 	if _, err := New(broken, Terrarium).Tile(ctx, 15, 1, 1); !errors.Is(err, boom) {
 		t.Errorf("read error: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestTile(t *testing.T) {
 // BenchmarkEncode is the PNG encoding of a z 15 tile with data everywhere
 // (RGB): the part of a cold tile that is not sampling.
 func BenchmarkEncode(b *testing.B) {
-	g, err := hillshade.Sample(context.Background(), plane(90), 15, 17157, 11088, TileSize)
+	g, err := hillshade.SampleRows(context.Background(), plane(90), 15, 17157, 11088, TileSize)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
 	e, err := s.Hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
-		g, err := hillshade.Sample(ctx, demtile.DGM(datasets), z, x, y, size)
+		g, err := hillshade.SampleRows(ctx, demtile.DGM(datasets), z, x, y, size)
 		if err != nil {
 			return tilecache.Entry{}, err
 		}
