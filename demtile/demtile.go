@@ -4,10 +4,13 @@
 // 0.1 m) and Terrarium (height = R*256 + G + B/256 - 32768 m).
 //
 // The heights are sampled with the machinery of the hillshade tiles
-// (hillshade.Sample: bilinear at the tile's pixel centres, from a COG
-// overview when a tile pixel covers several DGM pixels, every published BL
-// in both UTM zones); the package does not depend on HTTP, so the API, the
-// PMTiles exporter and the tests call the same Tiler.Tile.
+// (hillshade.SampleRows over terrain.ElevationRow: bilinear at the tile's
+// pixel centres, from a COG overview when a tile pixel covers several DGM
+// pixels, every published BL in both UTM zones); the package does not
+// depend on HTTP, so the API, the PMTiles exporter and the tests call the
+// same Tiler.Tile:
+//
+//	png, err := demtile.New(demtile.DGM(datasets), demtile.TerrainRGB).Tile(ctx, z, x, y)
 package demtile
 
 import (
