@@ -22,6 +22,28 @@ import (
 // on NoData.
 type Heights func(ctx context.Context, lon, lat float64, level int) (h float64, ok bool, err error)
 
+// Row fills out with the terrain heights at the points (lon0 + i*dLonDeg,
+// lat), WGS84 degrees, read at COG overview level: one row of a tile's
+// pixel centres. A point without data (outside, NoData) is NaN.
+type Row func(ctx context.Context, lon0, dLonDeg, lat float64, level int, out []float64) error
+
+// Row samples h point by point.
+func (h Heights) Row() Row {
+	return func(ctx context.Context, lon0, dLonDeg, lat float64, level int, out []float64) error {
+		for i := range out {
+			v, ok, err := h(ctx, lon0+float64(i)*dLonDeg, lat, level)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				v = math.NaN()
+			}
+			out[i] = v
+		}
+		return nil
+	}
+}
+
 // Style is the look of a tile.
 type Style int
 
@@ -57,6 +79,12 @@ type Grid struct {
 
 // Sample reads the grid of tile z/x/y with size pixels per edge.
 func Sample(ctx context.Context, h Heights, z, x, y, size int) (Grid, error) {
+	return SampleRows(ctx, h.Row(), z, x, y, size)
+}
+
+// SampleRows is Sample reading a row of pixel centres at a time (a row
+// has one latitude, and its longitudes are evenly spaced).
+func SampleRows(ctx context.Context, row Row, z, x, y, size int) (Grid, error) {
 	if z < MinZoom || z > MaxZoom || x < 0 || y < 0 || x >= 1<<z || y >= 1<<z {
 		return Grid{}, fmt.Errorf("%w: %d/%d/%d (zoom %d to %d)", ErrTile, z, x, y, MinZoom, MaxZoom)
 	}
@@ -88,18 +116,11 @@ func Sample(ctx context.Context, h Heights, z, x, y, size int) (Grid, error) {
 					once.Do(func() { first = ctx.Err() })
 					return
 				}
-				my := my0 - (float64(r)-0.5)*res
-				for c := range n {
-					lon, lat := mercToLonLat(mx0+(float64(c)-0.5)*res, my)
-					v, ok, err := h(ctx, lon, lat, level)
-					if err != nil {
-						once.Do(func() { first = err })
-						return
-					}
-					if !ok {
-						v = math.NaN()
-					}
-					g.H[r*n+c] = v
+				// One latitude per row: lon is linear in mx, lat depends on my only.
+				_, lat := mercToLonLat(0, my0-(float64(r)-0.5)*res)
+				if err := row(ctx, (mx0-0.5*res)/earthHalf*180, res/earthHalf*180, lat, level, g.H[r*n:(r+1)*n]); err != nil {
+					once.Do(func() { first = err })
+					return
 				}
 			}
 		})

@@ -9,8 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/svc-geodata/svc/tilecache"
 )
 
 // xyz is the Web Mercator tile of lon, lat at zoom z.
@@ -96,7 +94,7 @@ func BenchmarkHillshadeTile(b *testing.B) {
 	path := fmt.Sprintf("/v1/terrain/hillshade/15/%d/%d.png", x, y)
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			s.hillshade = tilecache.New(0)
+			s.hillshade.Reset() // the routes hold this cache: a new one would go unseen
 			w := httptest.NewRecorder()
 			s.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
 			if w.Code != 200 {

@@ -95,6 +95,7 @@ type Server struct {
 	exact     map[methodPath]*httpapi.Route
 	qmesh     *qmesh.Tiler
 	hillshade *tilecache.Cache // rendered hillshade PNGs
+	demTiles  *tilecache.Cache // terrain-RGB and Terrarium PNGs
 	// footprints caches footprint tiles: uncounted, so a crowd panning
 	// over one town must not cost a search per request.
 	footprints *tilecache.Cache
@@ -129,7 +130,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		deps.Now = time.Now
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
-		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20),
+		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20), demTiles: tilecache.New(64 << 20),
 		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(64 << 20)}
 	comps, err := components()
 	if err != nil {
@@ -192,7 +193,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, dataapi.VectorTileRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
-		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade}
+		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade, DEMTiles: s.demTiles}
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.TerrainRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.BatchRoute(te))...)
 	rs = append(rs, httpapi.On(openTopoDataAPI, opentopo.Routes(opentopo.Env{
@@ -206,6 +207,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	})...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.DEMTileRoutes(te)...)...)
 	ka := keysadmin.Env{Catalog: s.deps.Catalog, Access: s.deps.Access, Now: s.deps.Now, Reload: s.deps.Reload,
 		DocsURL: s.cfg.DocsURL, TrialMintingOff: s.cfg.TrialMintingOff, ClientAddr: s.clientAddr,
 		ExactMembers: s.exactMembers, Damage: s.damage.list, ResetDamage: s.damage.reset,

@@ -53,3 +53,20 @@ func TestCache(t *testing.T) {
 		t.Fatalf("after an error: %v", err)
 	}
 }
+
+func TestReset(t *testing.T) {
+	c := New(0)
+	ctx := context.Background()
+	n := 0
+	build := func(context.Context) (Entry, error) { n++; return Entry{Data: make([]byte, 10)}, nil }
+	c.Get(ctx, "a", build)
+	c.Reset()
+	if _, _, size := c.Stats(); size != 0 {
+		t.Fatalf("size %d after Reset", size)
+	}
+	c.Get(ctx, "a", build)
+	c.Get(ctx, "a", build)
+	if _, _, size := c.Stats(); n != 2 || size != 10 {
+		t.Fatalf("%d builds, size %d", n, size)
+	}
+}

@@ -32,9 +32,10 @@ type Env struct {
 	// per-BL usage counters.
 	SetBL func(ctx context.Context, code string)
 	// QMesh builds and caches quantized-mesh tiles; Hillshade caches the
-	// rendered hillshade PNGs.
+	// rendered hillshade PNGs, DEMTiles the terrain-RGB and Terrarium PNGs.
 	QMesh     *qmesh.Tiler
 	Hillshade *tilecache.Cache
+	DEMTiles  *tilecache.Cache
 }
 
 type surface struct{ Env }

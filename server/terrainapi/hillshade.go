@@ -2,7 +2,6 @@ package terrainapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -10,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/svc-geodata/svc/demtile"
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/server/httpapi"
-	"github.com/svc-geodata/svc/terrain"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -77,6 +76,22 @@ func styleOf(in *httpapi.Input) hillshade.Style {
 }
 
 func (s *surface) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	bounds, attr := s.terrainCoverage()
+	q := ""
+	if in.Has("style") {
+		q = "?style=" + in.Str("style")
+	}
+	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
+		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
+		"tiles":   []string{s.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
+		"minzoom": hillshade.MinZoom, "maxzoom": hillshade.MaxZoom, "bounds": bounds, "tileSize": 256,
+		"attribution": attr})
+}
+
+// terrainCoverage is the WGS84 bounds of the published DGM packs (the
+// whole Web Mercator world when none is published) and their attributions
+// joined with "; ", for the TileJSON documents.
+func (s *surface) terrainCoverage() ([]float64, string) {
 	v, release := s.Catalog.Acquire()
 	defer release()
 	bounds := []float64{180, 90, -180, -90}
@@ -92,15 +107,7 @@ func (s *surface) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in
 	if bounds[0] > bounds[2] {
 		bounds = []float64{-180, -85.0511, 180, 85.0511}
 	}
-	q := ""
-	if in.Has("style") {
-		q = "?style=" + in.Str("style")
-	}
-	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
-		"tilejson": "3.0.0", "name": "svc DGM1 hillshade", "scheme": "xyz", "format": "png",
-		"tiles":   []string{s.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
-		"minzoom": hillshade.MinZoom, "maxzoom": hillshade.MaxZoom, "bounds": bounds, "tileSize": 256,
-		"attribution": strings.Join(attr, "; ")})
+	return bounds, strings.Join(attr, "; ")
 }
 
 func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
@@ -114,7 +121,7 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
 	e, err := s.Hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
-		g, err := hillshade.Sample(ctx, levelHeights(datasets), z, x, y, size)
+		g, err := hillshade.SampleRows(ctx, demtile.DGM(datasets), z, x, y, size)
 		if err != nil {
 			return tilecache.Entry{}, err
 		}
@@ -124,31 +131,22 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	if err != nil {
 		return err
 	}
+	writePNG(w, r, e)
+	return nil
+}
+
+// writePNG answers a cached PNG tile: its strong ETag, an hour of client
+// caching, 304 when If-None-Match names the ETag.
+func writePNG(w http.ResponseWriter, r *http.Request, e tilecache.Entry) {
 	h := w.Header()
 	h.Set("Content-Type", "image/png")
 	h.Set("ETag", e.ETag)
 	h.Set("Cache-Control", "public, max-age=3600")
 	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, e.ETag) {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return
 	}
 	h.Set("Content-Length", strconv.Itoa(len(e.Data)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(e.Data)
-	return nil
-}
-
-// levelHeights samples the DGM bilinearly on an overview level; no
-// coverage and NoData are "no value".
-func levelHeights(datasets []*terrain.Dataset) hillshade.Heights {
-	return func(ctx context.Context, lon, lat float64, level int) (float64, bool, error) {
-		h, err := terrain.ElevationLevel(ctx, datasets, lon, lat, terrain.Bilinear, level)
-		switch {
-		case err == nil:
-			return h.Value, true, nil
-		case errors.Is(err, terrain.ErrOutside), errors.Is(err, terrain.ErrNoData):
-			return 0, false, nil
-		}
-		return 0, false, err
-	}
 }

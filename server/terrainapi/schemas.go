@@ -12,7 +12,8 @@ func Schemas() apidoc.Obj {
 		"TileJSON": apidoc.Object("TileJSON 3.0.0 of a raster tile layer", []string{"tilejson", "tiles"}, apidoc.Obj{
 			"tilejson": apidoc.Str("3.0.0"), "name": apidoc.Str(""), "scheme": apidoc.Enum("", "xyz"), "format": apidoc.Enum("", "png"),
 			"tiles": apidoc.Array(apidoc.Str(""), "URL templates"), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""), "tileSize": apidoc.Int(""),
-			"bounds": apidoc.Array(apidoc.Num(""), "west, south, east, north (WGS84)"), "attribution": apidoc.Str("")}),
+			"bounds": apidoc.Array(apidoc.Num(""), "west, south, east, north (WGS84)"), "attribution": apidoc.Str(""),
+			"description": apidoc.Str(""), "encoding": apidoc.Enum("how a raster-dem tile packs heights (terrain-RGB and Terrarium tiles only)", "mapbox", "terrarium")}),
 		"ElevationBatchRequest": apidoc.Obj{"type": "object", "description": "Either `locations` ([lat, lon] pairs, latitude first) or a " +
 			"GeoJSON MultiPoint or LineString geometry (`type`, `coordinates` as [lon, lat] or [lon, lat, z])",
 			"properties": apidoc.Obj{

@@ -1,0 +1,119 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/internal/testtool"
+)
+
+// TestDEMTilesInMapLibre hands the TileJSON of each encoding to MapLibre GL
+// JS (the copy the viewer serves) in headless Chromium as a raster-dem
+// source with setTerrain, and reads heights back with MapLibre's own
+// decoder (map.queryTerrainElevation): at demo points they must equal the
+// API's bilinear DGM height within half the encoding's step plus what
+// MapLibre's half-pixel convention adds (below). A point on the river's NoData shows
+// what MapLibre makes of a transparent pixel (docs/terrain-tiles.md): the
+// encoding's lowest height.
+func TestDEMTilesInMapLibre(t *testing.T) {
+	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	base := serveData(t, demoData(t))
+	bctx := headlessChromium(t, ctx, chromium, 800, 600)
+	if err := chromedp.Run(bctx, chromedp.Navigate(base+"/viewer")); err != nil {
+		t.Fatal(err)
+	}
+	// Demo he DGM points (UTM32): inside both DGM tiles, near their edge,
+	// and the last in the river (NoData 5551765-5551795 m N at 477000 m E).
+	at := func(e, n float64) [2]float64 {
+		lon, lat := geo.FromUTM(geo.Zone(32), e, n)
+		return [2]float64{lon, lat}
+	}
+	points := [][2]float64{at(476300.3, 5551120.7), at(476999.5, 5551610.2), at(477420.8, 5551480.9), at(477801.1, 5551905.4), at(477000, 5551780)}
+	centre := at(477000, 5551500)
+	for _, enc := range []struct {
+		route  string
+		step   float64
+		lowest float64
+	}{{"rgb", 0.1, -10000}, {"terrarium", 1.0 / 256, -32768}} {
+		t.Run(enc.route, func(t *testing.T) {
+			js := fmt.Sprintf(`new Promise((resolve, reject) => {
+				const old = document.getElementById('demtest'); if (old) old.remove();
+				const d = document.createElement('div'); d.id = 'demtest';
+				d.style = 'position:fixed;left:0;top:0;width:800px;height:600px;z-index:10000';
+				document.body.appendChild(d);
+				const m = new maplibregl.Map({container: d, center: %[2]s, zoom: 15.5, attributionControl: false, fadeDuration: 0,
+					style: {version: 8, sources: {dem: {type: 'raster-dem', url: location.origin + '/v1/terrain/%[1]s.json'}},
+						layers: [{id: 'bg', type: 'background', paint: {'background-color': '#777'}}]}});
+				m.on('error', e => reject(String(e.error && e.error.message || e)));
+				m.on('load', () => {
+					m.setTerrain({source: 'dem', exaggeration: 1});
+					m.once('idle', () => {
+						const src = m.getSource('dem');
+						resolve(JSON.stringify({encoding: src.encoding, tileSize: src.tileSize, maxzoom: src.maxzoom,
+							heights: %[3]s.map(p => m.queryTerrainElevation(p))}));
+					});
+				});
+			})`, enc.route, jsonOf(centre), jsonOf(points))
+			var out string
+			if err := chromedp.Run(bctx, chromedp.Evaluate(js, &out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Encoding string     `json:"encoding"`
+				TileSize int        `json:"tileSize"`
+				MaxZoom  int        `json:"maxzoom"`
+				Heights  []*float64 `json:"heights"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			wantEnc := map[string]string{"rgb": "mapbox", "terrarium": "terrarium"}[enc.route]
+			if got.Encoding != wantEnc || got.TileSize != 256 || got.MaxZoom != 17 {
+				t.Errorf("MapLibre took encoding %q, tileSize %d, maxzoom %d from the TileJSON", got.Encoding, got.TileSize, got.MaxZoom)
+			}
+			worst, nodata := 0.0, 0
+			for i, p := range points {
+				var api struct {
+					ElevationM float64 `json:"elevation_m"`
+				}
+				u := fmt.Sprintf("%s/v1/terrain/elevation?lon=%.8f&lat=%.8f&interpolation=bilinear", base, p[0], p[1])
+				status := getJSONStatus(u, &api)
+				h := got.Heights[i]
+				switch {
+				case h == nil:
+					t.Fatalf("point %d: MapLibre has no terrain height", i)
+				case status == http.StatusNotFound && math.Abs(*h-enc.lowest) < 1:
+					nodata++ // NoData in the DGM: the transparent pixel reads as the lowest height
+					t.Logf("point %d (NoData): MapLibre %.3f m", i, *h)
+				case status != 200:
+					t.Fatalf("point %d: API %d, MapLibre %.3f m", i, status, *h)
+				default:
+					d := math.Abs(*h - api.ElevationM)
+					worst = max(worst, d)
+					t.Logf("point %d: MapLibre %.3f m, API %.3f m", i, *h, api.ElevationM)
+				}
+			}
+			// MapLibre's bilinear (Terrain.getDEMElevation, and its terrain
+			// shader) places pixel (i, j) of a tile at the tile's (i/256,
+			// j/256), the pixel's corner, where we and GDAL sample the centre:
+			// half a pixel (1.5 m at z 15) times the demo relief's slope (at
+			// most 7 %) is up to 0.1 m.
+			if lim := enc.step/2 + 0.1; worst > lim || nodata != 1 {
+				t.Errorf("worst |MapLibre - API| %.4f m (allowed %.4f), %d of %d points NoData", worst, lim, nodata, len(points))
+			}
+		})
+	}
+}
+
+func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
