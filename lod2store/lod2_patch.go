@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // A new snapshot in which few source files changed is written by patching
@@ -45,8 +47,10 @@ type patchState struct {
 	sources []SourceFile
 	input   map[int64]int // kept file id -> input index
 	gone    []bool        // by previous surface id: deleted
-	order   []sourceSpan  // every source of the new file, by first surface
-	cur     int           // input index of the file being added
+	// goneRanges are the deleted surface ids, for the R*Tree.
+	goneRanges []spatialite.RowidRange
+	order      []sourceSpan // every source of the new file, by first surface
+	cur        int          // input index of the file being added
 	// lost marks the sides of ext (minX, minY, maxX, maxY) that a removed
 	// surface lay on: Finish checks that another surface still does.
 	lost [4]bool
@@ -273,6 +277,9 @@ func (w *LoD2Writer) Drop(ctx context.Context) error {
 	for _, s := range gone {
 		if err := w.dropSource(ctx, s); err != nil {
 			return fmt.Errorf("store: drop %s: %w", s.Name, err)
+		}
+		if s.Surfaces > 0 {
+			p.goneRanges = append(p.goneRanges, spatialite.RowidRange{First: s.FirstSurface, Last: s.FirstSurface + s.Surfaces - 1})
 		}
 	}
 	return w.dropIDs(ctx, gone)
