@@ -192,6 +192,47 @@ func (p *rtreePatch) node(no int64, height int) (*pnode, error) {
 	return n, nil
 }
 
+// load reads the nodes nos of the given height not read yet, in one
+// query.
+func (p *rtreePatch) load(nos []int64, height int) error {
+	var list []byte
+	list = append(list, '[')
+	for _, no := range nos {
+		if p.nodes[no] == nil {
+			if len(list) > 1 {
+				list = append(list, ',')
+			}
+			list = strconv.AppendInt(list, no, 10)
+		}
+	}
+	if len(list) == 1 {
+		return nil
+	}
+	list = append(list, ']')
+	rows, err := p.db.QueryContext(p.ctx, `SELECT nodeno, data FROM `+p.q("_node")+` WHERE nodeno IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return fmt.Errorf("spatialite: patch index %s: %w", p.idx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var no int64
+		var b []byte
+		if err := rows.Scan(&no, &b); err != nil {
+			return fmt.Errorf("spatialite: patch index %s: %w", p.idx, err)
+		}
+		n, err := p.decode(no, b)
+		if err != nil {
+			return err
+		}
+		n.height, n.parent = height, -1
+		p.nodes[no] = n
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("spatialite: patch index %s: %w", p.idx, err)
+	}
+	return nil
+}
+
 // parentOf returns the parent of n (nil for the root).
 func (p *rtreePatch) parentOf(n *pnode) (*pnode, error) {
 	if n.no == 1 {
@@ -240,6 +281,9 @@ func (p *rtreePatch) remove(rs []RowidRange) error {
 		leaves = append(leaves, no)
 	}
 	slices.Sort(leaves) // the same tree whatever the map's order
+	if err := p.load(leaves, 0); err != nil {
+		return err
+	}
 	for _, no := range leaves {
 		n, err := p.node(no, 0)
 		if err != nil {
@@ -491,7 +535,9 @@ func (p *rtreePatch) flush() error {
 		}
 	}()
 	for _, q := range []string{
-		`INSERT OR REPLACE INTO ` + p.q("_node") + ` (nodeno, data) VALUES (?, ?)`,
+		// An upsert changes a node's row in place; REPLACE would delete
+		// and insert it.
+		`INSERT INTO ` + p.q("_node") + ` (nodeno, data) VALUES (?1, ?2) ON CONFLICT (nodeno) DO UPDATE SET data = ?2`,
 		`INSERT OR REPLACE INTO ` + p.q("_rowid") + ` (rowid, nodeno) SELECT value, ?2 FROM json_each(?1)`,
 		`INSERT OR REPLACE INTO ` + p.q("_parent") + ` (nodeno, parentnode) VALUES (?, ?)`,
 		`DELETE FROM ` + p.q("_node") + ` WHERE nodeno = ?`,
