@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -137,4 +138,46 @@ func buildingRows(t *testing.T, path, id string) string {
 	t.Helper()
 	return testtool.SQLRows(t, path, `SELECT s.gmlid, s.surface_class, hex(s.geom) FROM surfaces s JOIN buildings b USING (building_id)
 WHERE b.gmlid = '`+id+`' ORDER BY s.surface_id`)
+}
+
+// TestImportLoD2QuickCheckOlderPack imports a snapshot whose pack lacks
+// the quick check's columns (written before them: dropped here) and
+// then the same files again: every file is hashed (none taken unread),
+// all are reused and the pack is patched, and the patched pack records
+// the files' paths and times, so the next import reads none of them.
+func TestImportLoD2QuickCheckOlderPack(t *testing.T) {
+	requireSample(t, sampleNRW)
+	src := t.TempDir()
+	paths, _ := splitSample(t, sampleNRW, src, splitOptions{Parts: 4, Replicas: 1})
+	data := t.TempDir()
+	run := func(snap string) LoD2Summary {
+		t.Helper()
+		var sum LoD2Summary
+		c := Common{DataDir: data, BL: "nrw", Snapshot: snap, LicenseID: "dl-de-zero-2.0", Workers: 2, Summary: &sum}
+		if _, err := LoD2(context.Background(), c, []string{src}); err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	run("2026-01-01")
+	db, err := sql.Open("sqlite", filepath.Join(data, "lod2", "nrw", "2026-01-01", LoD2File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"rel", "mtime_ns", "input_index"} {
+		if _, err := db.Exec(`ALTER TABLE source_files DROP COLUMN ` + c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	for _, tc := range []struct {
+		snap   string
+		unread int
+	}{{"2027-01-01", 0}, {"2028-01-01", len(paths)}} {
+		s := run(tc.snap)
+		if !s.Patched || s.ReusedFiles != len(paths) || s.UnreadFiles != tc.unread || s.ParsedFiles != 0 {
+			t.Errorf("%s: patched %v (%s), reused %d, not read %d, parsed %d; want all %d reused, %d not read",
+				tc.snap, s.Patched, s.NoPatch, s.ReusedFiles, s.UnreadFiles, s.ParsedFiles, len(paths), tc.unread)
+		}
+	}
 }
