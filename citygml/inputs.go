@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Input is one CityGML document to read.
@@ -26,6 +27,15 @@ type Input struct {
 	// Open opens the document for reading; the caller closes it. Zip
 	// entries are decompressed as they are read, never extracted whole.
 	Open func() (io.ReadCloser, error)
+	// Rel names the document independently of where its input path lies,
+	// for comparing one snapshot's inputs with the next one's: the path
+	// relative to the directory given (slash-separated), the base name of
+	// a file given by itself, "archive.zip!entry/path.gml" (the archive's
+	// base name) for a zip entry.
+	Rel string
+	// ModTime is the file's modification time, a zip entry's recorded one
+	// (to the second at best; zero when the archive has none).
+	ModTime time.Time
 }
 
 // isCityGMLName reports whether a file name has a .gml or .xml extension.
@@ -53,7 +63,7 @@ func Inputs(paths []string) ([]Input, error) {
 		case strings.EqualFold(filepath.Ext(p), ".zip"):
 			got, err = zipInputs(p)
 		default:
-			got = []Input{fileInput(p, st.Size())}
+			got = []Input{fileInput(p, filepath.Base(p), st)}
 		}
 		if err != nil {
 			return nil, err
@@ -66,8 +76,8 @@ func Inputs(paths []string) ([]Input, error) {
 	return out, nil
 }
 
-func fileInput(path string, size int64) Input {
-	return Input{Name: path, Size: size, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+func fileInput(path, rel string, st fs.FileInfo) Input {
+	return Input{Name: path, Size: st.Size(), Rel: rel, ModTime: st.ModTime(), Open: func() (io.ReadCloser, error) { return os.Open(path) }}
 }
 
 // dirInputs lists the CityGML files under dir; WalkDir visits in lexical
@@ -83,7 +93,11 @@ func dirInputs(dir string) ([]Input, error) {
 			if err != nil {
 				return err
 			}
-			out = append(out, fileInput(path, info.Size()))
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return err
+			}
+			out = append(out, fileInput(path, filepath.ToSlash(rel), info))
 		}
 		return nil
 	})
@@ -119,7 +133,8 @@ func zipInputs(path string) ([]Input, error) {
 		}
 		e := zipEntry{path: path, name: f.Name, off: off, csize: int64(f.CompressedSize64),
 			usize: int64(f.UncompressedSize64), method: f.Method, crc: f.CRC32}
-		out = append(out, Input{Name: path + "!" + f.Name, Size: e.usize, Open: e.open})
+		out = append(out, Input{Name: path + "!" + f.Name, Size: e.usize, Open: e.open,
+			Rel: filepath.Base(path) + "!" + f.Name, ModTime: f.Modified})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: zip %s holds no .gml or .xml entry", ErrNoInput, path)

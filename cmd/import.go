@@ -74,7 +74,11 @@ An import is resumable: it works in <data>/lod2/<bl>/.resume-<snapshot>/ and che
 the newest other published snapshot of the BL are not parsed again: the new pack is a copy of that
 snapshot's with the rows of the files gone or changed replaced (the changed files' surfaces get new
 ids; everything else a user sees equals a full import's), or, where that cannot keep the order of a
-full import, a new pack into which their rows are copied. The previous snapshot is only read.`,
+full import, a new pack into which their rows are copied. The previous snapshot is only read.
+Like rsync, a file whose path (relative to the directory given; a zip's name and entry), size and
+modification time (to the nanosecond) equal that snapshot's record of a file is taken as unchanged
+without being read; any difference and it is hashed. A file edited in place keeping its size and
+time (touch -d) is then missed: --checksum hashes every file, like rsync -c.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			stop := importProgress(c.ErrOrStderr(), &o, "import lod2", "buildings", logEvery)
@@ -93,9 +97,9 @@ full import, a new pack into which their rows are copied. The previous snapshot 
 			}
 			switch {
 			case sum.ReusedFiles > 0 && sum.Patched:
-				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (its pack patched: only the changed files written); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.ParsedFiles)
+				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (its pack patched: only the changed files written; %d not read: same path, size and time); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.UnreadFiles, sum.ParsedFiles)
 			case sum.ReusedFiles > 0:
-				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (copied, not parsed; pack not patched: %s); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.NoPatch, sum.ParsedFiles)
+				fmt.Fprintf(out, "reused %d unchanged files of snapshot %s (copied, not parsed; %d not read: same path, size and time; pack not patched: %s); parsed %d\n", sum.ReusedFiles, sum.ReusedFrom, sum.UnreadFiles, sum.NoPatch, sum.ParsedFiles)
 			}
 			if sum.Restarted != "" {
 				fmt.Fprintf(out, "started over: an interrupted import of this snapshot was discarded (%s)\n", sum.Restarted)
@@ -121,6 +125,7 @@ full import, a new pack into which their rows are copied. The previous snapshot 
 	}
 	commonFlags(c, &o)
 	c.Flags().BoolVar(&o.Force, "force", false, "import even when the files' CRS, building ids or position say they belong to another BL")
+	c.Flags().BoolVar(&o.Checksum, "checksum", false, "hash every file to find those unchanged from the previous snapshot, instead of trusting equal path, size and modification time (like rsync -c)")
 	runFlags(c, &o, &report, &logEvery)
 	addEnvHelp(c)
 	return c

@@ -47,6 +47,11 @@ type Common struct {
 	// converting again the tiles whose source is unchanged. Without it
 	// such an import is discarded and the import starts afresh.
 	Resume bool
+	// Checksum hashes every input of a LoD2 import to find those unchanged
+	// from the previous snapshot, like rsync -c; without it an input whose
+	// relative name, size and modification time (ns) equal those recorded
+	// in the previous pack is taken as unchanged without being read.
+	Checksum bool
 }
 
 // Normalize returns c with its BL code in canonical form: codes are

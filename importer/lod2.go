@@ -105,9 +105,9 @@ func (imp *lod2Import) importAll(w *pack.Writer, fresh bool) (pack.Manifest, err
 	}
 	imp.resumedFiles, imp.bytesResumed = from, imp.bytes.Load()
 	if imp.w == nil {
-		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot)
+		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot, c.Checksum)
 	} else if p := imp.w.State().Prev; p != "" {
-		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot)
+		imp.prev = findPrevious(imp.ctx, c.DataDir, c.BL, c.Snapshot, c.Checksum)
 		if imp.prev != nil && imp.prev.path != p {
 			imp.prev = nil // published meanwhile: the store copies from the one it attached
 		}
@@ -193,6 +193,7 @@ func (imp *lod2Import) finishAll(w *pack.Writer, from int) (pack.Manifest, error
 			ParsedFiles: int(imp.parsed.Load()), ReusedFiles: imp.reused}
 		if imp.prev != nil {
 			c.Summary.ReusedFrom = imp.prev.snapshot
+			c.Summary.UnreadFiles = int(imp.prev.quick.Load())
 		}
 		c.Summary.Patched, c.Summary.NoPatch = imp.patching, imp.noPatch
 	}
@@ -235,6 +236,10 @@ type LoD2Summary struct {
 	// unchanged ones it copied from the snapshot ReusedFrom instead.
 	ParsedFiles, ReusedFiles int
 	ReusedFrom               string
+	// UnreadFiles is how many inputs the quick check found unchanged
+	// from ReusedFrom (relative name, size and modification time equal
+	// its record) without reading them; see Common.Checksum.
+	UnreadFiles int
 	// Patched says the new pack was written by patching a copy of the
 	// ReusedFrom pack (only the changed files' rows written); NoPatch why
 	// it was not, when it had to be written whole instead.

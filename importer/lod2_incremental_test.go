@@ -143,7 +143,7 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 				}
 			}
 			for _, s := range []*LoD2Summary{&inc.sum, &full.sum} {
-				s.ParsedFiles, s.ReusedFiles, s.ReusedFrom, s.Patched, s.NoPatch = 0, 0, "", false, ""
+				s.ParsedFiles, s.ReusedFiles, s.ReusedFrom, s.Patched, s.NoPatch, s.UnreadFiles = 0, 0, "", false, "", 0
 			}
 			if !reflect.DeepEqual(inc.sum, full.sum) {
 				t.Errorf("summary differs from the full import's")

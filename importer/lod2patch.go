@@ -63,7 +63,9 @@ func (imp *lod2Import) patchAll(w *pack.Writer) (pack.Manifest, error) {
 		if err != nil {
 			return pack.Manifest{}, err
 		}
-		if err := pw.Keep(imp.ctx, k.src.FileID, i, imp.inputs[i].Name, string(data)); err != nil {
+		rel, ns := stamp(imp.inputs[i])
+		kf := lod2store.SourceFile{Name: imp.inputs[i].Name, Summary: string(data), Rel: rel, MTimeNS: ns}
+		if err := pw.KeepFile(imp.ctx, k.src.FileID, i, kf); err != nil {
 			return pack.Manifest{}, fmt.Errorf("importer: %w", err)
 		}
 		claimed[k.src.FileID], k.kept, any = true, &f, true

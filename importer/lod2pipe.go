@@ -162,7 +162,9 @@ func (imp *lod2Import) journalFile(ctx context.Context, res *fileResult, mark lo
 		if err != nil {
 			return err
 		}
-		if err := imp.w.AddSource(ctx, mark, res.in.Name, res.in.Size, res.sha256, string(summary)); err != nil {
+		rel, ns := stamp(res.in)
+		src := lod2store.SourceFile{Name: res.in.Name, Size: res.in.Size, SHA256: res.sha256, Summary: string(summary), Rel: rel, MTimeNS: ns, Input: res.idx}
+		if err := imp.w.AddSourceFile(ctx, mark, src); err != nil {
 			return fmt.Errorf("importer: %w", err)
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync/atomic"
+
+	"github.com/svc-geodata/svc/citygml"
 
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
@@ -22,17 +25,25 @@ import (
 // gml:ids clash with those written before them now, and packs in another
 // CRS or written before source files were recorded.
 
+// An input whose relative name, size and modification time (ns) equal
+// those the previous pack recorded of one of its files is taken to have
+// that file's content without being read, as rsync's quick check does;
+// any difference, a name recorded twice, or Common.Checksum, and it is
+// hashed. The content's SHA-256 stays what identifies a file.
+
 // previous is the pack an import copies unchanged files from.
 type previous struct {
 	path     string // its LoD2 file
 	snapshot string
 	epsg     int
 	byKey    map[string]lod2store.SourceFile // sha256 + "/" + size
+	byRel    map[string]lod2store.SourceFile // for the quick check; nil with Common.Checksum
+	quick    atomic.Int64                    // inputs taken as unchanged without reading them
 }
 
 // findPrevious opens the newest published LoD2 pack of the BL other than
 // snapshot; nil when there is none or it records no source files.
-func findPrevious(ctx context.Context, dataDir, blCode, snapshot string) *previous {
+func findPrevious(ctx context.Context, dataDir, blCode, snapshot string, checksum bool) *previous {
 	var best *pack.Found
 	for _, f := range pack.List(dataDir) {
 		if f.Err != nil || f.Key.Product != pack.LoD2 || f.Key.BL != blCode || f.Key.Snapshot == snapshot || f.Manifest.LoD2 == nil {
@@ -51,17 +62,49 @@ func findPrevious(ctx context.Context, dataDir, blCode, snapshot string) *previo
 		return nil
 	}
 	p := &previous{path: path, snapshot: best.Key.Snapshot, epsg: epsg, byKey: map[string]lod2store.SourceFile{}}
+	if !checksum {
+		p.byRel = map[string]lod2store.SourceFile{}
+	}
+	twice := map[string]bool{}
 	for _, s := range srcs {
-		if s.Duplicates == 0 {
-			p.byKey[fmt.Sprintf("%s/%d", s.SHA256, s.Size)] = s
+		if s.Duplicates != 0 {
+			continue
 		}
+		p.byKey[fmt.Sprintf("%s/%d", s.SHA256, s.Size)] = s
+		if p.byRel == nil || s.Rel == "" {
+			continue
+		}
+		if _, ok := p.byRel[s.Rel]; ok {
+			twice[s.Rel] = true
+		}
+		p.byRel[s.Rel] = s
+	}
+	for rel := range twice {
+		delete(p.byRel, rel)
 	}
 	return p
 }
 
-// lookup hashes the input and returns the previous pack's record of the
-// same content, if any; the hash is returned either way.
+// stamp is what the quick check compares of an input besides its size:
+// its relative name and modification time in ns; "" when it has no
+// usable time.
+func stamp(in citygml.Input) (rel string, ns int64) {
+	if in.Rel == "" || in.ModTime.IsZero() || in.ModTime.Year() < 1678 || in.ModTime.Year() > 2261 {
+		return "", 0 // UnixNano holds years 1678 to 2262
+	}
+	return in.Rel, in.ModTime.UnixNano()
+}
+
+// lookup returns the previous pack's record of the input's content, if
+// any, and the content's SHA-256: the record's when the quick check finds
+// the input unchanged (not read), else the input is hashed.
 func (p *previous) lookup(res *fileResult) (*lod2store.SourceFile, string, error) {
+	if rel, ns := stamp(res.in); rel != "" && p.byRel != nil {
+		if s, ok := p.byRel[rel]; ok && s.Size == res.in.Size && s.MTimeNS == ns {
+			p.quick.Add(1)
+			return &s, s.SHA256, nil
+		}
+	}
 	rc, err := res.in.Open()
 	if err != nil {
 		return nil, "", err

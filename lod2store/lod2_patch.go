@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // A new snapshot in which few source files changed is written by patching
@@ -45,8 +47,10 @@ type patchState struct {
 	sources []SourceFile
 	input   map[int64]int // kept file id -> input index
 	gone    []bool        // by previous surface id: deleted
-	order   []sourceSpan  // every source of the new file, by first surface
-	cur     int           // input index of the file being added
+	// goneRanges are the deleted surface ids, for the R*Tree.
+	goneRanges []spatialite.RowidRange
+	order      []sourceSpan // every source of the new file, by first surface
+	cur        int          // input index of the file being added
 	// lost marks the sides of ext (minX, minY, maxX, maxY) that a removed
 	// surface lay on: Finish checks that another surface still does.
 	lost [4]bool
@@ -170,6 +174,9 @@ func (w *LoD2Writer) openPatch(ctx context.Context) error {
 		return err
 	}
 	p.oldS = w.lastS
+	if err := sourceStampColumns(ctx, w.db); err != nil {
+		return err
+	}
 	if p.search, err = openSearchFile(p.prev + SearchFileSuffix); err != nil {
 		return err
 	}
@@ -214,11 +221,18 @@ func formatExactExtent(b box) string {
 // input file number input (0-based, in import order), now named name with
 // summary. Call it for every unchanged file before Drop.
 func (w *LoD2Writer) Keep(ctx context.Context, fileID int64, input int, name, summary string) error {
+	return w.KeepFile(ctx, fileID, input, SourceFile{Name: name, Summary: summary})
+}
+
+// KeepFile is Keep recording s's Name, Summary, Rel and MTimeNS (the
+// present file's; its content is the kept one's).
+func (w *LoD2Writer) KeepFile(ctx context.Context, fileID int64, input int, s SourceFile) error {
 	if w.patch == nil {
-		return fmt.Errorf("store: keep %s: not patching", name)
+		return fmt.Errorf("store: keep %s: not patching", s.Name)
 	}
-	if _, err := w.tx.ExecContext(ctx, `UPDATE source_files SET name = ?, summary = ? WHERE file_id = ?`, name, summary, fileID); err != nil {
-		return fmt.Errorf("store: keep %s: %w", name, err)
+	if _, err := w.tx.ExecContext(ctx, `UPDATE source_files SET name = ?, summary = ?, rel = ?, mtime_ns = ?, input_index = ? WHERE file_id = ?`,
+		s.Name, s.Summary, nullString(s.Rel), nullStamp(s.Rel, s.MTimeNS), input, fileID); err != nil {
+		return fmt.Errorf("store: keep %s: %w", s.Name, err)
 	}
 	w.patch.input[fileID] = input
 	return nil
@@ -238,17 +252,34 @@ func (w *LoD2Writer) Drop(ctx context.Context) error {
 			gone = append(gone, s)
 		}
 	}
-	slices.SortFunc(kept, func(a, b SourceFile) int { return int(a.FirstSurface - b.FirstSurface) })
-	for i, s := range kept {
-		if i > 0 && p.input[s.FileID] <= p.input[kept[i-1].FileID] {
+	// The previous search file breaks ties in the previous import's input
+	// order: the kept files must come in it now too. That order is the
+	// recorded input index, or the id order in a pack that has none (one
+	// not patched: written in input order).
+	byInput := slices.Clone(kept)
+	recorded := !slices.ContainsFunc(kept, func(s SourceFile) bool { return s.Input < 0 })
+	slices.SortFunc(byInput, func(a, b SourceFile) int {
+		if recorded {
+			return a.Input - b.Input
+		}
+		return int(a.FirstSurface - b.FirstSurface)
+	})
+	for i, s := range byInput {
+		if i > 0 && p.input[s.FileID] <= p.input[byInput[i-1].FileID] {
 			return fmt.Errorf("%w: the unchanged files come in another order", ErrNoPatch)
 		}
+	}
+	slices.SortFunc(kept, func(a, b SourceFile) int { return int(a.FirstSurface - b.FirstSurface) })
+	for _, s := range kept {
 		p.order = append(p.order, sourceSpan{s.FirstSurface, s.Surfaces, s.FirstBuilding, s.Buildings, p.input[s.FileID]})
 	}
 	p.gone = make([]bool, p.oldS+1)
 	for _, s := range gone {
 		if err := w.dropSource(ctx, s); err != nil {
 			return fmt.Errorf("store: drop %s: %w", s.Name, err)
+		}
+		if s.Surfaces > 0 {
+			p.goneRanges = append(p.goneRanges, spatialite.RowidRange{First: s.FirstSurface, Last: s.FirstSurface + s.Surfaces - 1})
 		}
 	}
 	return w.dropIDs(ctx, gone)

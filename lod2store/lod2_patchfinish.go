@@ -1,13 +1,9 @@
 package lod2store
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"slices"
 
@@ -131,12 +127,11 @@ func (w *LoD2Writer) finishPatch(ctx context.Context, meta map[string]string) (L
 	if err := w.writeMeta(ctx, meta); err != nil {
 		return fail(err)
 	}
-	order := w.path + ".order"
-	defer os.Remove(order)
-	if err := w.writeMergedSearch(ctx, leaves, order); err != nil {
+	added, err := w.writeMergedSearch(ctx, leaves)
+	if err != nil {
 		return fail(err)
 	}
-	if err := w.packRTree(ctx, order); err != nil {
+	if err := w.patchRTree(ctx, added); err != nil {
 		return fail(err)
 	}
 	if err := w.tx.Commit(); err != nil {
@@ -157,38 +152,46 @@ func (w *LoD2Writer) finishPatch(ctx context.Context, meta map[string]string) (L
 	return w.stats, nil
 }
 
-// packRTree writes the R*Tree for GIS tools again, packed from the leaf
-// order the search file was written in (the file order: surface id and
-// float32 box, 20 bytes a surface), as a full import packs it; the layer
-// statistics get the exact extent, as a full import's.
-func (w *LoD2Writer) packRTree(ctx context.Context, order string) error {
-	f, err := os.Open(order)
+// patchRTree brings the R*Tree for GIS tools up to date at a cost that
+// follows the change (spatialite.PatchSpatialIndex): the removed files'
+// surfaces leave it, the new ones (added, in the search file's order) are
+// inserted. When that is not worth it (a large change, or a tree loosened
+// by earlier patches) it packs the tree again from the new search file's
+// order, as a full import packs it. Either way the layer statistics get
+// the exact extent, as a full import's.
+func (w *LoD2Writer) patchRTree(ctx context.Context, added []spatialite.Entry) error {
+	p := w.patch
+	e := p.ext
+	ext := spatialite.Rect{MinX: e.minX, MinY: e.minY, MaxX: e.maxX, MaxY: e.maxY}
+	err := spatialite.PatchSpatialIndex(ctx, w.tx, "surfaces", "geom", p.goneRanges, added, w.stats.Surfaces, ext)
+	if !errors.Is(err, spatialite.ErrRepack) {
+		return err
+	}
+	return w.packRTree(ctx)
+}
+
+// packRTree writes the R*Tree for GIS tools again, packed from the order
+// of the new search file (surface id and float32 box of each leaf), as a
+// full import packs it; the layer statistics get the exact extent, as a
+// full import's.
+func (w *LoD2Writer) packRTree(ctx context.Context) error {
+	sf, err := openSearchFile(w.path + SearchFileSuffix)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	var readErr error
+	defer sf.close()
+	l0 := sf.idx.levels[0]
 	entries := func(yield func(int64, spatialite.Rect) bool) {
-		var b [20]byte
-		for {
-			if _, err := io.ReadFull(r, b[:]); err != nil {
-				if err != io.EOF {
-					readErr = err
-				}
-				return
-			}
-			f32 := func(i int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))) }
-			if !yield(int64(binary.LittleEndian.Uint32(b[:])), spatialite.Rect{MinX: f32(4), MinY: f32(8), MaxX: f32(12), MaxY: f32(16)}) {
+		for pos := range sf.idx.n {
+			b := l0[4*pos : 4*pos+4]
+			r := spatialite.Rect{MinX: float64(b[0]), MinY: float64(b[1]), MaxX: float64(b[2]), MaxY: float64(b[3])}
+			if !yield(int64(sf.idx.ids[pos]), r) {
 				return
 			}
 		}
 	}
 	if err := spatialite.CreateSpatialIndexPacked(ctx, w.tx, "surfaces", "geom", int(w.stats.Surfaces), entries); err != nil {
-		return errors.Join(err, readErr)
-	}
-	if readErr != nil {
-		return readErr
+		return err
 	}
 	e := w.patch.ext
 	_, err = w.tx.ExecContext(ctx, `UPDATE geometry_columns_statistics SET extent_min_x = ?, extent_min_y = ?, extent_max_x = ?, extent_max_y = ?

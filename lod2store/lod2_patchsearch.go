@@ -1,43 +1,36 @@
 package lod2store
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/svc-geodata/svc/lod2store/spatialite"
 )
 
 // writeMergedSearch writes the search file: the kept records of the
 // previous one in their order, with the new ones (sorted in leaves) merged
 // in where a full import's order puts them: by Hilbert key over the same
-// extent, ties in input order. It writes the leaf order (surface id and
-// float32 box, 20 bytes a surface) to the file order for the R*Tree.
-func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves, order string) error {
+// extent, ties in input order. It returns the new surfaces' ids and
+// float32 boxes in that order, for the R*Tree.
+func (w *LoD2Writer) writeMergedSearch(ctx context.Context, leaves string) ([]spatialite.Entry, error) {
 	sw, err := newSearchWriter(w.path+SearchFileSuffix, int(w.stats.Surfaces))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer sw.close()
-	of, err := os.Create(order)
-	if err != nil {
-		return err
-	}
-	defer of.Close()
-	m := &merger{p: w.patch, old: w.patch.search, sw: sw, ow: bufio.NewWriterSize(of, 1<<16), keyer: newHilbertKeyer(w.patch.ext)}
+	m := &merger{p: w.patch, old: w.patch.search, sw: sw, keyer: newHilbertKeyer(w.patch.ext),
+		added: make([]spatialite.Entry, 0, w.spool.count)}
 	if w.spool.count > 0 {
 		if err := m.mergeNew(ctx, leaves, w.spool.f.Name()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := m.emitOld(ctx, m.old.idx.n); err != nil {
-		return err
+		return nil, err
 	}
-	if err := m.ow.Flush(); err != nil {
-		return err
-	}
-	return sw.finish()
+	return m.added, sw.finish()
 }
 
 // merger merges the previous search file's kept records with new ones.
@@ -45,20 +38,16 @@ type merger struct {
 	p     *patchState
 	old   *searchFile
 	sw    *searchWriter
-	ow    *bufio.Writer
 	keyer hilbertKeyer
-	cur   int // the next old leaf position to write
-	ob    [20]byte
+	cur   int                // the next old leaf position to write
+	added []spatialite.Entry // the new surfaces, in the file's order
 }
 
-// add writes one surface to the search file and the leaf order.
+// add writes one surface to the search file, noting a new one.
 func (m *merger) add(sid uint32, b [4]float32, rec []byte) error {
-	binary.LittleEndian.PutUint32(m.ob[:], sid)
-	for i, v := range b {
-		binary.LittleEndian.PutUint32(m.ob[4+4*i:], math.Float32bits(v))
-	}
-	if _, err := m.ow.Write(m.ob[:]); err != nil {
-		return err
+	if int64(sid) > m.p.oldS {
+		m.added = append(m.added, spatialite.Entry{ID: int64(sid),
+			Rect: spatialite.Rect{MinX: float64(b[0]), MinY: float64(b[1]), MaxX: float64(b[2]), MaxY: float64(b[3])}})
 	}
 	return m.sw.add(sid, b, rec)
 }

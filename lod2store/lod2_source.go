@@ -12,7 +12,12 @@ import (
 // buildings and surfaces came from it (consecutive ids, since a pack is
 // written in input order) with its content hash, so that the import of a
 // later snapshot can copy the rows of an unchanged file instead of parsing
-// it again. Additive: packs without it read as having no sources.
+// it again. Additive: packs without it read as having no sources. rel,
+// mtime_ns (the file's name relative to its input path and modification
+// time, for the quick check of a later import) and input_index (its place
+// among the inputs of the import that wrote or kept its rows, which a
+// patched pack's ids no longer follow) came later: NULL in packs written
+// before, and in rows recorded without them.
 const sourceSchema = `
 CREATE TABLE source_files (
   file_id        INTEGER PRIMARY KEY,
@@ -24,9 +29,31 @@ CREATE TABLE source_files (
   first_surface  INTEGER NOT NULL,
   surfaces       INTEGER NOT NULL,
   duplicates     INTEGER NOT NULL,
-  summary        TEXT NOT NULL
+  summary        TEXT NOT NULL,
+  rel            TEXT,
+  mtime_ns       INTEGER,
+  input_index    INTEGER
 );
 `
+
+// sourceStampColumns adds rel and mtime_ns to the source_files table of a
+// pack written before they existed (a previous pack being patched).
+func sourceStampColumns(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) error {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('source_files') WHERE name = 'mtime_ns'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	for _, q := range []string{`ALTER TABLE source_files ADD COLUMN rel TEXT`, `ALTER TABLE source_files ADD COLUMN mtime_ns INTEGER`,
+		`ALTER TABLE source_files ADD COLUMN input_index INTEGER`} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // SourceFile is one input file of a pack: its name as imported, size,
 // SHA-256 of its content, the buildings (ids FirstBuilding and on) and
@@ -41,6 +68,15 @@ type SourceFile struct {
 	FirstSurface, Surfaces   int64
 	Duplicates               int64
 	Summary                  string
+	// Rel is the file's name relative to its input path and MTimeNS its
+	// modification time in ns since 1970 (citygml.Input), what an import
+	// of a later snapshot compares before hashing a file; "" and 0 when
+	// not recorded (packs written before, AddSource).
+	Rel     string
+	MTimeNS int64
+	// Input is the file's place (0-based) among the inputs of the import
+	// that wrote or last kept its rows; -1 when not recorded.
+	Input int
 }
 
 // Mark is a writer position, for AddSource.
@@ -63,11 +99,20 @@ func (w *LoD2Writer) MarkInput(input int) Mark {
 	return Mark{w.lastB, w.lastS, w.stats.Duplicates, input}
 }
 
-// AddSource records a source file whose buildings were written since m.
+// AddSource records a source file whose buildings were written since m,
+// without its relative name and modification time (AddSourceFile).
 func (w *LoD2Writer) AddSource(ctx context.Context, m Mark, name string, size int64, sha256, summary string) error {
-	_, err := w.tx.ExecContext(ctx, `INSERT INTO source_files (name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, name, size, sha256, m.buildings+1, w.lastB-m.buildings,
-		m.surfaces+1, w.lastS-m.surfaces, w.stats.Duplicates-m.duplicates, summary)
+	return w.AddSourceFile(ctx, m, SourceFile{Name: name, Size: size, SHA256: sha256, Summary: summary, Input: m.input})
+}
+
+// AddSourceFile records the source file s (Name, Size, SHA256, Summary,
+// Input, and Rel and MTimeNS when known) whose buildings were written
+// since m; the id ranges and duplicates are the writer's.
+func (w *LoD2Writer) AddSourceFile(ctx context.Context, m Mark, s SourceFile) error {
+	name := s.Name
+	_, err := w.tx.ExecContext(ctx, `INSERT INTO source_files (name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary, rel, mtime_ns, input_index)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, name, s.Size, s.SHA256, m.buildings+1, w.lastB-m.buildings,
+		m.surfaces+1, w.lastS-m.surfaces, w.stats.Duplicates-m.duplicates, s.Summary, nullString(s.Rel), nullStamp(s.Rel, s.MTimeNS), nullIndex(s.Input))
 	if err != nil {
 		return fmt.Errorf("store: source %s: %w", name, err)
 	}
@@ -79,6 +124,31 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, name, size, sha256, m.buildings+1, w.lastB-
 		w.patch.order = append(w.patch.order, sourceSpan{m.surfaces + 1, w.lastS - m.surfaces, m.buildings + 1, w.lastB - m.buildings, m.input})
 	}
 	return nil
+}
+
+// nullIndex is i, NULL when negative.
+func nullIndex(i int) any {
+	if i < 0 {
+		return nil
+	}
+	return i
+}
+
+// nullString is s, NULL when empty.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// nullStamp is the modification time to record: NULL without a relative
+// name, since the quick check needs both.
+func nullStamp(rel string, ns int64) any {
+	if rel == "" {
+		return nil
+	}
+	return ns
 }
 
 // ReadSources returns the source files of the LoD2 file at path and its
@@ -119,7 +189,15 @@ func (s *LoD2) Sources(ctx context.Context) ([]SourceFile, error) {
 // querySources reads the source_files table of db in file order; none
 // when the table does not exist.
 func querySources(ctx context.Context, db *sql.DB) ([]SourceFile, error) {
-	rows, err := db.QueryContext(ctx, `SELECT file_id, name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary
+	stamp := `, rel, mtime_ns, input_index`
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('source_files') WHERE name = 'mtime_ns'`).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n == 0 { // written before they were recorded
+		stamp = `, NULL, NULL, NULL`
+	}
+	rows, err := db.QueryContext(ctx, `SELECT file_id, name, size, sha256, first_building, buildings, first_surface, surfaces, duplicates, summary`+stamp+`
 FROM source_files ORDER BY file_id`)
 	if err != nil {
 		if strings.Contains(err.Error(), "no such table") {
@@ -131,8 +209,17 @@ FROM source_files ORDER BY file_id`)
 	var out []SourceFile
 	for rows.Next() {
 		var s SourceFile
-		if err := rows.Scan(&s.FileID, &s.Name, &s.Size, &s.SHA256, &s.FirstBuilding, &s.Buildings, &s.FirstSurface, &s.Surfaces, &s.Duplicates, &s.Summary); err != nil {
+		var rel sql.NullString
+		var mtime, input sql.NullInt64
+		if err := rows.Scan(&s.FileID, &s.Name, &s.Size, &s.SHA256, &s.FirstBuilding, &s.Buildings, &s.FirstSurface, &s.Surfaces, &s.Duplicates, &s.Summary, &rel, &mtime, &input); err != nil {
 			return nil, err
+		}
+		s.Input = -1
+		if input.Valid {
+			s.Input = int(input.Int64)
+		}
+		if rel.Valid && mtime.Valid {
+			s.Rel, s.MTimeNS = rel.String, mtime.Int64
 		}
 		out = append(out, s)
 	}

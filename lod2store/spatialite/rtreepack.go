@@ -196,30 +196,13 @@ func (w *rtreeWriter) close() {
 // node writes node no with cells; leaf cells map rowids to it, inner cells
 // name it as their children's parent.
 func (w *rtreeWriter) node(no int64, cells []rtreeEntry, leaf bool) error {
-	b := w.blob[:0]
 	depth := 0
 	if no == 1 {
 		depth = w.depth
 	}
-	b = binary.BigEndian.AppendUint16(b, uint16(depth))
-	b = binary.BigEndian.AppendUint16(b, uint16(len(cells)))
-	w.list = append(w.list[:0], '[')
-	for i, c := range cells {
-		b = binary.BigEndian.AppendUint64(b, uint64(c.id))
-		for _, v := range []float32{down(c.r.MinX), up(c.r.MaxX), down(c.r.MinY), up(c.r.MaxY)} {
-			b = binary.BigEndian.AppendUint32(b, math.Float32bits(v))
-		}
-		if i > 0 {
-			w.list = append(w.list, ',')
-		}
-		w.list = strconv.AppendInt(w.list, c.id, 10)
-	}
-	w.list = append(w.list, ']')
-	for len(b) < w.size {
-		b = append(b, 0)
-	}
-	w.blob = b
-	if err := w.exec[0](no, b); err != nil {
+	w.blob = encodeNode(w.blob[:0], cells, depth, w.size)
+	w.list = idList(w.list[:0], cells)
+	if err := w.exec[0](no, w.blob); err != nil {
 		return fmt.Errorf("spatialite: pack index node %d: %w", no, err)
 	}
 	which := 2
@@ -230,6 +213,35 @@ func (w *rtreeWriter) node(no int64, cells []rtreeEntry, leaf bool) error {
 		return fmt.Errorf("spatialite: pack index node %d: %w", no, err)
 	}
 	return nil
+}
+
+// encodeNode appends the node blob of cells (depth: the root's, else 0),
+// padded to size bytes, to b.
+func encodeNode(b []byte, cells []rtreeEntry, depth, size int) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(depth))
+	b = binary.BigEndian.AppendUint16(b, uint16(len(cells)))
+	for _, c := range cells {
+		b = binary.BigEndian.AppendUint64(b, uint64(c.id))
+		for _, v := range []float32{down(c.r.MinX), up(c.r.MaxX), down(c.r.MinY), up(c.r.MaxY)} {
+			b = binary.BigEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	for len(b) < size {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// idList appends the cells' ids as a JSON array to b.
+func idList(b []byte, cells []rtreeEntry) []byte {
+	b = append(b, '[')
+	for i, c := range cells {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, c.id, 10)
+	}
+	return append(b, ']')
 }
 
 // down and up round to float32 outwards, as SQLite's R*Tree stores
