@@ -170,15 +170,3 @@ func nearRed(bb image.Rectangle, x, y int, isRed func(x, y int) bool) bool {
 	return false
 }
 
-func jsonOf(pts [][2]float64) string {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, p := range pts {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "[%.8f,%.8f]", p[0], p[1])
-	}
-	b.WriteByte(']')
-	return b.String()
-}
