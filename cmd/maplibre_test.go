@@ -169,4 +169,3 @@ func nearRed(bb image.Rectangle, x, y int, isRed func(x, y int) bool) bool {
 	}
 	return false
 }
-
