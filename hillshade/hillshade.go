@@ -224,6 +224,17 @@ func (g Grid) Empty() bool {
 	return true
 }
 
+// Tile renders tile z/x/y of size pixels per edge in style as the PNG the
+// hillshade tile route answers (and `svc export pmtiles` stores): a
+// transparent tile where h has no data. Errors are h's and ErrTile.
+func Tile(ctx context.Context, h Heights, z, x, y, size int, style Style) ([]byte, error) {
+	g, err := Sample(ctx, h, z, x, y, size)
+	if err != nil {
+		return nil, err
+	}
+	return PNG(g.Render(style))
+}
+
 // PNG encodes an image for the wire (fast compression: tiles are cached).
 func PNG(img image.Image) ([]byte, error) {
 	var b bytes.Buffer

@@ -2,7 +2,6 @@ package terrainapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -114,11 +113,7 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
 	e, err := s.Hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
-		g, err := hillshade.Sample(ctx, levelHeights(datasets), z, x, y, size)
-		if err != nil {
-			return tilecache.Entry{}, err
-		}
-		b, err := hillshade.PNG(g.Render(style))
+		b, err := hillshade.Tile(ctx, terrain.LevelHeights(datasets), z, x, y, size, style)
 		return tilecache.Entry{Data: b}, err
 	})
 	if err != nil {
@@ -136,19 +131,4 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(e.Data)
 	return nil
-}
-
-// levelHeights samples the DGM bilinearly on an overview level; no
-// coverage and NoData are "no value".
-func levelHeights(datasets []*terrain.Dataset) hillshade.Heights {
-	return func(ctx context.Context, lon, lat float64, level int) (float64, bool, error) {
-		h, err := terrain.ElevationLevel(ctx, datasets, lon, lat, terrain.Bilinear, level)
-		switch {
-		case err == nil:
-			return h.Value, true, nil
-		case errors.Is(err, terrain.ErrOutside), errors.Is(err, terrain.ErrNoData):
-			return 0, false, nil
-		}
-		return 0, false, err
-	}
 }

@@ -1,0 +1,56 @@
+package export
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/hillshade"
+	"github.com/svc-geodata/svc/maplayer"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// HillshadeLayer is the map layer of GET /v1/terrain/hillshade/{z}/{x}/{y}.png
+// (style shade, 256 px): the multidirectional hillshade of the DGM of
+// every published terrain pack of cat, read from the catalog's view at the
+// time of each tile. Its tiles are the route's bytes.
+func HillshadeLayer(cat *catalog.Catalog) maplayer.Layer {
+	return maplayer.Layer{
+		Name: "hillshade", Title: "svc DGM1 hillshade", Format: maplayer.PNG, TileSizePx: 256,
+		Description: "Multidirectional hillshade of the DGM1 (as gdaldem hillshade -multidirectional), transparent without data",
+		MinZoom:     hillshade.MinZoom, MaxZoom: hillshade.MaxZoom,
+		Coverage: func() maplayer.Coverage {
+			v, release := cat.Acquire()
+			defer release()
+			return TerrainCoverage(v)
+		},
+		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
+			v, release := cat.Acquire()
+			defer release()
+			return hillshade.Tile(ctx, terrain.LevelHeights(v.Rasters(pack.Terrain)), z, x, y, 256, hillshade.Shade)
+		},
+	}
+}
+
+// TerrainCoverage is the union of the WGS84 bboxes of the published
+// terrain packs (the whole Web Mercator square when there are none) and
+// their attributions joined by "; ".
+func TerrainCoverage(v *catalog.View) maplayer.Coverage {
+	b := [4]float64{180, 90, -180, -90}
+	var attr []string
+	for _, p := range v.Packs(pack.Terrain) {
+		if m := p.Manifest.BBoxWGS84; len(m) == 4 {
+			b = [4]float64{math.Min(b[0], m[0]), math.Min(b[1], m[1]), math.Max(b[2], m[2]), math.Max(b[3], m[3])}
+		}
+		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
+			attr = append(attr, a)
+		}
+	}
+	if b[0] > b[2] {
+		b = [4]float64{-180, -85.0511, 180, 85.0511}
+	}
+	return maplayer.Coverage{Bounds: b, Attribution: strings.Join(attr, "; ")}
+}
