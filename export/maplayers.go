@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/pack"
@@ -22,10 +23,10 @@ func HillshadeLayer(cat *catalog.Catalog) maplayer.Layer {
 		Name: "hillshade", Title: "svc DGM1 hillshade", Format: maplayer.PNG, TileSizePx: 256,
 		Description: "Multidirectional hillshade of the DGM1 (as gdaldem hillshade -multidirectional), transparent without data",
 		MinZoom:     hillshade.MinZoom, MaxZoom: hillshade.MaxZoom,
-		Coverage: func() maplayer.Coverage {
+		Coverage: func(within geo.BBox) maplayer.Coverage {
 			v, release := cat.Acquire()
 			defer release()
-			return TerrainCoverage(v)
+			return TerrainCoverage(v, within)
 		},
 		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
 			v, release := cat.Acquire()
@@ -36,13 +37,17 @@ func HillshadeLayer(cat *catalog.Catalog) maplayer.Layer {
 }
 
 // TerrainCoverage is the union of the WGS84 bboxes of the published
-// terrain packs (the whole Web Mercator square when there are none) and
-// their attributions joined by "; ".
-func TerrainCoverage(v *catalog.View) maplayer.Coverage {
+// terrain packs meeting within (the whole Web Mercator square when there
+// are none) and their attributions joined by "; ".
+func TerrainCoverage(v *catalog.View, within geo.BBox) maplayer.Coverage {
 	b := [4]float64{180, 90, -180, -90}
 	var attr []string
 	for _, p := range v.Packs(pack.Terrain) {
-		if m := p.Manifest.BBoxWGS84; len(m) == 4 {
+		m := p.Manifest.BBoxWGS84
+		if len(m) == 4 && (m[0] > within.MaxLon || m[2] < within.MinLon || m[1] > within.MaxLat || m[3] < within.MinLat) {
+			continue
+		}
+		if len(m) == 4 {
 			b = [4]float64{math.Min(b[0], m[0]), math.Min(b[1], m[1]), math.Max(b[2], m[2]), math.Max(b[3], m[3])}
 		}
 		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {

@@ -71,7 +71,7 @@ func WritePMTiles(ctx context.Context, ws io.WriteSeeker, l Layer, o Export) (pm
 	if err != nil {
 		return pmtiles.Header{}, err
 	}
-	cov := l.Coverage()
+	cov := l.Coverage(o.BBox)
 	meta, err := json.Marshal(Metadata{Name: l.Title, Description: l.Description, Attribution: cov.Attribution, Type: "overlay",
 		Format: l.Format.String(), TileSize: l.TileSizePx, Encoding: l.Encoding, VectorLayers: l.VectorLayers, Layer: l.Name})
 	if err != nil {

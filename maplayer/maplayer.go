@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/svc-geodata/svc/geo"
 	"slices"
 	"strings"
 )
@@ -49,7 +50,7 @@ type VectorLayer struct {
 }
 
 // Coverage is where a layer has data now (WGS84 degrees, west, south,
-// east, north) and the attribution its sources require.
+// east, north) and the attribution its sources there require.
 type Coverage struct {
 	Bounds      [4]float64
 	Attribution string
@@ -75,8 +76,9 @@ type Layer struct {
 	Encoding string
 	// Gzip tells that Tile returns gzip'd bytes (usual for MVT).
 	Gzip bool
-	// Coverage reports the data behind the layer now.
-	Coverage func() Coverage
+	// Coverage reports the data behind the layer now, of the sources
+	// meeting the bbox (WGS84).
+	Coverage func(within geo.BBox) Coverage
 	// Tile makes tile z/x/y (y from the north) with the bytes the tile
 	// route answers; an empty result is a tile without content (an MVT
 	// without features), left out of archives. Errors are the sources'.

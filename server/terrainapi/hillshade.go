@@ -78,6 +78,9 @@ func styleOf(in *httpapi.Input) hillshade.Style {
 func (s *surface) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.Catalog.Acquire()
 	defer release()
+	if b, ok := s.hillshadeBundle(v); ok {
+		return s.bundleTileJSON(w, r, in, b)
+	}
 	bounds := []float64{180, 90, -180, -90}
 	var attr []string
 	for _, p := range v.Packs(pack.Terrain) {
@@ -110,6 +113,9 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	}
 	v, release := s.Catalog.Acquire()
 	defer release()
+	if b, ok := s.hillshadeBundle(v); ok {
+		return s.bundleTile(w, r, b, z, x, y, size, style)
+	}
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
 	e, err := s.Hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
@@ -119,16 +125,21 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	if err != nil {
 		return err
 	}
+	writePNGTile(w, r, e)
+	return nil
+}
+
+// writePNGTile answers a PNG tile with its ETag (304 on a match).
+func writePNGTile(w http.ResponseWriter, r *http.Request, e tilecache.Entry) {
 	h := w.Header()
 	h.Set("Content-Type", "image/png")
 	h.Set("ETag", e.ETag)
 	h.Set("Cache-Control", "public, max-age=3600")
 	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, e.ETag) {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return
 	}
 	h.Set("Content-Length", strconv.Itoa(len(e.Data)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(e.Data)
-	return nil
 }
