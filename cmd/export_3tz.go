@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,14 +18,16 @@ import (
 
 func newExport3TZ() *cobra.Command {
 	var data, bbox string
+	var contents []string
 	c := &cobra.Command{
-		Use:   "3tz --data DIR --bbox minLon,minLat,maxLon,maxLat OUT.3tz",
-		Short: "Write the building 3D Tiles of a bbox as one 3TZ archive",
-		Long: `3tz writes the 3D Tiles of the LoD2 buildings of the published packs meeting the bbox (WGS84)
-as a 3D Tiles archive (3TZ: a ZIP with the @3dtilesIndex1@ index), read by CesiumGS 3d-tiles-tools
-and the 3D Tiles validator: each state's tileset pruned to the tiles whose bounding region meets
-the bbox, with their content unchanged. The archive is written to a temporary file and renamed
-when complete. See docs/offline-bundles.md.`,
+		Use:   "3tz --data DIR --bbox minLon,minLat,maxLon,maxLat [--content buildings,terrain-mesh,osm-cover] OUT.3tz",
+		Short: "Write the 3D Tiles of a bbox (buildings, terrain mesh, OSM cover) as one 3TZ archive",
+		Long: `3tz writes the 3D Tiles of the published packs meeting the bbox (WGS84) - LoD2 buildings, terrain
+mesh, OSM land cover themes (--content) - as a 3D Tiles archive (3TZ: a ZIP with the @3dtilesIndex1@
+index), read by CesiumGS 3d-tiles-tools and the 3D Tiles validator: each tileset pruned to the tiles
+whose bounding region meets the bbox, with their content unchanged; several tilesets become the
+children of one root tileset.json. The archive is written to a temporary file and renamed when
+complete. See docs/offline-bundles.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			b, err := geo.ParseBBox(bbox)
@@ -43,7 +47,12 @@ when complete. See docs/offline-bundles.md.`,
 				return err
 			}
 			defer os.Remove(f.Name())
-			res, err := export.ThreeTZ(c.Context(), f, v, b)
+			for _, ct := range contents {
+				if !slices.Contains(export.TZContents, ct) {
+					return fmt.Errorf("--content %q: known are %s", ct, strings.Join(export.TZContents, ", "))
+				}
+			}
+			res, err := export.ThreeTZ(c.Context(), f, v, b, contents)
 			if err == nil {
 				err = f.Sync()
 			}
@@ -57,21 +66,22 @@ when complete. See docs/offline-bundles.md.`,
 				err = os.Rename(f.Name(), out)
 			}
 			if err != nil {
-				if errors.Is(err, export.ErrNoBuildings) {
-					return fmt.Errorf("%w %s (published building tilesets: %d)", err, bbox, len(v.Packs("buildings")))
+				if errors.Is(err, export.ErrNoTiles) {
+					return fmt.Errorf("%w %s (--content %s)", err, bbox, strings.Join(contents, ","))
 				}
 				return err
 			}
 			st, _ := os.Stat(out)
 			abs, _ := filepath.Abs(out)
-			fmt.Fprintf(c.OutOrStdout(), "wrote %s: buildings of %v, %d tiles, %d files, %d bytes, in %s\n",
-				abs, res.BL, res.Tiles, res.Files, st.Size(), time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(c.OutOrStdout(), "wrote %s: %s, %d tiles, %d files, %d bytes, in %s\n",
+				abs, strings.Join(res.Tilesets, " "), res.Tiles, res.Files, st.Size(), time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&data, "data", "./data", "data directory")
 	f.StringVar(&bbox, "bbox", "", "minLon,minLat,maxLon,maxLat (WGS84)")
+	f.StringSliceVar(&contents, "content", []string{"buildings"}, "tilesets to pack: buildings, terrain-mesh, osm-cover (comma-separated)")
 	_ = c.MarkFlagRequired("bbox")
 	addEnvHelp(c)
 	return c

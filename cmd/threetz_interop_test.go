@@ -7,15 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/testtool"
 )
 
-// TestExport3TZ exports the demo building 3D Tiles as 3TZ archives (the
-// Hessen bbox: one state; a bbox over Germany: all five, under a root
-// tileset) and judges them with the CesiumGS tools: the official 3D Tiles
+// TestExport3TZ exports the demo 3D Tiles as 3TZ archives (the buildings
+// of the Hessen bbox: one state; of a bbox over Germany: all five, under a
+// root tileset; the Hessen buildings, terrain mesh and OSM cover themes)
+// and judges them with the CesiumGS tools: the official 3D Tiles
 // validator reads the archive through its index (0 errors, 0 warnings,
 // "Zip index is valid"), and 3d-tiles-tools `convert` unpacks it into a
 // tileset whose content files are byte for byte the pack's.
@@ -28,13 +30,19 @@ func TestExport3TZ(t *testing.T) {
 	}
 	data := demoData(t)
 	for _, c := range []struct {
-		name, bbox string
-		states     []string
-	}{{"one state", pmtilesBBox, []string{"he"}}, {"five states", "5.8,47.2,15.1,55.1", []string{"bb", "be", "he", "nrw", "sh"}}} {
+		name, bbox, content string
+		states              []string
+		children            []string // more children of the root tileset
+	}{
+		{"one state", pmtilesBBox, "buildings", []string{"he"}, nil},
+		{"five states", "5.8,47.2,15.1,55.1", "buildings", []string{"bb", "be", "he", "nrw", "sh"}, nil},
+		{"buildings, terrain mesh and OSM cover", pmtilesBBox, "buildings,terrain-mesh,osm-cover", []string{"he"},
+			[]string{"terrain-mesh/he/tileset.json", "osm-cover/he/surface/tileset.json", "osm-cover/he/transport/tileset.json"}},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			archive := filepath.Join(dir, "region.3tz")
-			if out, err := run(context.Background(), "export", "3tz", "--data", data, "--bbox", c.bbox, archive); err != nil || !strings.Contains(out, "wrote ") {
+			if out, err := run(context.Background(), "export", "3tz", "--data", data, "--bbox", c.bbox, "--content", c.content, archive); err != nil || !strings.Contains(out, "wrote ") {
 				t.Fatalf("export 3tz: %v\n%s", err, out)
 			}
 			out, err := exec.Command(validate, archive).CombinedOutput()
@@ -55,16 +63,20 @@ func TestExport3TZ(t *testing.T) {
 			if err != nil || json.Unmarshal(b, &ts) != nil {
 				t.Fatalf("unpacked tileset.json: %v", err)
 			}
+			hasChild := func(uri string) bool {
+				return slices.ContainsFunc(ts.Root.Children, func(ch struct{ Content struct{ URI string } }) bool { return ch.Content.URI == uri })
+			}
+			for _, uri := range c.children {
+				if !hasChild(uri) {
+					t.Fatalf("root tileset without %s: %s", uri, b)
+				}
+			}
 			for _, st := range c.states {
 				prefix := ""
-				if len(c.states) > 1 {
-					prefix = st + "/"
-					found := false
-					for _, ch := range ts.Root.Children {
-						found = found || ch.Content.URI == st+"/tileset.json"
-					}
-					if !found {
-						t.Fatalf("root tileset without %s/tileset.json: %s", st, b)
+				if len(c.states) > 1 || c.children != nil {
+					prefix = "buildings/" + st + "/"
+					if !hasChild(prefix + "tileset.json") {
+						t.Fatalf("root tileset without %stileset.json: %s", prefix, b)
 					}
 				}
 				packGLBs, _ := filepath.Glob(filepath.Join(data, "buildings", st, "*", "tiles", "*.glb"))

@@ -19,91 +19,131 @@ import (
 	"github.com/svc-geodata/svc/threetz"
 )
 
-// ErrNoBuildings is returned by ThreeTZ when no building tile meets the bbox.
-var ErrNoBuildings = errors.New("export: no 3D Tiles buildings meet the bbox")
+// ErrNoTiles is returned by ThreeTZ when no tile of the chosen content
+// meets the bbox.
+var ErrNoTiles = errors.New("export: no 3D Tiles meet the bbox")
+
+// TZContents are the tilesets `svc export 3tz --content` can pack.
+var TZContents = []string{"buildings", "terrain-mesh", "osm-cover"}
 
 // TZResult counts what ThreeTZ wrote.
 type TZResult struct {
-	BL    []string // the states whose tilesets met the bbox
-	Files int      // tileset JSON and content files
-	Tiles int      // tiles kept (meeting the bbox)
+	Tilesets []string // the tilesets that met the bbox, as <content>/<bl>[/<theme>]
+	Files    int      // tileset JSON and content files
+	Tiles    int      // tiles kept (meeting the bbox)
 }
 
-// ThreeTZ writes the building 3D Tiles of the published packs meeting the
-// bbox (WGS84) as a 3TZ archive to w: each state's tileset pruned to the
-// tiles whose bounding region meets the bbox (tiles without a region are
-// kept), external tilesets followed and pruned alike, and the content they
-// reference. One state: its tileset is the archive's tileset.json; several:
-// tileset.json is a root with each state's tileset, under <bl>/, as an
-// external tileset child.
-func ThreeTZ(ctx context.Context, w io.Writer, v *catalog.View, b geo.BBox) (TZResult, error) {
-	type kept struct {
-		bl    string
-		root  map[string]any
-		files map[string][]byte
+// tzSet is one pack's tileset: the archive prefix of its files and the
+// path of its tileset JSON in the pack.
+type tzSet struct {
+	name, prefix, dir, tileset string
+	root                       map[string]any
+	files                      map[string][]byte
+}
+
+// tzSets lists the tilesets of the published packs for the contents.
+func tzSets(v *catalog.View, contents []string) []tzSet {
+	var sets []tzSet
+	for _, c := range contents {
+		for _, p := range v.Packs(pack.Product(c)) {
+			m := p.Manifest
+			base := c + "/" + m.BL
+			switch pack.Product(c) {
+			case pack.Buildings3D:
+				sets = append(sets, tzSet{name: base, prefix: base + "/", dir: p.Dir, tileset: "tileset.json"})
+			case pack.TerrainMesh:
+				ts := "tileset.json"
+				if m.TerrainMesh != nil && m.TerrainMesh.TilesetPath != "" {
+					ts = m.TerrainMesh.TilesetPath
+				}
+				sets = append(sets, tzSet{name: base, prefix: base + "/", dir: p.Dir, tileset: ts})
+			case pack.OSMCover:
+				if m.OSMCover == nil {
+					continue
+				}
+				for _, th := range m.OSMCover.Themes {
+					sets = append(sets, tzSet{name: base + "/" + th.Name, prefix: base + "/", dir: p.Dir, tileset: th.Path})
+				}
+			}
+		}
 	}
-	var sets []kept
+	return sets
+}
+
+// ThreeTZ writes the 3D Tiles of the published packs of the contents
+// (TZContents: buildings, terrain-mesh, osm-cover) meeting the bbox
+// (WGS84) as a 3TZ archive to w: each tileset pruned to the tiles whose
+// bounding region meets the bbox (tiles without a region are kept),
+// external tilesets followed and pruned alike, with the content they
+// reference, unchanged. One tileset: it is the archive's tileset.json.
+// Several: tileset.json is a root whose children are the tilesets, under
+// <content>/<bl>/, as external tilesets.
+func ThreeTZ(ctx context.Context, w io.Writer, v *catalog.View, b geo.BBox, contents []string) (TZResult, error) {
 	var res TZResult
-	for _, p := range v.Packs(pack.Buildings3D) {
-		files := map[string][]byte{}
-		pr := pruner{ctx: ctx, dir: p.Dir, bbox: bboxRadians(b), files: files}
-		ts, ok, err := pr.tileset("tileset.json")
+	var sets []tzSet
+	for _, s := range tzSets(v, contents) {
+		s.files = map[string][]byte{}
+		pr := pruner{ctx: ctx, dir: s.dir, bbox: bboxRadians(b), files: s.files}
+		ts, ok, err := pr.tileset(s.tileset)
 		if err != nil {
-			return TZResult{}, fmt.Errorf("export: %s: %w", p.ID(), err)
+			return TZResult{}, fmt.Errorf("export: %s: %w", s.name, err)
 		}
 		if ok {
-			sets = append(sets, kept{p.Manifest.BL, ts, files})
+			s.root = ts
+			sets = append(sets, s)
 			res.Tiles += pr.tiles
+			res.Tilesets = append(res.Tilesets, s.name)
 		}
 	}
 	if len(sets) == 0 {
-		return TZResult{}, ErrNoBuildings
+		return TZResult{}, ErrNoTiles
 	}
 	zw := threetz.NewWriter(w)
 	add := func(name string, data []byte) error {
 		res.Files++
 		return zw.Add(name, data)
 	}
-	if len(sets) == 1 {
-		res.BL = []string{sets[0].bl}
+	if len(sets) == 1 && sets[0].tileset == "tileset.json" {
 		if err := addFiles(sets[0].files, "", add); err != nil {
 			return TZResult{}, err
 		}
-	} else {
-		var children []any
-		union := []float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
-		geomErr := 0.0
-		for _, s := range sets {
-			res.BL = append(res.BL, s.bl)
-			if err := addFiles(s.files, s.bl+"/", add); err != nil {
-				return TZResult{}, err
-			}
-			root, _ := s.root["root"].(map[string]any)
-			ge, _ := s.root["geometricError"].(float64)
-			geomErr = math.Max(geomErr, ge)
-			bv := root["boundingVolume"]
-			if r, ok := region(root); ok {
-				for i := range 6 {
-					if i < 2 || i == 4 {
-						union[i] = math.Min(union[i], r[i])
-					} else {
-						union[i] = math.Max(union[i], r[i])
-					}
+		return res, zw.Close()
+	}
+	var children []any
+	union := []float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
+	geomErr := 0.0
+	for _, s := range sets {
+		if err := addFiles(s.files, s.prefix, add); err != nil {
+			return TZResult{}, err
+		}
+		root, _ := s.root["root"].(map[string]any)
+		ge, _ := s.root["geometricError"].(float64)
+		geomErr = math.Max(geomErr, ge)
+		if r, ok := region(root); ok {
+			for i := range 6 {
+				if i < 2 || i == 4 {
+					union[i] = math.Min(union[i], r[i])
+				} else {
+					union[i] = math.Max(union[i], r[i])
 				}
 			}
-			children = append(children, map[string]any{"boundingVolume": bv, "geometricError": ge, "content": map[string]any{"uri": s.bl + "/tileset.json"}})
 		}
-		top, err := json.Marshal(map[string]any{
-			"asset":          map[string]any{"version": "1.1", "generator": "svc export 3tz"},
-			"geometricError": geomErr,
-			"root": map[string]any{"boundingVolume": map[string]any{"region": union}, "geometricError": geomErr, "refine": "ADD",
-				"children": children}})
-		if err != nil {
-			return TZResult{}, err
-		}
-		if err := add("tileset.json", top); err != nil {
-			return TZResult{}, err
-		}
+		children = append(children, map[string]any{"boundingVolume": root["boundingVolume"], "geometricError": ge,
+			"content": map[string]any{"uri": s.prefix + s.tileset}})
+	}
+	if math.IsInf(union[0], 0) {
+		return TZResult{}, errors.New("export: no tileset root has a bounding region")
+	}
+	top, err := json.Marshal(map[string]any{
+		"asset":          map[string]any{"version": "1.1", "generator": "svc export 3tz"},
+		"geometricError": geomErr,
+		"root": map[string]any{"boundingVolume": map[string]any{"region": union}, "geometricError": geomErr, "refine": "ADD",
+			"children": children}})
+	if err != nil {
+		return TZResult{}, err
+	}
+	if err := add("tileset.json", top); err != nil {
+		return TZResult{}, err
 	}
 	return res, zw.Close()
 }

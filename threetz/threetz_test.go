@@ -62,3 +62,24 @@ func TestIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSameBytes: the same files in the same order give the same archive.
+func TestSameBytes(t *testing.T) {
+	t.Parallel()
+	write := func() []byte {
+		var b bytes.Buffer
+		w := NewWriter(&b)
+		for _, p := range []string{"tileset.json", "a/b.glb"} {
+			if err := w.Add(p, []byte(p+p+p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	if !bytes.Equal(write(), write()) {
+		t.Fatal("two archives of the same files differ")
+	}
+}
