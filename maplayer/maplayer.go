@@ -1,10 +1,11 @@
 // Package maplayer is the registry of the XYZ map layers svc serves as Web
 // Mercator tiles (hillshade PNGs now; building and contour vector tiles and
 // terrain-RGB as they come): what each is (format, tile size, zooms,
-// vector layers) and how one tile is made. The tile routes, `svc export
-// pmtiles` and the offline bundles `svc serve --pmtiles` answers from all
-// read the same Layer, so an exported tile is byte for byte what the route
-// answers.
+// vector layers) and how one tile is made. A layer's Tile calls the
+// function its tile route calls (hillshade.Tile for the hillshade), so an
+// exported tile is byte for byte what the route answers; `svc export
+// pmtiles` writes layers as archives and `svc serve --pmtiles` answers the
+// routes from them (Bundle).
 //
 // A layer registers with one call where cmd builds the registry
 // (cmd/maplayers.go):
@@ -31,6 +32,7 @@ const (
 	MVT
 )
 
+// String is the TileJSON format: "pbf" or "png".
 func (f Format) String() string {
 	if f == MVT {
 		return "pbf"
@@ -64,8 +66,8 @@ type Layer struct {
 	// Title and Description go to TileJSON and archive metadata.
 	Title, Description string
 	Format             Format
-	// TileSizePx is the edge of a raster tile (256); MVT tiles use 512
-	// for MapLibre's source tileSize, by convention.
+	// TileSizePx is the tile edge in pixels TileJSON's tileSize states
+	// (256 for the hillshade).
 	TileSizePx       int
 	MinZoom, MaxZoom int
 	// VectorLayers are the layers inside an MVT tile; naming one of them

@@ -41,6 +41,8 @@ const (
 	MLT
 )
 
+// String is the type's file extension as the pmtiles CLI prints it
+// (mvt, png, jpg, webp, avif, mlt).
 func (t TileType) String() string {
 	if int(t) < len(tileTypeNames) {
 		return tileTypeNames[t]
