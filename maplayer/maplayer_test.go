@@ -162,3 +162,56 @@ func TestExportAtomic(t *testing.T) {
 		t.Fatalf("left behind: %v", es)
 	}
 }
+
+// TestOpenBundles: an archive of the export serves its layer; two for one
+// layer, a PMTiles file not written by svc (no svc_layer) and a file that
+// is no archive are refused with an error naming the file.
+func TestOpenBundles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.pmtiles"), filepath.Join(dir, "b.pmtiles")
+	for _, p := range []string{a, b} {
+		if _, err := WriteFile(context.Background(), p, synthetic("hillshade", nil), Export{BBox: bboxFFM, MaxZoom: 8}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	foreign := filepath.Join(dir, "foreign.pmtiles")
+	f, _ := os.Create(foreign)
+	w, _ := pmtiles.NewWriter(f, pmtiles.Options{TileType: pmtiles.PNG, Metadata: []byte(`{"name":"not svc"}`)})
+	_ = w.Add(0, 0, 0, []byte("x"))
+	_, _ = w.Close()
+	f.Close()
+	junk := filepath.Join(dir, "junk.pmtiles")
+	_ = os.WriteFile(junk, []byte("not an archive"), 0o644)
+
+	bs, err := OpenBundles([]string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bs.Close()
+	bd, ok := bs.Get("hillshade")
+	if !ok || bd.Header.MinZoom != 2 || bd.Header.MaxZoom != 8 {
+		t.Fatalf("bundle %v %+v", ok, bd)
+	}
+	if got, err := bd.Tile(context.Background(), 8, 134, 86); err != nil || string(got) != "8/134/86" {
+		t.Fatalf("tile 8/134/86 = %q, %v", got, err)
+	}
+	if _, err := bd.Tile(context.Background(), 9, 0, 0); !errors.Is(err, pmtiles.ErrNoTile) {
+		t.Fatalf("tile beyond the archive: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		want  string
+	}{
+		{"two for one layer", []string{a, b}, "both hold layer"},
+		{"not svc's", []string{foreign}, "without svc_layer"},
+		{"not an archive", []string{junk}, "invalid archive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := OpenBundles(c.paths); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dir) {
+				t.Fatalf("err %v, want %q naming the file", err, c.want)
+			}
+		})
+	}
+}
