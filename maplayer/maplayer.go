@@ -95,14 +95,18 @@ type Registry struct {
 	layers []Layer
 }
 
-// Register adds l; an empty or repeated name, or a layer without Tile, is
-// an error.
+// Register adds l; an empty or repeated name, a layer without Tile or
+// Coverage, an MVT layer without VectorLayers and zooms outside 0-30 are
+// errors.
 func (r *Registry) Register(l Layer) error {
 	switch {
 	case l.Name == "" || strings.ContainsAny(l.Name, " ,/"):
 		return fmt.Errorf("maplayer: layer name %q", l.Name)
 	case l.Tile == nil || l.Coverage == nil:
 		return fmt.Errorf("maplayer: layer %q without Tile or Coverage", l.Name)
+	case l.Format == MVT && len(l.VectorLayers) == 0:
+		// PMTiles spec 5: an MVT archive's metadata must list vector_layers.
+		return fmt.Errorf("maplayer: MVT layer %q without vector_layers", l.Name)
 	case l.MinZoom < 0 || l.MaxZoom < l.MinZoom || l.MaxZoom > 30:
 		return fmt.Errorf("maplayer: layer %q zooms %d to %d", l.Name, l.MinZoom, l.MaxZoom)
 	}

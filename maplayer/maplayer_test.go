@@ -46,6 +46,11 @@ func TestSelect(t *testing.T) {
 	if err := r.Register(synthetic("hillshade", nil)); err == nil {
 		t.Fatal("a second hillshade registered")
 	}
+	bare := synthetic("contours", nil)
+	bare.Format = MVT
+	if err := r.Register(bare); err == nil {
+		t.Fatal("an MVT layer without vector_layers registered")
+	}
 	for _, c := range []struct {
 		names []string
 		want  string
