@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	_ "image/png"
 	"io"
 	"net/http"
 	"os"
@@ -183,5 +186,73 @@ func TestExportPMTilesUnknownLayer(t *testing.T) {
 	}
 	if _, serr := os.Stat(out); serr == nil {
 		t.Fatal("an archive was written")
+	}
+}
+
+// TestOfflineHillshadeInQGIS: QGIS (an XYZ layer from the TileJSON's URL)
+// draws the same map from `svc serve --pmtiles` alone as from the full
+// server, pixel for pixel, and the map is shaded relief (over 90 % not the
+// magenta background, more than a few greys).
+func TestOfflineHillshadeInQGIS(t *testing.T) {
+	py := testtool.PythonQGIS(t)
+	data := demoData(t)
+	archive := filepath.Join(t.TempDir(), "he.pmtiles")
+	if out, err := run(context.Background(), "export", "pmtiles", "--data", data, "--bbox", pmtilesBBox, "--layers", "hillshade",
+		"--minzoom", "12", "--maxzoom", "16", archive); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	render := func(base string) image.Image {
+		t.Helper()
+		var tj struct {
+			Tiles            []string
+			MinZoom, MaxZoom int
+		}
+		if _, b := getBody(t, base+"/v1/terrain/hillshade.json"); json.Unmarshal(b, &tj) != nil || len(tj.Tiles) != 1 {
+			t.Fatalf("TileJSON of %s: %s", base, b)
+		}
+		png := filepath.Join(t.TempDir(), "map.png")
+		arg, _ := json.Marshal(map[string]any{"xyz": tj.Tiles[0], "zmin": tj.MinZoom, "zmax": tj.MaxZoom,
+			"extent": []float64{8.672, 50.1128, 8.684, 50.1160}, "png": png})
+		cmd := exec.Command(py, filepath.Join("testdata", "qgis", "xyz.py"), string(arg))
+		cmd.Env = append(cmd.Environ(), "QT_QPA_PLATFORM=offscreen", "XDG_RUNTIME_DIR="+t.TempDir(), "HOME="+t.TempDir())
+		out, err := cmd.Output()
+		var res struct {
+			Valid  bool
+			Error  string
+			Errors []string
+		}
+		if err != nil || json.Unmarshal(out, &res) != nil || !res.Valid || len(res.Errors) > 0 {
+			t.Fatalf("QGIS on %s: %v %s", base, err, out)
+		}
+		f, err := os.Open(png)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, _, err := image.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	full := render(serveData(t, data))
+	off := render(serveData(t, t.TempDir(), "--pmtiles", archive))
+	colours, magenta := map[color.RGBA]bool{}, 0
+	for y := range 256 {
+		for x := range 256 {
+			a, b := color.RGBAModel.Convert(full.At(x, y)).(color.RGBA), color.RGBAModel.Convert(off.At(x, y)).(color.RGBA)
+			if a != b {
+				t.Fatalf("pixel %d,%d: full server %v, offline %v", x, y, a, b)
+			}
+			colours[a] = true
+			if a.R == 255 && a.G == 0 && a.B == 255 {
+				magenta++
+			}
+		}
+	}
+	// The demo DGM has a NoData band (a river) across this extent: about
+	// 6 % of the pixels show the background in both renderings.
+	if len(colours) < 4 || magenta > 256*256/10 {
+		t.Fatalf("the map has %d colours and %d background pixels: not shaded relief", len(colours), magenta)
 	}
 }
