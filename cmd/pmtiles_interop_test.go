@@ -163,6 +163,12 @@ func TestExportPMTiles(t *testing.T) {
 		if st, b := getBody(t, off+"/v1/terrain/hillshade/14/8586/5547@2x.png"); st != 404 || !strings.Contains(string(b), "offline bundle") {
 			t.Fatalf("@2x from the bundle: %d %s, want a 404 problem naming the bundle", st, b)
 		}
+		// Published DGM wins over a bundle: with both, @2x is rendered live.
+		both := serveData(t, data, "--pmtiles", archive)
+		fs2, fb2 := getBody(t, full+"/v1/terrain/hillshade/14/8586/5547@2x.png")
+		if st, b := getBody(t, both+"/v1/terrain/hillshade/14/8586/5547@2x.png"); fs2 != 200 || st != 200 || !bytes.Equal(b, fb2) {
+			t.Fatalf("@2x with DGM and bundle: %d, full server %d: want the live tile", st, fs2)
+		}
 		_, tj := getBody(t, off+"/v1/terrain/hillshade.json")
 		var j struct {
 			MinZoom, MaxZoom int
