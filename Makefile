@@ -85,9 +85,10 @@ FUZZTIME ?= 15s
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
 
-## interop-tools: the npm tools the interop tests use (gltf-validator, draco3d, swagger-parser)
+## interop-tools: the npm tools the interop tests use (gltf-validator, draco3d, swagger-parser) and the pmtiles CLI
 interop-tools:
 	npm ci --no-audit --no-fund
+	$(GO) install github.com/protomaps/go-pmtiles@v1.31.2
 
 clean:
 	rm -f svc

@@ -20,7 +20,7 @@ func newExport() *cobra.Command {
 		Use:   "export",
 		Short: "Export artefacts from the published packs without a server",
 	}
-	c.AddCommand(newExportGLB())
+	c.AddCommand(newExportGLB(), newExportPMTiles(), newExport3TZ())
 	return c
 }
 

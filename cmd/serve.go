@@ -20,6 +20,7 @@ import (
 
 	"github.com/svc-geodata/svc/access"
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/server"
@@ -30,7 +31,7 @@ func apiVersion() string { return server.APIVersion }
 
 type serveOptions struct {
 	data, addr, baseURL, tilesURL, errorsBase, adminToken, geoid, pprof string
-	trustedProxies                                                      []string
+	trustedProxies, pmtiles                                             []string
 	logFormat, logLevel                                                 string
 	keylessLimit, trialMintsPerIP, batchMaxPoints                       int
 	trialMinting, publicSourceURL                                       bool
@@ -81,6 +82,8 @@ is given. The start-up log line "gc policy" shows what applies (docs/performance
 	f.BoolVar(&o.trialMinting, "trial-minting", true, "allow POST /v1/keys/trial (false: 503)")
 	f.IntVar(&o.batchMaxPoints, "batch-max-points", 10000, "points per batch elevation request (POST /v1/terrain/elevation, /opentopodata)")
 	f.BoolVar(&o.publicSourceURL, "public-source-url", false, "show the packs' source_url in the manifest.json the tile host serves")
+	f.StringArrayVar(&o.pmtiles, "pmtiles", nil, "PMTiles archive of 'svc export pmtiles' (repeatable): its layer's tile routes answer from it "+
+		"while no pack holds the layer's source data (offline bundles, docs/offline-bundles.md)")
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.memoryLimit, "memory-limit", "auto", "soft memory limit of the Go runtime: auto (3/4 of the cgroup limit, else 1/2 of the machine's memory; "+
@@ -172,6 +175,15 @@ func runServe(ctx context.Context, o serveOptions) error {
 	if _, err := reload(); err != nil {
 		return err
 	}
+	bundles, err := maplayer.OpenBundles(o.pmtiles)
+	if err != nil {
+		return fmt.Errorf("--pmtiles: %w", err)
+	}
+	defer bundles.Close()
+	for _, l := range bundles.Layers() {
+		b, _ := bundles.Get(l)
+		log.Info("offline bundle", "layer", l, "path", b.Path, "minzoom", b.Header.MinZoom, "maxzoom", b.Header.MaxZoom, "bounds", b.Bounds())
+	}
 	st, acc, err := openAccess(ctx, o, log)
 	if err != nil {
 		return err
@@ -180,7 +192,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
 		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
 		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL},
-		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc})
+		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc, Bundles: bundles})
 	if err != nil {
 		return err
 	}

@@ -245,6 +245,17 @@ func (g Grid) Empty() bool {
 	return true
 }
 
+// Tile renders tile z/x/y of size pixels per edge in style as the PNG the
+// hillshade tile route answers (and `svc export pmtiles` stores): a
+// transparent tile where row has no data. Errors are row's and ErrTile.
+func Tile(ctx context.Context, row Row, z, x, y, size int, style Style) ([]byte, error) {
+	g, err := SampleRows(ctx, row, z, x, y, size)
+	if err != nil {
+		return nil, err
+	}
+	return PNG(g.Render(style))
+}
+
 // PNG encodes an image for the wire (fast compression: tiles are cached).
 func PNG(img image.Image) ([]byte, error) {
 	var b bytes.Buffer

@@ -19,6 +19,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/httpapi"
@@ -73,6 +74,10 @@ type Deps struct {
 	// Access counts and limits /v1 traffic and manages keys; nil switches
 	// the limits off and the key routes answer 503.
 	Access *access.Service
+	// Bundles are the PMTiles archives of `svc serve --pmtiles`: a tile
+	// route answers from its layer's archive when no pack holds its
+	// source data (offline bundles). Nil holds none.
+	Bundles *maplayer.Bundles
 }
 
 // Server answers every route. Create it with New.
@@ -193,7 +198,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, dataapi.VectorTileRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
-		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade, DEMTiles: s.demTiles}
+		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade, DEMTiles: s.demTiles, Bundles: s.deps.Bundles}
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.TerrainRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.BatchRoute(te))...)
 	rs = append(rs, httpapi.On(openTopoDataAPI, opentopo.Routes(opentopo.Env{

@@ -140,3 +140,20 @@ func ProfileAlong(ctx context.Context, datasets []*Dataset, pts []geo.LonLat, n 
 
 // Round3 rounds v to 3 decimals (millimetres), half away from zero.
 func Round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// LevelHeights samples the DGM of datasets bilinearly on COG overview
+// level (0: full resolution) at lon, lat (WGS84 degrees), first valid
+// value in BL order: the heights map tiles are shaded from. No coverage
+// and NoData are "no value" (ok false), not errors.
+func LevelHeights(datasets []*Dataset) func(ctx context.Context, lon, lat float64, level int) (float64, bool, error) {
+	return func(ctx context.Context, lon, lat float64, level int) (float64, bool, error) {
+		h, err := ElevationLevel(ctx, datasets, lon, lat, Bilinear, level)
+		switch {
+		case err == nil:
+			return h.Value, true, nil
+		case errors.Is(err, ErrOutside), errors.Is(err, ErrNoData):
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+}

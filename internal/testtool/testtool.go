@@ -164,3 +164,32 @@ func PythonQGIS(t testing.TB) string {
 	missing(t, "python3 with QGIS bindings not found: apt-get install --no-install-recommends qgis python3-qgis")
 	return ""
 }
+
+// PMTilesCLI returns the protomaps `pmtiles` command line (installed by
+// `go install github.com/protomaps/go-pmtiles@v1.31.2` as go-pmtiles, or a
+// release binary named pmtiles), looked up in PATH and then in Go's bin
+// directory (GOBIN, else GOPATH/bin), which a fresh shell may not have in
+// PATH.
+func PMTilesCLI(t testing.TB) string {
+	t.Helper()
+	dirs := []string{os.Getenv("GOBIN")}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		for _, p := range filepath.SplitList(strings.TrimSpace(string(out))) {
+			dirs = append(dirs, filepath.Join(p, "bin"))
+		}
+	}
+	for _, name := range []string{"go-pmtiles", "pmtiles"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+		for _, d := range dirs {
+			if p := filepath.Join(d, name); d != "" {
+				if st, err := os.Stat(p); err == nil && !st.IsDir() {
+					return p
+				}
+			}
+		}
+	}
+	missing(t, "the pmtiles CLI not found: go install github.com/protomaps/go-pmtiles@v1.31.2 (or make interop-tools)")
+	return ""
+}

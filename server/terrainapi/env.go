@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/qmesh"
 	"github.com/svc-geodata/svc/terrain"
 	"github.com/svc-geodata/svc/tilecache"
@@ -36,6 +37,9 @@ type Env struct {
 	QMesh     *qmesh.Tiler
 	Hillshade *tilecache.Cache
 	DEMTiles  *tilecache.Cache
+	// Bundles answer the hillshade routes when no terrain pack is
+	// published (offline bundles of `svc export pmtiles`); nil holds none.
+	Bundles *maplayer.Bundles
 }
 
 type surface struct{ Env }

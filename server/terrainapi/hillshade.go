@@ -76,6 +76,12 @@ func styleOf(in *httpapi.Input) hillshade.Style {
 }
 
 func (s *surface) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
+	v, release := s.Catalog.Acquire()
+	b, ok := s.hillshadeBundle(v)
+	release()
+	if ok {
+		return s.bundleTileJSON(w, r, in, b)
+	}
 	bounds, attr := s.terrainCoverage()
 	q := ""
 	if in.Has("style") {
@@ -118,14 +124,13 @@ func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in
 	}
 	v, release := s.Catalog.Acquire()
 	defer release()
+	if b, ok := s.hillshadeBundle(v); ok {
+		return s.bundleTile(w, r, b, z, x, y, size, style)
+	}
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("hs|%s|%d/%d/%d|%d|%d", terrainGeneration(v), z, x, y, size, style)
 	e, err := s.Hillshade.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
-		g, err := hillshade.SampleRows(ctx, demtile.DGM(datasets), z, x, y, size)
-		if err != nil {
-			return tilecache.Entry{}, err
-		}
-		b, err := hillshade.PNG(g.Render(style))
+		b, err := hillshade.Tile(ctx, demtile.DGM(datasets), z, x, y, size, style)
 		return tilecache.Entry{Data: b}, err
 	})
 	if err != nil {

@@ -1,0 +1,68 @@
+package terrainapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/hillshade"
+	"github.com/svc-geodata/svc/maplayer"
+	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/pmtiles"
+	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/tilecache"
+)
+
+// hillshadeBundle is the offline archive the hillshade routes answer from:
+// the one of `svc serve --pmtiles` holding layer hillshade, used only while
+// no terrain pack is published (published DGM always wins, so a bundle
+// never hides fresher data).
+func (s *surface) hillshadeBundle(v *catalog.View) (*maplayer.Bundle, bool) {
+	if len(v.Packs(pack.Terrain)) > 0 {
+		return nil, false
+	}
+	return s.Bundles.Get("hillshade")
+}
+
+// bundleTile answers a hillshade tile from the archive. The archive holds
+// the 256 px shade tiles of its bbox and zooms (what `svc export pmtiles`
+// writes): other styles and sizes are 404 problems saying so; a tile the
+// archive does not hold is the transparent tile the live route answers
+// where there is no DGM.
+func (s *surface) bundleTile(w http.ResponseWriter, r *http.Request, b *maplayer.Bundle, z, x, y, size int, style hillshade.Style) error {
+	if size != 256 || style != hillshade.Shade {
+		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d in this style or size: the server answers from an offline bundle "+
+			"holding 256 px tiles of style shade only (no DGM is published).", z, x, y)
+	}
+	data, err := b.Tile(r.Context(), z, x, y)
+	if errors.Is(err, pmtiles.ErrNoTile) {
+		data, err = hillshade.Tile(r.Context(), hillshade.Heights(noHeights).Row(), z, x, y, size, style)
+	}
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	writePNG(w, r, tilecache.Entry{Data: data, ETag: `"` + hex.EncodeToString(sum[:12]) + `"`})
+	return nil
+}
+
+// noHeights is terrain without any data.
+func noHeights(context.Context, float64, float64, int) (float64, bool, error) { return 0, false, nil }
+
+// bundleTileJSON is the TileJSON of the archive: its bounds, zooms and
+// attribution.
+func (s *surface) bundleTileJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input, b *maplayer.Bundle) error {
+	bounds := b.Bounds()
+	q := ""
+	if in.Has("style") {
+		q = "?style=" + in.Str("style")
+	}
+	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
+		"tilejson": "3.0.0", "name": b.Meta.Name, "scheme": "xyz", "format": "png",
+		"tiles":   []string{s.BaseURL + hillshadeBase + "/{z}/{x}/{y}.png" + q},
+		"minzoom": b.Header.MinZoom, "maxzoom": b.Header.MaxZoom, "bounds": bounds[:], "tileSize": 256,
+		"attribution": b.Meta.Attribution})
+}
