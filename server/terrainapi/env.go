@@ -35,6 +35,9 @@ type Env struct {
 	// rendered hillshade PNGs.
 	QMesh     *qmesh.Tiler
 	Hillshade *tilecache.Cache
+	// Contours caches the contour vector tiles (uncounted, like every
+	// tile route, so a crowd panning must not recompute them).
+	Contours *tilecache.Cache
 }
 
 type surface struct{ Env }

@@ -1,0 +1,138 @@
+// Package contour draws contour lines of the published terrain (DGM1) as
+// Mapbox Vector Tiles 2.1 in Web Mercator (docs/terrain-tiles.md,
+// "Contours"). The lines are computed as gdal_contour computes them - on
+// the DGM's own pixel grid in its UTM zone, marching squares with GDAL's
+// level crossing rule and linear interpolation along cell edges - over the
+// tile grown by its buffer and a margin, then projected to the tile and
+// clipped, so neighbouring tiles meet and the lines agree with gdal_contour
+// on the same DGM. It does not depend on HTTP.
+package contour
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/svc-geodata/svc/geo"
+	"github.com/svc-geodata/svc/mvt"
+	"github.com/svc-geodata/svc/terrain"
+)
+
+// Tile limits and layout.
+const (
+	// MinZoom and MaxZoom bound the tiles drawn; clients overzoom beyond
+	// MaxZoom (a z18 tile unit is 0.04 m, far below the DGM's pixel).
+	MinZoom = 10
+	MaxZoom = 18
+	// Buffer is the clip buffer in tile units (of mvt.Extent) around the
+	// tile, as the building tiles have: a line's stroke at the tile edge
+	// is drawn from either tile.
+	Buffer = 64
+	// Layer is the name of the vector tile layer.
+	Layer = "contours"
+	// IndexEvery marks every IndexEvery-th level as an index line.
+	IndexEvery = 5
+	// maxEdge bounds the DGM window read for one tile, in pixels a side:
+	// below about zoom 14 the window is read from the COG overviews.
+	maxEdge = 2304
+)
+
+// ErrTile is a tile address outside MinZoom to MaxZoom or off the grid.
+var ErrTile = errors.New("contour: no such tile")
+
+// Interval is the contour interval in metres at zoom z: 50 m at 10 and
+// 11, 10 m at 12 and 13, 5 m at 14 and 15, 1 m from 16 (DGM1's vertical
+// accuracy is about 0.15 m, so 1 m lines are real relief, not noise).
+func Interval(z int) int {
+	switch {
+	case z <= 11:
+		return 50
+	case z <= 13:
+		return 10
+	case z <= 15:
+		return 5
+	}
+	return 1
+}
+
+// Tiler draws contour tiles from terrain datasets (every published BL,
+// both UTM zones). It holds no state beyond them and is safe for
+// concurrent use.
+type Tiler struct {
+	datasets []*terrain.Dataset
+}
+
+// NewTiler returns a tiler over datasets, in the order overlapping
+// coverage is read (BL-code order, as the elevation route reads it).
+func NewTiler(datasets []*terrain.Dataset) *Tiler { return &Tiler{datasets: datasets} }
+
+// Tile returns vector tile z/x/y (not compressed): layer "contours", one
+// LineString (or MultiLineString where the clip cuts it) per contour line
+// with elevation_m (metres, DHHN2016, a multiple of Interval(z)) and index
+// (every IndexEvery-th level). A tile without lines is empty (no layers).
+// Errors: ErrTile, a context error, or a *terrain.TileError for a DGM
+// tile that could not be read.
+func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
+	id := mvt.TileID{Z: z, X: x, Y: y}
+	if !id.Valid() || z < MinZoom || z > MaxZoom {
+		return nil, fmt.Errorf("%w: %d/%d/%d (zoom %d to %d)", ErrTile, z, x, y, MinZoom, MaxZoom)
+	}
+	w, s, e, n := id.BufferedWGS84(mvt.Extent, Buffer)
+	box := geo.BBox{MinLon: w, MinLat: s, MaxLon: e, MaxLat: n}
+	interval := Interval(z)
+	proj := mvt.NewProjector(id, mvt.Extent)
+	clip := mvt.NewClipper(mvt.Extent, Buffer)
+	layer := mvt.NewLayer(Layer, mvt.Extent)
+	var lines mvt.Lines
+	var xy []float64
+	var seen []geo.Zone
+	for _, d := range t.datasets {
+		if containsZone(seen, d.Zone) {
+			continue
+		}
+		seen = append(seen, d.Zone)
+		minE, minN, maxE, maxN := box.ToUTM(d.Zone)
+		// A margin beyond the buffer, so the cells a line crosses the clip
+		// box in are inside the window: 2 % of the tile (40 window pixels
+		// at most resolution) and at least 4 m.
+		m := max(4, 0.02*(maxE-minE))
+		win, err := terrain.ReadWindow(ctx, t.datasets, terrain.WindowRequest{
+			Layer: terrain.LayerDGM, Zone: d.Zone, BBox: [4]float64{minE - m, minN - m, maxE + m, maxN + m}, MaxEdge: maxEdge})
+		if errors.Is(err, terrain.ErrOutside) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		gt := win.GeoTransform
+		for _, l := range Trace(win.Data, win.Width, win.Height, float64(interval)) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			xy = xy[:0]
+			for k := 0; k < len(l.XY); k += 2 {
+				lon, lat := geo.FromUTM(d.Zone, gt[0]+(l.XY[k]+0.5)*gt[1], gt[3]+(l.XY[k+1]+0.5)*gt[5])
+				px, py := proj.Project(lon, lat)
+				xy = append(xy, px, py)
+			}
+			lines.Reset()
+			clip.AppendLine(&lines, xy)
+			elev := int64(math.Round(l.Level))
+			layer.AddLineString(0, lines, []mvt.Prop{
+				{Key: "elevation_m", Value: mvt.Int(elev)},
+				{Key: "index", Value: mvt.Bool(elev%int64(IndexEvery*interval) == 0)},
+			})
+		}
+	}
+	return mvt.AppendTile(nil, layer), nil
+}
+
+func containsZone(zs []geo.Zone, z geo.Zone) bool {
+	for _, v := range zs {
+		if v == z {
+			return true
+		}
+	}
+	return false
+}

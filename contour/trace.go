@@ -1,0 +1,188 @@
+package contour
+
+import (
+	"math"
+	"slices"
+)
+
+// Line is one contour line on a grid: XY holds x, y pairs in grid
+// coordinates, where node (i, j) - the centre of pixel column i, row j - is
+// at x = i, y = j. A closed line repeats its first point at the end.
+type Line struct {
+	Level float64
+	XY    []float64
+}
+
+// tolerance is GDAL's: a value within it of a level counts as above the
+// level, moved up by it (marching_squares/utility.h, fudge).
+const tolerance = 1e-6
+
+func fudge(v, level float64) float64 {
+	if math.Abs(v-level) < tolerance {
+		return v + tolerance
+	}
+	return v
+}
+
+// Trace returns the contour lines of a grid of w x h values (row by row,
+// NaN for no data) at every multiple of interval, as gdal_contour -i
+// interval draws them: marching squares over the cells between four
+// pixel centres, a corner is above a level when its value (moved up by
+// 1e-6 when within 1e-6 of the level) is greater, the crossing is linear
+// along the cell edge, a saddle is resolved by the mean of its corners,
+// and a cell with a NaN corner draws nothing, so no data breaks a line.
+// Lines are joined across cells; they are ordered by level, then by their
+// first segment in row order. An empty or all-NaN grid gives no lines.
+func Trace(data []float32, w, h int, interval float64) []Line {
+	if w < 2 || h < 2 || len(data) < w*h || !(interval > 0) {
+		return nil
+	}
+	t := tracer{data: data, w: w, interval: interval, segs: map[int64][]int64{}}
+	for j := 0; j+1 < h; j++ {
+		for i := 0; i+1 < w; i++ {
+			t.cell(i, j)
+		}
+	}
+	ks := make([]int64, 0, len(t.segs))
+	for k := range t.segs {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	var out []Line
+	for _, k := range ks {
+		out = t.join(out, float64(k)*interval, t.segs[k])
+	}
+	return out
+}
+
+type tracer struct {
+	data     []float32
+	w        int
+	interval float64
+	// segs holds, per level number k (level k*interval), the segments as
+	// pairs of edge ids: (node index)*2, +1 for the vertical edge below
+	// the node, +0 for the horizontal edge to its right.
+	segs map[int64][]int64
+}
+
+func (t *tracer) cell(i, j int) {
+	n := j*t.w + i
+	a, b := float64(t.data[n]), float64(t.data[n+1])
+	d, c := float64(t.data[n+t.w]), float64(t.data[n+t.w+1])
+	if math.IsNaN(a) || math.IsNaN(b) || math.IsNaN(c) || math.IsNaN(d) {
+		return
+	}
+	lo, hi := min(a, b, c, d), max(a, b, c, d)
+	top, bottom := int64(n)*2, int64(n+t.w)*2
+	left, right := int64(n)*2+1, int64(n+1)*2+1
+	for k := int64(math.Ceil((lo - tolerance) / t.interval)); float64(k)*t.interval <= hi+tolerance; k++ {
+		l := float64(k) * t.interval
+		fa, fb, fc, fd := fudge(a, l), fudge(b, l), fudge(c, l), fudge(d, l)
+		code := 0
+		for bit, v := range [4]float64{fd, fc, fb, fa} {
+			if v > l {
+				code |= 1 << bit
+			}
+		}
+		s := t.segs[k]
+		switch code {
+		case 0, 15:
+			continue
+		case 1, 14:
+			s = append(s, left, bottom)
+		case 2, 13:
+			s = append(s, bottom, right)
+		case 3, 12:
+			s = append(s, left, right)
+		case 4, 11:
+			s = append(s, top, right)
+		case 6, 9:
+			s = append(s, top, bottom)
+		case 7, 8:
+			s = append(s, left, top)
+		case 5, 10:
+			// Saddle: the mean decides whether the corners above (b and
+			// d for 5, a and c for 10) connect through the centre.
+			aboveCentre := (fa+fb+fc+fd)/4 > l
+			if (code == 5) == aboveCentre {
+				s = append(s, left, top, right, bottom) // a and c cut off
+			} else {
+				s = append(s, top, right, bottom, left) // b and d cut off
+			}
+		}
+		t.segs[k] = s
+	}
+}
+
+// vertex is where the level crosses edge e.
+func (t *tracer) vertex(e int64, l float64) (x, y float64) {
+	n := int(e >> 1)
+	i, j := n%t.w, n/t.w
+	other := n + 1
+	if e&1 == 1 {
+		other = n + t.w
+	}
+	f0, f1 := fudge(float64(t.data[n]), l), fudge(float64(t.data[other]), l)
+	r := (l - f0) / (f1 - f0)
+	if e&1 == 1 {
+		return float64(i), float64(j) + r
+	}
+	return float64(i) + r, float64(j)
+}
+
+// join links the segments of one level into lines: each edge is shared by
+// at most two segments (the cells on either side), so the lines are the
+// paths and cycles of that graph.
+func (t *tracer) join(out []Line, l float64, segs []int64) []Line {
+	ns := len(segs) / 2
+	at := make(map[int64][2]int32, len(segs))
+	for s := range ns {
+		for _, e := range segs[2*s : 2*s+2] {
+			v := at[e]
+			if v[0] == 0 {
+				v[0] = int32(s + 1)
+			} else {
+				v[1] = int32(s + 1)
+			}
+			at[e] = v
+		}
+	}
+	used := make([]bool, ns)
+	walk := func(s int, from int64) {
+		x, y := t.vertex(from, l)
+		xy := []float64{x, y}
+		e := from
+		for s >= 0 && !used[s] {
+			used[s] = true
+			next := segs[2*s]
+			if next == e {
+				next = segs[2*s+1]
+			}
+			x, y := t.vertex(next, l)
+			xy = append(xy, x, y)
+			e = next
+			v := at[e]
+			s = -1
+			for _, o := range v {
+				if o != 0 && !used[o-1] {
+					s = int(o - 1)
+				}
+			}
+		}
+		out = append(out, Line{Level: l, XY: xy})
+	}
+	// Open lines start at an edge only one segment holds.
+	for s := range ns {
+		for _, e := range segs[2*s : 2*s+2] {
+			if !used[s] && at[e][1] == 0 {
+				walk(s, e)
+			}
+		}
+	}
+	for s := range ns {
+		if !used[s] {
+			walk(s, segs[2*s])
+		}
+	}
+	return out
+}
