@@ -69,18 +69,75 @@ func (t *tracer) cell(i, j int) {
 	n := j*t.w + i
 	a, b := float64(t.data[n]), float64(t.data[n+1])
 	d, c := float64(t.data[n+t.w]), float64(t.data[n+t.w+1])
-	if math.IsNaN(a) || math.IsNaN(b) || math.IsNaN(c) || math.IsNaN(d) {
-		return
-	}
-	lo, hi := min(a, b, c, d), max(a, b, c, d)
 	top, bottom := int64(n)*2, int64(n+t.w)*2
 	left, right := int64(n)*2+1, int64(n+1)*2+1
+	na, nb, nc, nd := math.IsNaN(a), math.IsNaN(b), math.IsNaN(c), math.IsNaN(d)
+	switch {
+	case na && nb && nc && nd:
+		return
+	case !na && !nb && !nc && !nd:
+		t.square(a, b, c, d, top, right, bottom, left)
+		return
+	}
+	// A cell with NoData corners is split in four, as GDAL does: each
+	// valid corner's quarter, with the edge centres and the cell centre
+	// valued from the valid corners only, so a line ends half a pixel
+	// into the gap instead of at the last full cell.
+	uc, lc, rc, bc, cc := t.centres(n)
+	if !na {
+		t.square(a, uc, cc, lc, top, inner(n, 0), inner(n, 1), left)
+	}
+	if !nb {
+		t.square(uc, b, rc, cc, top, right, inner(n, 2), inner(n, 0))
+	}
+	if !nd {
+		t.square(lc, cc, bc, d, inner(n, 1), inner(n, 3), bottom, left)
+	}
+	if !nc {
+		t.square(cc, rc, c, bc, inner(n, 2), right, bottom, inner(n, 3))
+	}
+}
+
+// inner is the id of half-line k inside cell n (0 from the top edge's
+// centre to the cell centre, 1 from the left's, 2 from the right's, 3
+// from the bottom's); negative, apart from the grid edges' ids.
+func inner(n int, k int64) int64 { return -(int64(n)*4 + k + 1) }
+
+// centres are the values GDAL gives the edge centres (top, left, right,
+// bottom) and the centre of the cell whose top-left node is n: the mean of
+// the valid corners.
+func (t *tracer) centres(n int) (uc, lc, rc, bc, cc float64) {
+	a, b := float64(t.data[n]), float64(t.data[n+1])
+	d, c := float64(t.data[n+t.w]), float64(t.data[n+t.w+1])
+	mid := func(p, q float64) float64 {
+		switch {
+		case math.IsNaN(p):
+			return q
+		case math.IsNaN(q):
+			return p
+		}
+		return (p + q) / 2
+	}
+	sum, k := 0.0, 0
+	for _, v := range [4]float64{a, b, c, d} {
+		if !math.IsNaN(v) {
+			sum += v
+			k++
+		}
+	}
+	return mid(a, b), mid(a, d), mid(b, c), mid(d, c), sum / float64(k)
+}
+
+// square emits the segments of one square (a cell or a quarter of one)
+// with corner values ul, ur, lr, ll and edge ids top, right, bottom, left
+// at every level between its lowest and highest value.
+func (t *tracer) square(ul, ur, lr, ll float64, top, right, bottom, left int64) {
+	lo, hi := min(ul, ur, lr, ll), max(ul, ur, lr, ll)
 	for k := int64(math.Ceil((lo - tolerance) / t.interval)); float64(k)*t.interval <= hi+tolerance; k++ {
 		l := float64(k) * t.interval
-		fa, fb, fc, fd := fudge(a, l), fudge(b, l), fudge(c, l), fudge(d, l)
 		code := 0
-		for bit, v := range [4]float64{fd, fc, fb, fa} {
-			if v > l {
+		for bit, v := range [4]float64{ll, lr, ur, ul} {
+			if fudge(v, l) > l {
 				code |= 1 << bit
 			}
 		}
@@ -101,14 +158,9 @@ func (t *tracer) cell(i, j int) {
 		case 7, 8:
 			s = append(s, left, top)
 		case 5, 10:
-			// Saddle: the mean decides whether the corners above (b and
-			// d for 5, a and c for 10) connect through the centre.
-			aboveCentre := (fa+fb+fc+fd)/4 > l
-			if (code == 5) == aboveCentre {
-				s = append(s, left, top, right, bottom) // a and c cut off
-			} else {
-				s = append(s, top, right, bottom, left) // b and d cut off
-			}
+			// Saddle: GDAL always cuts off the lower left and the upper
+			// right corner, whatever the centre (marching_squares/square.h).
+			s = append(s, left, bottom, right, top)
 		}
 		t.segs[k] = s
 	}
@@ -116,6 +168,9 @@ func (t *tracer) cell(i, j int) {
 
 // vertex is where the level crosses edge e.
 func (t *tracer) vertex(e int64, l float64) (x, y float64) {
+	if e < 0 {
+		return t.innerVertex(int((-e-1)/4), (-e-1)%4, l)
+	}
 	n := int(e >> 1)
 	i, j := n%t.w, n/t.w
 	other := n + 1
@@ -128,6 +183,24 @@ func (t *tracer) vertex(e int64, l float64) (x, y float64) {
 		return float64(i), float64(j) + r
 	}
 	return float64(i) + r, float64(j)
+}
+
+// innerVertex is where the level crosses half-line k of cell n.
+func (t *tracer) innerVertex(n int, k int64, l float64) (x, y float64) {
+	i, j := float64(n%t.w), float64(n/t.w)
+	uc, lc, rc, bc, cc := t.centres(n)
+	px, py, v := i+0.5, j, uc
+	switch k {
+	case 1:
+		px, py, v = i, j+0.5, lc
+	case 2:
+		px, py, v = i+1, j+0.5, rc
+	case 3:
+		px, py, v = i+0.5, j+1, bc
+	}
+	f0, f1 := fudge(v, l), fudge(cc, l)
+	r := (l - f0) / (f1 - f0)
+	return px + r*(i+0.5-px), py + r*(j+0.5-py)
 }
 
 // join links the segments of one level into lines: each edge is shared by
