@@ -201,8 +201,7 @@ func levelsOf(m map[float64][][][2]float64) []float64 {
 
 // farthestOnLines is the largest distance from every step-th vertex of a
 // that keep admits (nil: all) to the lines b, and how many vertices it
-// measured; segments of b are
-// bucketed in 5 m cells.
+// measured; segments of b are bucketed in 5 m cells.
 func farthestOnLines(a, b [][][2]float64, step int, keep func([2]float64) bool) (float64, int) {
 	const cell = 5.0
 	type key [2]int
