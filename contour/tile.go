@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/mvt"
@@ -97,8 +98,17 @@ func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 		// box in are inside the window: 2 % of the tile (40 window pixels
 		// at most resolution) and at least 4 m.
 		m := max(4, 0.02*(maxE-minE))
+		buf := windows.Get().(*[]float32)
 		win, err := terrain.ReadWindow(ctx, t.datasets, terrain.WindowRequest{
-			Layer: terrain.LayerDGM, Zone: d.Zone, BBox: [4]float64{minE - m, minN - m, maxE + m, maxN + m}, MaxEdge: maxEdge})
+			Layer: terrain.LayerDGM, Zone: d.Zone, BBox: [4]float64{minE - m, minN - m, maxE + m, maxN + m}, MaxEdge: maxEdge, Buf: *buf})
+		if cap(win.Data) > cap(*buf) {
+			*buf = win.Data
+		}
+		var traced []Line
+		if err == nil {
+			traced = Trace(win.Data, win.Width, win.Height, float64(interval))
+		}
+		windows.Put(buf)
 		if errors.Is(err, terrain.ErrOutside) {
 			continue
 		}
@@ -106,7 +116,7 @@ func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 			return nil, err
 		}
 		gt := win.GeoTransform
-		for _, l := range Trace(win.Data, win.Width, win.Height, float64(interval)) {
+		for _, l := range traced {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -127,6 +137,10 @@ func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 	}
 	return mvt.AppendTile(nil, layer), nil
 }
+
+// windows reuses the DGM windows of finished tiles (11 MB at z14): a
+// window is garbage after its lines are traced.
+var windows = sync.Pool{New: func() any { return new([]float32) }}
 
 func containsZone(zs []geo.Zone, z geo.Zone) bool {
 	for _, v := range zs {

@@ -2,7 +2,6 @@ package contour
 
 import (
 	"math"
-	"slices"
 )
 
 // Line is one contour line on a grid: XY holds x, y pairs in grid
@@ -37,32 +36,48 @@ func Trace(data []float32, w, h int, interval float64) []Line {
 	if w < 2 || h < 2 || len(data) < w*h || !(interval > 0) {
 		return nil
 	}
-	t := tracer{data: data, w: w, interval: interval, segs: map[int64][]int64{}}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range data[:w*h] {
+		if v == v {
+			lo, hi = min(lo, float64(v)), max(hi, float64(v))
+		}
+	}
+	if lo > hi {
+		return nil
+	}
+	k0 := int64(math.Ceil((lo - tolerance) / interval))
+	k1 := int64(math.Floor((hi + tolerance) / interval))
+	if k1-k0 > maxLevels {
+		k1 = k0 + maxLevels
+	}
+	t := tracer{data: data, w: w, interval: interval, k0: k0, segs: make([][]int64, k1-k0+1)}
 	for j := 0; j+1 < h; j++ {
 		for i := 0; i+1 < w; i++ {
 			t.cell(i, j)
 		}
 	}
-	ks := make([]int64, 0, len(t.segs))
-	for k := range t.segs {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
 	var out []Line
-	for _, k := range ks {
-		out = t.join(out, float64(k)*interval, t.segs[k])
+	for k, s := range t.segs {
+		if len(s) > 0 {
+			out = t.join(out, float64(k0+int64(k))*interval, s)
+		}
 	}
 	return out
 }
+
+// maxLevels bounds the levels one grid is traced at (a DGM spans a few
+// hundred metres in a tile; this only guards against absurd values).
+const maxLevels = 1 << 14
 
 type tracer struct {
 	data     []float32
 	w        int
 	interval float64
-	// segs holds, per level number k (level k*interval), the segments as
+	k0       int64 // the level number of segs[0]
+	// segs holds, per level number k0+k (level (k0+k)*interval), the segments as
 	// pairs of edge ids: (node index)*2, +1 for the vertical edge below
 	// the node, +0 for the horizontal edge to its right.
-	segs map[int64][]int64
+	segs [][]int64
 }
 
 func (t *tracer) cell(i, j int) {
@@ -133,7 +148,8 @@ func (t *tracer) centres(n int) (uc, lc, rc, bc, cc float64) {
 // at every level between its lowest and highest value.
 func (t *tracer) square(ul, ur, lr, ll float64, top, right, bottom, left int64) {
 	lo, hi := min(ul, ur, lr, ll), max(ul, ur, lr, ll)
-	for k := int64(math.Ceil((lo - tolerance) / t.interval)); float64(k)*t.interval <= hi+tolerance; k++ {
+	k := max(int64(math.Ceil((lo-tolerance)/t.interval)), t.k0)
+	for ; float64(k)*t.interval <= hi+tolerance && k-t.k0 < int64(len(t.segs)); k++ {
 		l := float64(k) * t.interval
 		code := 0
 		for bit, v := range [4]float64{ll, lr, ur, ul} {
@@ -141,7 +157,7 @@ func (t *tracer) square(ul, ur, lr, ll float64, top, right, bottom, left int64) 
 				code |= 1 << bit
 			}
 		}
-		s := t.segs[k]
+		s := t.segs[k-t.k0]
 		switch code {
 		case 0, 15:
 			continue
@@ -162,7 +178,7 @@ func (t *tracer) square(ul, ur, lr, ll float64, top, right, bottom, left int64) 
 			// right corner, whatever the centre (marching_squares/square.h).
 			s = append(s, left, bottom, right, top)
 		}
-		t.segs[k] = s
+		t.segs[k-t.k0] = s
 	}
 }
 

@@ -35,6 +35,9 @@ type WindowRequest struct {
 	// takes the finest level 2^L times the full-resolution pixel at which
 	// BBox fits (at most 2^16 times coarser).
 	MaxEdge int
+	// Buf, when large enough, holds the window's Data instead of a new
+	// slice, so a caller drawing many tiles can reuse it.
+	Buf []float32
 }
 
 // ReadWindow reads the layer's pixel grid over r.BBox from every dataset
@@ -87,7 +90,11 @@ func ReadWindow(ctx context.Context, datasets []*Dataset, r WindowRequest) (Wind
 	ky0, ky1 := math.Floor((gt0[3]-b[3])/px), math.Ceil((gt0[3]-b[1])/px)
 	w.Width, w.Height = int(kx1-kx0), int(ky1-ky0)
 	w.GeoTransform = [6]float64{gt0[0] + kx0*px, px, 0, gt0[3] - ky0*px, 0, -px}
-	w.Data = make([]float32, w.Width*w.Height)
+	if cap(r.Buf) >= w.Width*w.Height {
+		w.Data = r.Buf[:w.Width*w.Height]
+	} else {
+		w.Data = make([]float32, w.Width*w.Height)
+	}
 	nan := float32(math.NaN())
 	for i := range w.Data {
 		w.Data[i] = nan
