@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/svc-geodata/svc/internal/testtool"
@@ -138,7 +139,14 @@ func contourTile(t *testing.T, ogr2ogr, base, dir string, z, x, y int) map[float
 	if err := os.WriteFile(tile, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	toolOut(t, ogr2ogr, "-f", "GeoJSON", out, tile, "-oo", fmt.Sprint("X=", x), "-oo", fmt.Sprint("Y=", y), "-oo", fmt.Sprint("Z=", z), "-oo", "CLIP=NO", "contours")
+	oo := []string{"-oo", fmt.Sprint("X=", x), "-oo", fmt.Sprint("Y=", y), "-oo", fmt.Sprint("Z=", z)}
+	info := toolOut(t, testtool.Require(t, "ogrinfo", "apt-get install gdal-bin"), append(append([]string{"-ro", "-so", tile}, oo...), "contours")...)
+	for _, want := range []string{"Layer name: contours", "Geometry: Line String", "elevation_m: Integer (", "index: Integer(Boolean) ("} {
+		if !strings.Contains(info, want) {
+			t.Fatalf("ogrinfo of %s lacks %q:\n%s", name, want, info)
+		}
+	}
+	toolOut(t, ogr2ogr, append(append([]string{"-f", "GeoJSON", out, tile}, oo...), "-oo", "CLIP=NO", "contours")...)
 	return readContourLines(t, out, "elevation_m")
 }
 
