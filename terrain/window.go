@@ -44,8 +44,9 @@ type WindowRequest struct {
 // in r.Zone: the window's grid is the full-resolution grid of the first
 // tile meeting the box (datasets in the given order, tiles by name),
 // coarsened 2^Level times and grown to whole pixels; each tile meeting the
-// box fills the pixels whose centres it holds (from its overview closest
-// to the window's pixel, not finer), the first valid value winning, so a
+// box fills the pixels whose centres it holds (the nearest pixel of its
+// coarsest level whose pixel is not larger than the window's), the first
+// valid value winning, so a
 // grid that continues across tile and BL edges reads as one. ErrOutside:
 // no tile of the zone meets the box. A read failure is a *TileError.
 func ReadWindow(ctx context.Context, datasets []*Dataset, r WindowRequest) (Window, error) {
