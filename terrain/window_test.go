@@ -47,6 +47,20 @@ func TestReadWindow(t *testing.T) {
 	if err != nil || coarse.Level != 1 || coarse.Width != 1000 || coarse.Height != 500 || coarse.GeoTransform[1] != 2 {
 		t.Fatalf("coarse window %dx%d level %d %v: %v", coarse.Width, coarse.Height, coarse.Level, coarse.GeoTransform, err)
 	}
+	// Another BL of the zone continuing the grid to the east fills its part
+	// of the same window: lines drawn on it continue across the BL edge.
+	rp := makePack(t, t.TempDir(), pack.Terrain, "rp", "2026-07-20", 25832, map[string][]fixtureTile{
+		LayerDGM: {{name: "c", e0: 479000, n0: 5551000, size: 1000, f: smooth}},
+	}, raster.NewCache(64<<20))
+	both, err := ReadWindow(ctx, []*Dataset{d, rp}, WindowRequest{Layer: LayerDGM, Zone: geo.Zone32, BBox: [4]float64{478995, 5551500, 479005, 5551501}, MaxEdge: 100})
+	if err != nil || both.Width != 10 || both.Height != 1 {
+		t.Fatalf("window over two BL: %dx%d, %v", both.Width, both.Height, err)
+	}
+	for i, v := range both.Data {
+		if want := float32(smooth(478995.5+float64(i), 5551500.5)); v != want {
+			t.Errorf("column %d over two BL: %g, want %g", i, v, want)
+		}
+	}
 	for _, c := range []WindowRequest{
 		{Layer: LayerDGM, Zone: geo.Zone33, BBox: [4]float64{477000, 5551000, 479000, 5552000}, MaxEdge: 100},
 		{Layer: LayerDGM, Zone: geo.Zone32, BBox: [4]float64{400000, 5551000, 401000, 5552000}, MaxEdge: 100},
