@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/svc-geodata/svc/geo"
@@ -81,72 +82,79 @@ func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 	}
 	w, s, e, n := id.BufferedWGS84(mvt.Extent, Buffer)
 	box := geo.BBox{MinLon: w, MinLat: s, MaxLon: e, MaxLat: n}
-	interval := Interval(z)
-	proj := mvt.NewProjector(id, mvt.Extent)
-	clip := mvt.NewClipper(mvt.Extent, Buffer)
-	layer := mvt.NewLayer(Layer, mvt.Extent)
-	var lines mvt.Lines
-	var xy []float64
+	d := drawing{proj: mvt.NewProjector(id, mvt.Extent), clip: mvt.NewClipper(mvt.Extent, Buffer),
+		layer: mvt.NewLayer(Layer, mvt.Extent), interval: Interval(z)}
 	var seen []geo.Zone
-	for _, d := range t.datasets {
-		if containsZone(seen, d.Zone) {
+	for _, ds := range t.datasets {
+		if slices.Contains(seen, ds.Zone) {
 			continue
 		}
-		seen = append(seen, d.Zone)
-		minE, minN, maxE, maxN := box.ToUTM(d.Zone)
-		// A margin beyond the buffer, so the cells a line crosses the clip
-		// box in are inside the window: 2 % of the tile (40 window pixels
-		// at most resolution) and at least 4 m.
-		m := max(4, 0.02*(maxE-minE))
-		buf := windows.Get().(*[]float32)
-		win, err := terrain.ReadWindow(ctx, t.datasets, terrain.WindowRequest{
-			Layer: terrain.LayerDGM, Zone: d.Zone, BBox: [4]float64{minE - m, minN - m, maxE + m, maxN + m}, MaxEdge: maxEdge, Buf: *buf})
-		if cap(win.Data) > cap(*buf) {
-			*buf = win.Data
-		}
-		var traced []Line
-		if err == nil {
-			traced = Trace(win.Data, win.Width, win.Height, float64(interval))
-		}
-		windows.Put(buf)
-		if errors.Is(err, terrain.ErrOutside) {
-			continue
-		}
-		if err != nil {
+		seen = append(seen, ds.Zone)
+		if err := t.drawZone(ctx, &d, ds.Zone, box); err != nil {
 			return nil, err
 		}
-		gt := win.GeoTransform
-		for _, l := range traced {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			xy = xy[:0]
-			for k := 0; k < len(l.XY); k += 2 {
-				lon, lat := geo.FromUTM(d.Zone, gt[0]+(l.XY[k]+0.5)*gt[1], gt[3]+(l.XY[k+1]+0.5)*gt[5])
-				px, py := proj.Project(lon, lat)
-				xy = append(xy, px, py)
-			}
-			lines.Reset()
-			clip.AppendLine(&lines, xy)
-			elev := int64(math.Round(l.Level))
-			layer.AddLineString(0, lines, []mvt.Prop{
-				{Key: "elevation_m", Value: mvt.Int(elev)},
-				{Key: "index", Value: mvt.Bool(elev%int64(IndexEvery*interval) == 0)},
-			})
-		}
 	}
-	return mvt.AppendTile(nil, layer), nil
+	return mvt.AppendTile(nil, d.layer), nil
+}
+
+// drawing is one tile being drawn.
+type drawing struct {
+	proj     mvt.Projector
+	clip     *mvt.Clipper
+	layer    *mvt.Layer
+	interval int
+	lines    mvt.Lines
+	xy       []float64
+}
+
+// drawZone adds the lines of the DGM in zone over box (the buffered tile)
+// to the tile; no DGM there adds nothing.
+func (t *Tiler) drawZone(ctx context.Context, d *drawing, zone geo.Zone, box geo.BBox) error {
+	minE, minN, maxE, maxN := box.ToUTM(zone)
+	// A margin beyond the buffer, so the cells a line crosses the clip box
+	// in are inside the window: 2 % of the tile (40 window pixels at most
+	// resolution) and at least 4 m.
+	m := max(4, 0.02*(maxE-minE))
+	buf := windows.Get().(*[]float32)
+	win, err := terrain.ReadWindow(ctx, t.datasets, terrain.WindowRequest{
+		Layer: terrain.LayerDGM, Zone: zone, BBox: [4]float64{minE - m, minN - m, maxE + m, maxN + m}, MaxEdge: maxEdge, Buf: *buf})
+	if cap(win.Data) > cap(*buf) {
+		*buf = win.Data
+	}
+	var traced []Line
+	if err == nil {
+		traced = Trace(win.Data, win.Width, win.Height, float64(d.interval))
+	}
+	windows.Put(buf)
+	if errors.Is(err, terrain.ErrOutside) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	gt := win.GeoTransform
+	for _, l := range traced {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d.xy = d.xy[:0]
+		for k := 0; k < len(l.XY); k += 2 {
+			lon, lat := geo.FromUTM(zone, gt[0]+(l.XY[k]+0.5)*gt[1], gt[3]+(l.XY[k+1]+0.5)*gt[5])
+			px, py := d.proj.Project(lon, lat)
+			d.xy = append(d.xy, px, py)
+		}
+		d.lines.Reset()
+		d.clip.AppendLine(&d.lines, d.xy)
+		elev := int64(math.Round(l.Level))
+		d.layer.AddLineString(0, d.lines, []mvt.Prop{
+			{Key: "elevation_m", Value: mvt.Int(elev)},
+			{Key: "index", Value: mvt.Bool(elev%int64(IndexEvery*d.interval) == 0)},
+		})
+	}
+	return nil
 }
 
 // windows reuses the DGM windows of finished tiles (11 MB at z14): a
-// window is garbage after its lines are traced.
+// window is garbage after its lines are traced. A pool, not a field of
+// Tiler, because the server makes a Tiler per catalog view and request.
 var windows = sync.Pool{New: func() any { return new([]float32) }}
-
-func containsZone(zs []geo.Zone, z geo.Zone) bool {
-	for _, v := range zs {
-		if v == z {
-			return true
-		}
-	}
-	return false
-}
