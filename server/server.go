@@ -106,9 +106,11 @@ type Server struct {
 	footprints *tilecache.Cache
 	// vectorTiles caches building vector tiles, for the same reason.
 	vectorTiles *tilecache.Cache
-	schemas     obj       // component schemas, for the exact members of request bodies
-	damage      damageLog // damaged files met while answering or found by verify
-	verify      verifier
+	// contours caches contour vector tiles, for the same reason.
+	contours *tilecache.Cache
+	schemas  obj       // component schemas, for the exact members of request bodies
+	damage   damageLog // damaged files met while answering or found by verify
+	verify   verifier
 }
 
 // New builds the server and its route table.
@@ -136,7 +138,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20), demTiles: tilecache.New(64 << 20),
-		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(64 << 20)}
+		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(64 << 20), contours: tilecache.New(64 << 20)}
 	comps, err := components()
 	if err != nil {
 		return nil, err
@@ -198,7 +200,8 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, dataapi.VectorTileRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
-		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade, DEMTiles: s.demTiles, Bundles: s.deps.Bundles}
+		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade, DEMTiles: s.demTiles, Bundles: s.deps.Bundles,
+		Contours: s.contours}
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.TerrainRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.BatchRoute(te))...)
 	rs = append(rs, httpapi.On(openTopoDataAPI, opentopo.Routes(opentopo.Env{
@@ -213,6 +216,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.DEMTileRoutes(te)...)...)
+	rs = append(rs, httpapi.On(dataAPI, terrainapi.ContourRoutes(te)...)...)
 	ka := keysadmin.Env{Catalog: s.deps.Catalog, Access: s.deps.Access, Now: s.deps.Now, Reload: s.deps.Reload,
 		DocsURL: s.cfg.DocsURL, TrialMintingOff: s.cfg.TrialMintingOff, ClientAddr: s.clientAddr,
 		ExactMembers: s.exactMembers, Damage: s.damage.list, ResetDamage: s.damage.reset,

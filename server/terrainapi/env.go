@@ -40,6 +40,9 @@ type Env struct {
 	// Bundles answer the hillshade routes when no terrain pack is
 	// published (offline bundles of `svc export pmtiles`); nil holds none.
 	Bundles *maplayer.Bundles
+	// Contours caches the contour vector tiles (uncounted, like every
+	// tile route, so a crowd panning must not recompute them).
+	Contours *tilecache.Cache
 }
 
 type surface struct{ Env }
