@@ -120,15 +120,17 @@ type reuser struct {
 	linked   func(path string, src os.FileInfo, sha256 string)
 }
 
-// newReuser reads InputsFile of the previous build in prevDir ("" for
-// none); its tiles are offered only when its recipe equals this one's.
-func newReuser(prevDir string, stats *BuildStats, recipe ...any) *reuser {
-	return newReuserAt(buildVersion, prevDir, stats, recipe...)
+// newReuser reads InputsFile of the previous build prev (none when its
+// dir is ""); its tiles are offered only when its recipe equals this
+// one's.
+func newReuser(prev prevBuild, stats *BuildStats, recipe ...any) *reuser {
+	return newReuserAt(buildVersion, prev, stats, recipe...)
 }
 
 // newReuserAt is newReuser for a product whose build version is version;
 // stats.Stale says why a previous build's tiles are not offered.
-func newReuserAt(version, prevDir string, stats *BuildStats, recipe ...any) *reuser {
+func newReuserAt(version string, prev prevBuild, stats *BuildStats, recipe ...any) *reuser {
+	prevDir := prev.dir
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%#v", version, recipe)
 	r := &reuser{version: version, recipe: hex.EncodeToString(h.Sum(nil)), next: map[string]reuseEntry{}, stats: stats}
@@ -164,10 +166,7 @@ func newReuserAt(version, prevDir string, stats *BuildStats, recipe ...any) *reu
 			fixRegions(t)
 		}
 	}
-	r.prevDir, r.prev = prevDir, doc.Tiles
-	if m, err := pack.ReadManifest(prevDir); err == nil {
-		r.prevSums = fileSums(m)
-	}
+	r.prevDir, r.prev, r.prevSums = prevDir, doc.Tiles, fileSums(prev.m)
 	return r
 }
 
@@ -263,7 +262,7 @@ func (r *reuser) record(key string, e reuseEntry) {
 // write stores this build's InputsFile in dir (keys sorted: the same
 // bytes whatever the order tiles finished in).
 func (r *reuser) write(dir string) error {
-	b, err := json.Marshal(inputsDoc{Version: r.version, Recipe: r.recipe, Tiles: r.next})
+	b, err := marshalInputs(inputsDoc{Version: r.version, Recipe: r.recipe, Tiles: r.next})
 	if err != nil {
 		return err
 	}
@@ -345,14 +344,21 @@ func fixRegions(t *tileJSON) {
 	}
 }
 
-// previousBuild is the directory of the newest published pack of a build
-// product of the BL, "" when there is none.
-func previousBuild(dataDir string, prod pack.Product, bl string) string {
-	_, dir, err := newestPack(dataDir, prod, bl, func(pack.Manifest) bool { return true })
+// prevBuild is the newest published pack of a build product of a BL: its
+// directory ("" when there is none) and manifest, read once.
+type prevBuild struct {
+	dir string
+	m   pack.Manifest
+}
+
+// previousBuild finds the newest published pack of a build product of the
+// BL.
+func previousBuild(dataDir string, prod pack.Product, bl string) prevBuild {
+	m, dir, err := newestPack(dataDir, prod, bl, func(pack.Manifest) bool { return true })
 	if err != nil {
-		return ""
+		return prevBuild{}
 	}
-	return dir
+	return prevBuild{dir: dir, m: m}
 }
 
 // rasterKey is what a tile of a raster layer is computed from, by source
