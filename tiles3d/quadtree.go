@@ -201,12 +201,16 @@ func (c *cell) leaves(out []*cell) []*cell {
 // errPerEdge: its buildings load once the camera is within a few cell
 // widths (CesiumJS's default 16 px screen-space error). Coarse cells then
 // refine only near the leaves they lead to, and a view of the whole BL
-// opens none of them.
+// opens none of them. A leaf that holds one source file alone in a large
+// cell (a village with no neighbouring file, see quadtree) counts as a
+// cell of twice its buildings' extent (regionEdgeM of its region) when
+// that is smaller: its parent's edge would load it from far beyond where
+// a cell of its buildings' size would, up to the first view of the BL.
 func (c *cell) geometricError() float64 {
 	ge := 0.0
 	for _, ch := range c.children {
 		if len(ch.children) == 0 {
-			ge = math.Max(ge, c.size/errPerEdge)
+			ge = math.Max(ge, math.Min(c.size, 2*regionEdgeM(ch.region[:]))/errPerEdge)
 		} else {
 			ge = math.Max(ge, ch.geometricError())
 		}

@@ -241,6 +241,31 @@ func TestBuildTilesetIncrementalReal(t *testing.T) {
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
 }
 
+// TestBuildTilesetRealFirstView builds the building tileset of 20 km² of
+// real buildings in 1 km source files with the default leaf size, as `svc
+// build tileset` does: a file alone in a large quadtree cell makes a leaf
+// high in the tree, and the first view of the whole tileset (CesiumJS's
+// refinement rule, firstViewRequests) must still request nothing but
+// tileset.json, as it did before leaves followed source files.
+func TestBuildTilesetRealFirstView(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	paths := realLoD2(t, 20)
+	c := importer.Common{DataDir: data, BL: "nrw", Snapshot: "2026-07-20", LicenseID: "dl-de-zero-2.0"}
+	if _, err := importer.LoD2(ctx, c, paths); err != nil {
+		t.Fatal(err)
+	}
+	m, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: data, BL: "nrw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tiles3d.FirstViewRequests(t, filepath.Join(data, "buildings", "nrw", "2026-07-20", tiles3d.TilesetFile))
+	t.Logf("%d leaves; first view of the whole tileset: %d requests", m.Tileset.TileCount, n)
+	if n != 1 {
+		t.Errorf("first view of the whole tileset: %d requests, want tileset.json only", n)
+	}
+}
+
 // BenchmarkBuildTilesetIncrementalReal is BenchmarkBuildTilesetIncremental
 // with real buildings (tens of surfaces each, not boxes): 40 km² of the
 // real NRW sample replicated (4,360 buildings in 40 files, leaves of at
