@@ -1,7 +1,9 @@
 package tiles3d
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
@@ -144,6 +146,10 @@ func (q *quadSplit) split(c *cell, idx []int32, off int) {
 		}
 		return
 	}
+	if !byFile && q.oneFile(idx) {
+		q.halve(c, idx, off)
+		return
+	}
 	half := c.size / 2
 	quad := func(k int32) int {
 		x, y := q.point(k, byFile)
@@ -251,4 +257,84 @@ func regionOf(z geo.Zone, minX, minY, maxX, maxY, minH, maxH float64) [6]float64
 		r[i] = (r[i] + d) * math.Pi / 180
 	}
 	return r
+}
+
+// oneFile tells whether the buildings idx all come from one known source
+// file.
+func (q *quadSplit) oneFile(idx []int32) bool {
+	if q.file == nil || q.file[idx[0]] < 0 {
+		return false
+	}
+	for _, k := range idx[1:] {
+		if q.file[k] != q.file[idx[0]] {
+			return false
+		}
+	}
+	return true
+}
+
+// halve splits cell c, which holds more than maxPer buildings idx of one
+// source file, into two halves of equal count (the median of the
+// buildings' centres along the longer edge of their box, ties by index)
+// and recurses: a file's buildings make the fewest leaves of balanced
+// size (a file of 109 at 100 per leaf makes 2 leaves, where quadrants of
+// a cell not aligned with the file made up to 4 and some of a single
+// building). The cell takes the square around its buildings' centres; the
+// halves are children 0 and 1 (x) or 0 and 2 (y), so keys stay unique.
+func (q *quadSplit) halve(c *cell, idx []int32, off int) {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, k := range idx {
+		x, y := q.point(k, false)
+		minX, minY = math.Min(minX, x), math.Min(minY, y)
+		maxX, maxY = math.Max(maxX, x), math.Max(maxY, y)
+	}
+	c.minX, c.minY, c.size = minX, minY, math.Max(math.Max(maxX-minX, maxY-minY), 1)
+	axis := 0 // x
+	if maxY-minY > maxX-minX {
+		axis = 1
+	}
+	at := func(k int32) float64 {
+		x, y := q.point(k, false)
+		return [2]float64{x, y}[axis]
+	}
+	// The median building: the first of the upper half in (coordinate,
+	// index) order.
+	tmp := q.tmp[off : off+len(idx)]
+	copy(tmp, idx)
+	slices.SortFunc(tmp, func(a, b int32) int {
+		if d := cmp.Compare(at(a), at(b)); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, b)
+	})
+	mk := tmp[len(tmp)/2]
+	mv := at(mk)
+	low := func(k int32) bool { v := at(k); return v < mv || v == mv && k < mk }
+	// Stable partition (each half keeps id order).
+	n := 0
+	for _, k := range idx {
+		if low(k) {
+			tmp[n] = k
+			n++
+		}
+	}
+	for _, k := range idx {
+		if !low(k) {
+			tmp[n] = k
+			n++
+		}
+	}
+	copy(idx, tmp)
+	h := len(idx) / 2
+	for i, part := range [2][]int32{idx[:h], idx[h:]} {
+		qd := i << axis // child 0, and 1 (x) or 2 (y)
+		ch := &cell{level: c.level + 1, x: 2*c.x + qd&1, y: 2*c.y + qd>>1, size: c.size, minX: c.minX, minY: c.minY}
+		if axis == 0 && i == 1 {
+			ch.minX = mv
+		} else if i == 1 {
+			ch.minY = mv
+		}
+		q.split(ch, part, off+i*h)
+		c.children = append(c.children, ch)
+	}
 }
