@@ -142,6 +142,7 @@ func newReuserAt(version string, prev prevBuild, stats *BuildStats, recipe ...an
 	}
 	b, err := os.ReadFile(filepath.Join(prevDir, InputsFile))
 	if err != nil {
+		r.stats.Stale = fmt.Sprintf("it has no readable %s (built before incremental builds?)", InputsFile)
 		return r
 	}
 	var doc inputsDoc
