@@ -153,7 +153,11 @@ func loadGeoid(path string) (*geoid.Model, error) {
 }
 
 // printBuildStats says how many tiles a build computed and how many it
-// linked from the BL's previous build (inputs unchanged).
+// linked from the BL's previous build (inputs unchanged), and why that
+// build's tiles were not offered when they were not (an older svc).
 func printBuildStats(w io.Writer, st *tiles3d.BuildStats) {
+	if st.Stale != "" {
+		fmt.Fprintf(w, "previous build not reused: %s; every tile built again\n", st.Stale)
+	}
 	fmt.Fprintf(w, "%d tiles built, %d reused from the previous build (inputs unchanged)\n", st.Built.Load(), st.Reused.Load())
 }

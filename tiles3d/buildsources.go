@@ -80,3 +80,24 @@ func (bs *buildingSources) key(ids []int64, parts ...any) string {
 	ih.h.Write(buf)
 	return ih.sum()
 }
+
+// filesOf returns, per building of ext (sorted by id), the index of its
+// source file in bs, -1 for a building no file holds; nil when bs is nil.
+// The quadtree keeps a file's buildings out of other files' leaves.
+func (bs *buildingSources) filesOf(ext []lod2store.BuildingExtent) []int32 {
+	if bs == nil {
+		return nil
+	}
+	out := make([]int32, len(ext))
+	f := 0
+	for i, e := range ext {
+		for f < len(bs.files) && e.BuildingID >= bs.files[f].FirstBuilding+bs.files[f].Buildings {
+			f++
+		}
+		out[i] = -1
+		if f < len(bs.files) && e.BuildingID >= bs.files[f].FirstBuilding {
+			out[i] = int32(f)
+		}
+	}
+	return out
+}

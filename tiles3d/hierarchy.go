@@ -1,7 +1,6 @@
 package tiles3d
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -157,7 +156,7 @@ func (h *hierWriter) external(t *tileJSON, key, refine string) {
 	r.Transform, r.Refine = nil, refine
 	root := h.cut(&r, true, key, true, refine)
 	doc := tilesetJSON{Asset: h.asset, GeometricError: t.GeometricError, Root: root}
-	data, err := json.Marshal(doc)
+	data, err := marshalTileset(doc)
 	if err == nil && (h.same == nil || !h.same(SubDir+"/"+key+".json", data)) {
 		err = os.WriteFile(filepath.Join(h.dir, SubDir, key+".json"), data, 0o644)
 	}
@@ -229,7 +228,7 @@ func treeBytes(t *tileJSON) int {
 func tileBytes(t *tileJSON) int {
 	c := *t
 	c.Children = nil
-	b, _ := json.Marshal(&c)
+	b, _ := appendTile(nil, &c)
 	return len(b) + 50
 }
 
@@ -242,7 +241,7 @@ func keyOf(t *tileJSON, fallback string) string {
 
 // writeDoc writes a tileset file and returns its size.
 func writeDoc(path string, doc tilesetJSON) (int64, error) {
-	data, err := json.Marshal(doc)
+	data, err := marshalTileset(doc)
 	if err != nil {
 		return 0, fmt.Errorf("tiles3d: %w", err)
 	}

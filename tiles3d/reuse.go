@@ -36,6 +36,11 @@ const (
 	// changes (a new encoder, a new tileset rule), so that nothing built
 	// by an older svc is reused.
 	buildVersion = "2026-11-26.2" // .2: building attributes in the leaf metadata
+	// tilesetVersion is added to buildVersion for the building tileset
+	// alone, whose layout changed since (the other products' tiles stay
+	// reusable): "files.1", a building leaf holds the buildings of one
+	// source file (quadtree).
+	tilesetVersion = buildVersion + "/files.1"
 )
 
 // BuildStats counts what a build did per output tile.
@@ -54,12 +59,20 @@ type BuildStats struct {
 	// the LoD2 search file; a building tileset takes those of unchanged
 	// source files from the previous build (ExtentsFile).
 	Scanned atomic.Int64
+	// Stale, when set, says why the BL's previous build was not offered
+	// for reuse although it exists (built by another svc version, or with
+	// other options): every tile was built. Set before tiles are built.
+	Stale string
 }
 
 // inputsDoc is InputsFile.
 type inputsDoc struct {
-	Recipe string                `json:"recipe"`
-	Tiles  map[string]reuseEntry `json:"tiles"`
+	// Version is the build version of the svc that built the pack
+	// (buildVersion, tilesetVersion; absent before tilesetVersion), to say
+	// why its tiles are not reused.
+	Version string                `json:"version,omitempty"`
+	Recipe  string                `json:"recipe"`
+	Tiles   map[string]reuseEntry `json:"tiles"`
 }
 
 // reuseEntry is one output tile of a build.
@@ -87,6 +100,7 @@ type reuseEntry struct {
 // reuser finds the tiles of a previous build and records those of this
 // one. Its methods are safe for concurrent use.
 type reuser struct {
+	version string
 	recipe  string
 	prevDir string
 	prev    map[string]reuseEntry
@@ -106,12 +120,20 @@ type reuser struct {
 	linked   func(path string, src os.FileInfo, sha256 string)
 }
 
-// newReuser reads InputsFile of the previous build in prevDir ("" for
-// none); its tiles are offered only when its recipe equals this one's.
-func newReuser(prevDir string, stats *BuildStats, recipe ...any) *reuser {
+// newReuser reads InputsFile of the previous build prev (none when its
+// dir is ""); its tiles are offered only when its recipe equals this
+// one's.
+func newReuser(prev prevBuild, stats *BuildStats, recipe ...any) *reuser {
+	return newReuserAt(buildVersion, prev, stats, recipe...)
+}
+
+// newReuserAt is newReuser for a product whose build version is version;
+// stats.Stale says why a previous build's tiles are not offered.
+func newReuserAt(version string, prev prevBuild, stats *BuildStats, recipe ...any) *reuser {
+	prevDir := prev.dir
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%#v", buildVersion, recipe)
-	r := &reuser{recipe: hex.EncodeToString(h.Sum(nil)), next: map[string]reuseEntry{}, stats: stats}
+	fmt.Fprintf(h, "%s|%#v", version, recipe)
+	r := &reuser{version: version, recipe: hex.EncodeToString(h.Sum(nil)), next: map[string]reuseEntry{}, stats: stats}
 	if r.stats == nil {
 		r.stats = &BuildStats{}
 	}
@@ -120,10 +142,24 @@ func newReuser(prevDir string, stats *BuildStats, recipe ...any) *reuser {
 	}
 	b, err := os.ReadFile(filepath.Join(prevDir, InputsFile))
 	if err != nil {
+		r.stats.Stale = fmt.Sprintf("it has no readable %s (built before incremental builds?)", InputsFile)
 		return r
 	}
 	var doc inputsDoc
-	if json.Unmarshal(b, &doc) != nil || doc.Recipe != r.recipe {
+	switch {
+	case json.Unmarshal(b, &doc) != nil:
+		r.stats.Stale = fmt.Sprintf("its %s does not parse", InputsFile)
+		return r
+	case doc.Recipe == r.recipe:
+	case doc.Version != version:
+		v := doc.Version
+		if v == "" {
+			v = "older"
+		}
+		r.stats.Stale = fmt.Sprintf("built by another svc (build version %s, this one %s)", v, version)
+		return r
+	default:
+		r.stats.Stale = "built with other options, height model or attribution"
 		return r
 	}
 	for _, e := range doc.Tiles {
@@ -131,10 +167,7 @@ func newReuser(prevDir string, stats *BuildStats, recipe ...any) *reuser {
 			fixRegions(t)
 		}
 	}
-	r.prevDir, r.prev = prevDir, doc.Tiles
-	if m, err := pack.ReadManifest(prevDir); err == nil {
-		r.prevSums = fileSums(m)
-	}
+	r.prevDir, r.prev, r.prevSums = prevDir, doc.Tiles, fileSums(prev.m)
 	return r
 }
 
@@ -230,7 +263,7 @@ func (r *reuser) record(key string, e reuseEntry) {
 // write stores this build's InputsFile in dir (keys sorted: the same
 // bytes whatever the order tiles finished in).
 func (r *reuser) write(dir string) error {
-	b, err := json.Marshal(inputsDoc{Recipe: r.recipe, Tiles: r.next})
+	b, err := marshalInputs(inputsDoc{Version: r.version, Recipe: r.recipe, Tiles: r.next})
 	if err != nil {
 		return err
 	}
@@ -312,14 +345,21 @@ func fixRegions(t *tileJSON) {
 	}
 }
 
-// previousBuild is the directory of the newest published pack of a build
-// product of the BL, "" when there is none.
-func previousBuild(dataDir string, prod pack.Product, bl string) string {
-	_, dir, err := newestPack(dataDir, prod, bl, func(pack.Manifest) bool { return true })
+// prevBuild is the newest published pack of a build product of a BL: its
+// directory ("" when there is none) and manifest, read once.
+type prevBuild struct {
+	dir string
+	m   pack.Manifest
+}
+
+// previousBuild finds the newest published pack of a build product of the
+// BL.
+func previousBuild(dataDir string, prod pack.Product, bl string) prevBuild {
+	m, dir, err := newestPack(dataDir, prod, bl, func(pack.Manifest) bool { return true })
 	if err != nil {
-		return ""
+		return prevBuild{}
 	}
-	return dir
+	return prevBuild{dir: dir, m: m}
 }
 
 // rasterKey is what a tile of a raster layer is computed from, by source

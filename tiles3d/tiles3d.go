@@ -131,7 +131,7 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 	}
 	defer w.Abort()
 	credit := withCredit(src.AttributionText(), o.HeightModel)
-	ru := newReuser(prevDir, o.Stats, "buildings", modelPrint(o.HeightModel), credit)
+	ru := newReuserAt(tilesetVersion, prevDir, o.Stats, "buildings", modelPrint(o.HeightModel), credit)
 	srcs, err := st.Sources(ctx)
 	if err != nil {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)

@@ -1,13 +1,18 @@
 package tiles3d_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qmuntal/gltf"
 
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/scalegen"
@@ -38,6 +43,67 @@ func realLoD2(t testing.TB, tiles int) []string {
 		}
 	}
 	return paths
+}
+
+var buildingID = regexp.MustCompile(`<bldg:Building gml:id="([^"]+)"`)
+
+// gmlFiles maps the gml:id of every building of the CityGML files at paths
+// to its file.
+func gmlFiles(t testing.TB, paths []string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range buildingID.FindAllSubmatch(b, -1) {
+			out[string(m[1])] = p
+		}
+	}
+	return out
+}
+
+// leafGMLIDs reads the gmlid column of the EXT_structural_metadata
+// property table of the glb at path: the buildings a client sees in it.
+func leafGMLIDs(t testing.TB, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d gltf.Document
+	if err := gltf.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	ext, err := json.Marshal(d.Extensions["EXT_structural_metadata"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		PropertyTables []struct {
+			Count      int
+			Properties map[string]struct{ Values, StringOffsets int }
+		}
+	}
+	if err := json.Unmarshal(ext, &meta); err != nil || len(meta.PropertyTables) != 1 {
+		t.Fatalf("%s: EXT_structural_metadata %s: %v", path, ext, err)
+	}
+	tb := meta.PropertyTables[0]
+	col, ok := tb.Properties["gmlid"]
+	if !ok {
+		t.Fatalf("%s: no gmlid property", path)
+	}
+	view := func(i int) []byte {
+		v := d.BufferViews[i]
+		return d.Buffers[v.Buffer].Data[v.ByteOffset : v.ByteOffset+v.ByteLength]
+	}
+	vals, offs := view(col.Values), view(col.StringOffsets)
+	out := make([]string, tb.Count)
+	for i := range out {
+		out[i] = string(vals[binary.LittleEndian.Uint32(offs[4*i:]):binary.LittleEndian.Uint32(offs[4*i+4:])])
+	}
+	return out
 }
 
 var posList = regexp.MustCompile(`(<gml:posList[^>]*>)([^<]*)(</gml:posList>)`)
@@ -71,8 +137,8 @@ func raise(t testing.TB, path string, dz float64) {
 // realSnapshots imports the real-shaped LoD2 files as snapshot 2026-07-20
 // into each of prev, builds its tileset there, then raises the buildings
 // of changed of the files and imports them as 2026-08-01 into each of
-// prev and fresh.
-func realSnapshots(t testing.TB, tiles, changed, perTile int, prev []string, fresh []string) {
+// prev and fresh. It returns the files, the changed ones first.
+func realSnapshots(t testing.TB, tiles, changed, perTile int, prev []string, fresh []string) []string {
 	t.Helper()
 	ctx := context.Background()
 	paths := realLoD2(t, tiles)
@@ -95,25 +161,58 @@ func realSnapshots(t testing.TB, tiles, changed, perTile int, prev []string, fre
 	for _, d := range append(append([]string{}, prev...), fresh...) {
 		imp(d, "2026-08-01")
 	}
+	return paths
 }
 
 // TestBuildTilesetIncrementalReal builds the tileset of 20 km² of real
 // buildings, then of a new snapshot in which the buildings of one file (5
-// %) were raised by 1 m: only the leaves holding them are built, and the
-// pack is the same bytes as a build of the new snapshot's pack from
-// scratch.
+// %) were raised by 1 m: every leaf holds the buildings of one source file
+// (read from the gmlid column of each glb), exactly the leaves of the
+// changed file are built and read, the others are the previous build's
+// files, and the pack is the same bytes as a build of the new snapshot's
+// pack from scratch.
 func TestBuildTilesetIncrementalReal(t *testing.T) {
 	ctx := context.Background()
 	data, fresh := t.TempDir(), t.TempDir()
-	realSnapshots(t, 20, 1, 100, []string{data}, nil)
+	paths := realSnapshots(t, 20, 1, 100, []string{data}, nil)
 	var st tiles3d.BuildStats
 	if _, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: data, BL: "nrw", MaxPerTile: 100, Stats: &st}); err != nil {
 		t.Fatal(err)
 	}
 	b, r, read := st.Built.Load(), st.Reused.Load(), st.Read.Load()
 	t.Logf("1 of 20 files changed: %d of %d leaves built, geometry of %d read", b, b+r, read)
-	if b == 0 || float64(b) > 0.2*float64(b+r) {
-		t.Errorf("%d of %d leaves built; want those of the changed file only", b, b+r)
+	// Which file each leaf's buildings come from, and which leaves are
+	// new files rather than links to the previous build's.
+	fileOf := gmlFiles(t, paths)
+	dir := filepath.Join("buildings", "nrw", "2026-08-01")
+	glbs, err := filepath.Glob(filepath.Join(data, dir, "tiles", "*.glb"))
+	if err != nil || len(glbs) == 0 {
+		t.Fatalf("no leaves: %v", err)
+	}
+	changedLeaves, newLeaves := 0, 0
+	for _, g := range glbs {
+		files := map[string]bool{}
+		for _, id := range leafGMLIDs(t, g) {
+			if fileOf[id] == "" {
+				t.Fatalf("%s: gml:id %s of no source file", g, id)
+			}
+			files[fileOf[id]] = true
+		}
+		if len(files) != 1 {
+			t.Errorf("%s holds buildings of %d source files %v; want one", filepath.Base(g), len(files), files)
+		}
+		if files[paths[0]] {
+			changedLeaves++
+		}
+		a, errA := os.Stat(g)
+		p, errP := os.Stat(filepath.Join(data, "buildings", "nrw", "2026-07-20", "tiles", filepath.Base(g)))
+		if errA != nil || errP != nil || !os.SameFile(a, p) {
+			newLeaves++
+		}
+	}
+	t.Logf("%d leaves hold the changed file's buildings, %d leaves are not the previous build's files", changedLeaves, newLeaves)
+	if b != int64(changedLeaves) || read != b || newLeaves != changedLeaves {
+		t.Errorf("%d leaves built, %d read, %d not linked; want the %d leaves of the changed file only", b, read, newLeaves, changedLeaves)
 	}
 	// The new snapshot's pack patches the previous one, so the raised
 	// buildings have other ids than a full import gives them (tiles carry
@@ -138,9 +237,33 @@ func TestBuildTilesetIncrementalReal(t *testing.T) {
 	if fst.Scanned.Load() != n {
 		t.Errorf("fresh build scanned %d of %d buildings' footprints; want all", fst.Scanned.Load(), n)
 	}
-	dir := filepath.Join("buildings", "nrw", "2026-08-01")
 	checkVerifies(t, filepath.Join(data, dir))
 	testtool.SameTrees(t, "incremental vs fresh build", testtool.TreeSums(t, filepath.Join(data, dir)), testtool.TreeSums(t, filepath.Join(fresh, dir)))
+}
+
+// TestBuildTilesetRealFirstView builds the building tileset of 20 km² of
+// real buildings in 1 km source files with the default leaf size, as `svc
+// build tileset` does: a file alone in a large quadtree cell makes a leaf
+// high in the tree, and the first view of the whole tileset (CesiumJS's
+// refinement rule, firstViewRequests) must still request nothing but
+// tileset.json, as it did before leaves followed source files.
+func TestBuildTilesetRealFirstView(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	paths := realLoD2(t, 20)
+	c := importer.Common{DataDir: data, BL: "nrw", Snapshot: "2026-07-20", LicenseID: "dl-de-zero-2.0"}
+	if _, err := importer.LoD2(ctx, c, paths); err != nil {
+		t.Fatal(err)
+	}
+	m, err := tiles3d.Build(ctx, tiles3d.Options{DataDir: data, BL: "nrw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tiles3d.FirstViewRequests(t, filepath.Join(data, "buildings", "nrw", "2026-07-20", tiles3d.TilesetFile))
+	t.Logf("%d leaves; first view of the whole tileset: %d requests", m.Tileset.TileCount, n)
+	if n != 1 {
+		t.Errorf("first view of the whole tileset: %d requests, want tileset.json only", n)
+	}
 }
 
 // BenchmarkBuildTilesetIncrementalReal is BenchmarkBuildTilesetIncremental

@@ -39,7 +39,8 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	if err := writeExtents(dir, ru.buildings, ext); err != nil {
 		return pack.TilesetInfo{}, err
 	}
-	root := quadtree(ext, o.MaxPerTile)
+	// Leaves hold the buildings of one source file each (see quadtree).
+	root := quadtree(ext, ru.buildings.filesOf(ext), o.MaxPerTile)
 	zone := st.Zone()
 	rootE, rootN := root.minX+root.size/2, root.minY+root.size/2
 	rootM := frameAt(zone, rootE, rootN)
