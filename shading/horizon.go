@@ -60,10 +60,12 @@ func (h Horizon) Max(o Horizon) Horizon {
 type TerrainOptions struct {
 	Rays     int     // rays around the point (default 72: every 5°)
 	MaxDistM float64 // how far the terrain is searched (default 10,000 m)
-	// StepFrac sets the sampling step along a ray: max(pixel, StepFrac·d)
-	// at distance d, read from the overview level of that resolution
+	// StepFrac sets the sampling step along a ray: max(pixel/2,
+	// StepFrac·d) at distance d (half a pixel near the point, so a ray
+	// crossing a pixel's corner still samples it), read from the overview
+	// level of that resolution
 	// (default 1/200: the height error of the step stays below 0.3° of
-	// elevation for slopes up to 45°, and 10 km cost ~1,200 samples).
+	// elevation for slopes up to 45°, and 10 km of a 1 m DGM cost ~1,400 samples per ray).
 	StepFrac float64
 }
 
@@ -115,8 +117,8 @@ func TerrainHorizon(ctx context.Context, src Heights, x, y float64, zs []float64
 		for k := range tanMax {
 			tanMax[k] = math.Inf(-1)
 		}
-		for d := px; d <= opt.MaxDistM; {
-			step := math.Max(px, opt.StepFrac*d)
+		for d := px / 2; d <= opt.MaxDistM; {
+			step := math.Max(px/2, opt.StepFrac*d)
 			h, ok, err := src.HeightAt(ctx, x+d*dx, y+d*dy, step)
 			if err != nil {
 				return nil, fmt.Errorf("shading: terrain at %.0f m, azimuth %.1f°: %w", d, float64(i)*360/float64(opt.Rays), err)
