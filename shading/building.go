@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
@@ -92,11 +95,27 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 			return nil, err
 		}
 	}
+	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions)
+}
+
+// evaluateAll evaluates the facets on GOMAXPROCS goroutines (the obstacles
+// are read-only), in order of the slice.
+func evaluateAll(ctx context.Context, sky *solar.Sky, sun *Sun, facets []Facet, o Obstacles, opt FacetOptions) ([]*Shading, error) {
 	out := make([]*Shading, len(facets))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, f := range facets {
-		if out[i], err = Evaluate(ctx, sky, sun, f, o, src.FacetOptions); err != nil {
-			return nil, fmt.Errorf("shading: facet %d: %w", i, err)
-		}
+		g.Go(func() error {
+			s, err := Evaluate(ctx, sky, sun, f, o, opt)
+			if err != nil {
+				return fmt.Errorf("shading: facet %d: %w", i, err)
+			}
+			out[i] = s
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -17,7 +17,14 @@ type Canopy struct {
 	w, h       int
 	top, base  []float32
 	maxTop     float64
+	// blockTop is the highest crown top of each canopyBlock x canopyBlock
+	// cells (-Inf without crowns), so a ray above it skips the block.
+	blockTop []float64
+	bw, bh   int
 }
+
+// canopyBlock is the side of a skip block in cells.
+const canopyBlock = 8
 
 // CanopyGrid describes a canopy grid for NewCanopy: w x h cells of cellM
 // metres from the north-west corner minX, maxY (UTM), row-major from the
@@ -38,9 +45,16 @@ func NewCanopy(g CanopyGrid) (*Canopy, error) {
 		return nil, fmt.Errorf("shading: canopy grid %dx%d of %g m with %d/%d values: %w", g.W, g.H, g.CellM, len(g.Top), len(g.Base), ErrInvalid)
 	}
 	c := &Canopy{minX: g.MinX, maxY: g.MaxY, cellM: g.CellM, w: g.W, h: g.H, top: g.Top, base: g.Base, maxTop: math.Inf(-1)}
-	for _, v := range g.Top {
+	c.bw, c.bh = (g.W+canopyBlock-1)/canopyBlock, (g.H+canopyBlock-1)/canopyBlock
+	c.blockTop = make([]float64, c.bw*c.bh)
+	for i := range c.blockTop {
+		c.blockTop[i] = math.Inf(-1)
+	}
+	for k, v := range g.Top {
 		if !math.IsNaN(float64(v)) {
 			c.maxTop = math.Max(c.maxTop, float64(v))
+			b := (k/g.W/canopyBlock)*c.bw + (k%g.W)/canopyBlock
+			c.blockTop[b] = math.Max(c.blockTop[b], float64(v))
 		}
 	}
 	return c, nil
@@ -81,9 +95,29 @@ func (c *Canopy) PathM(px, py, pz, dx, dy, dz float64) float64 {
 		if z > c.maxTop {
 			break
 		}
-		col := int(math.Floor((px + t*hx - c.minX) / c.cellM))
-		row := int(math.Floor((c.maxY - (py + t*hy)) / c.cellM))
+		fc, fr := (px+t*hx-c.minX)/c.cellM, (c.maxY-(py+t*hy))/c.cellM
+		col, row := int(math.Floor(fc)), int(math.Floor(fr))
 		if col < 0 || row < 0 || col >= c.w || row >= c.h {
+			continue
+		}
+		if z > c.blockTop[(row/canopyBlock)*c.bw+col/canopyBlock] {
+			// Above every crown of this block: jump to where the ray leaves it
+			// (the ray only rises), on the half-cell lattice of t.
+			bx0, by0 := float64(col/canopyBlock*canopyBlock), float64(row/canopyBlock*canopyBlock)
+			exit := math.Inf(1)
+			if hx > 1e-12 {
+				exit = math.Min(exit, (bx0+canopyBlock-fc)*c.cellM/hx)
+			} else if hx < -1e-12 {
+				exit = math.Min(exit, (fc-bx0)*c.cellM/-hx)
+			}
+			if hy < -1e-12 { // rows grow southward
+				exit = math.Min(exit, (by0+canopyBlock-fr)*c.cellM/-hy)
+			} else if hy > 1e-12 {
+				exit = math.Min(exit, (fr-by0)*c.cellM/hy)
+			}
+			if skip := math.Floor(exit/step) * step; skip > 0 {
+				t += skip
+			}
 			continue
 		}
 		k := row*c.w + col

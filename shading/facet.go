@@ -15,6 +15,7 @@ import (
 // for the rays, and the month for the season of the trees.
 type Sun struct {
 	AzimuthDeg, ElevationDeg []float64
+	TrueE, TrueN             []float64 // unit vector east and north parts, true axes
 	GridE, GridN, Up         []float64
 	Month                    []time.Month
 }
@@ -24,12 +25,14 @@ type Sun struct {
 func NewSun(sky *solar.Sky, convDeg float64) *Sun {
 	e, n, u := sky.SunVectors()
 	s := &Sun{AzimuthDeg: make([]float64, len(e)), ElevationDeg: make([]float64, len(e)),
+		TrueE: make([]float64, len(e)), TrueN: make([]float64, len(e)),
 		GridE: make([]float64, len(e)), GridN: make([]float64, len(e)), Up: make([]float64, len(e)), Month: make([]time.Month, len(e))}
 	sinG, cosG := math.Sincos(convDeg * math.Pi / 180)
 	for i := range e {
 		E, N, U := float64(e[i]), float64(n[i]), float64(u[i])
 		s.AzimuthDeg[i] = math.Mod(math.Atan2(E, N)*180/math.Pi+360, 360)
 		s.ElevationDeg[i] = math.Asin(math.Max(-1, math.Min(1, U))) * 180 / math.Pi
+		s.TrueE[i], s.TrueN[i] = E, N
 		s.GridE[i], s.GridN[i], s.Up[i] = E*cosG+N*sinG, N*cosG-E*sinG, U
 	}
 	for m := time.January; m <= time.December; m++ {
@@ -158,9 +161,7 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 			}
 		}
 		// Angle of incidence against the true-azimuth normal.
-		sE := math.Cos(sun.ElevationDeg[i]*math.Pi/180) * math.Sin(sun.AzimuthDeg[i]*math.Pi/180)
-		sN := math.Cos(sun.ElevationDeg[i]*math.Pi/180) * math.Cos(sun.AzimuthDeg[i]*math.Pi/180)
-		if sE*nE+sN*nN+sun.Up[i]*nU <= 0 {
+		if sun.TrueE[i]*nE+sun.TrueN[i]*nN+sun.Up[i]*nU <= 0 {
 			continue
 		}
 		var vt, vb, va float32

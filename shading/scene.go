@@ -12,6 +12,7 @@ import (
 type Scene struct {
 	ox, oy   float64   // origin (UTM metres) of the local coordinates
 	tri      []float64 // 9 floats per triangle: local x, y, z of its three corners
+	edge     []float64 // 6 floats per triangle: corner 1 − corner 0, corner 2 − corner 0
 	cellM    float64
 	nx, ny   int
 	minX     float64 // local x, y of the grid's south-west corner
@@ -68,6 +69,11 @@ func NewScene(ox, oy float64, triangles []float64) (*Scene, error) {
 	}
 	if len(s.tri) == 0 {
 		return s, nil
+	}
+	s.edge = make([]float64, 0, len(s.tri)/9*6)
+	for i := 0; i < len(s.tri); i += 9 {
+		t := s.tri[i : i+9]
+		s.edge = append(s.edge, t[3]-t[0], t[4]-t[1], t[5]-t[2], t[6]-t[0], t[7]-t[1], t[8]-t[2])
 	}
 	s.minX, s.minY = minX-s.cellM, minY-s.cellM
 	s.nx = int((maxX-s.minX)/s.cellM) + 2
@@ -217,9 +223,10 @@ func (s *Scene) Blocked(px, py, pz, dx, dy, dz float64) bool {
 // hits is the Möller-Trumbore test of triangle ti against the ray from
 // (px, py, pz) along d, for hits at distance > 1 mm.
 func (s *Scene) hits(ti int, px, py, pz, dx, dy, dz float64) bool {
-	t := s.tri[ti*9 : ti*9+9]
-	e1 := [3]float64{t[3] - t[0], t[4] - t[1], t[5] - t[2]}
-	e2 := [3]float64{t[6] - t[0], t[7] - t[1], t[8] - t[2]}
+	t := s.tri[ti*9 : ti*9+3]
+	e := s.edge[ti*6 : ti*6+6]
+	e1 := [3]float64{e[0], e[1], e[2]}
+	e2 := [3]float64{e[3], e[4], e[5]}
 	p := cross([3]float64{dx, dy, dz}, e2)
 	det := e1[0]*p[0] + e1[1]*p[1] + e1[2]*p[2]
 	if math.Abs(det) < 1e-12 {
