@@ -79,7 +79,16 @@ func newBenchBlock(ground float64) benchBlock {
 		}
 	}
 	b.canopy, _ = NewCanopy(g)
+	b.setAzimuths(GridConvergenceDeg(32, siteX, siteY))
 	return b
+}
+
+// setAzimuths makes the facets' true azimuths agree with their grid
+// geometry (south and north in the grid) at convergence conv.
+func (b *benchBlock) setAzimuths(conv float64) {
+	for i := range b.facets {
+		b.facets[i].AzimuthDeg = math.Mod(float64(180*(1-i%2))-conv+360, 360)
+	}
 }
 
 // BenchmarkEvaluateFacet: one 20 m² roof facet of the block, 9 sample
@@ -138,6 +147,7 @@ func BenchmarkBuilding(b *testing.B) {
 	}
 	blk.canopy.minX += x - siteX
 	blk.canopy.maxY += y - siteY
+	blk.setAzimuths(GridConvergenceDeg(32, x, y))
 	run := func() []*Shading {
 		conv := GridConvergenceDeg(32, x, y)
 		hs, err := TerrainHorizon(b.Context(), dgm, x, y, []float64{ground + 7, ground + 9.8}, conv, TerrainOptions{MaxDistM: 4900})

@@ -17,6 +17,7 @@ type Sun struct {
 	AzimuthDeg, ElevationDeg []float64
 	TrueE, TrueN             []float64 // unit vector east and north parts, true axes
 	GridE, GridN, Up         []float64
+	GridAzimuthDeg, TanElev  []float64
 	Month                    []time.Month
 }
 
@@ -26,6 +27,7 @@ func NewSun(sky *solar.Sky, convDeg float64) *Sun {
 	e, n, u := sky.SunVectors()
 	s := &Sun{AzimuthDeg: make([]float64, len(e)), ElevationDeg: make([]float64, len(e)),
 		TrueE: make([]float64, len(e)), TrueN: make([]float64, len(e)),
+		GridAzimuthDeg: make([]float64, len(e)), TanElev: make([]float64, len(e)),
 		GridE: make([]float64, len(e)), GridN: make([]float64, len(e)), Up: make([]float64, len(e)), Month: make([]time.Month, len(e))}
 	sinG, cosG := math.Sincos(convDeg * math.Pi / 180)
 	for i := range e {
@@ -34,6 +36,8 @@ func NewSun(sky *solar.Sky, convDeg float64) *Sun {
 		s.ElevationDeg[i] = math.Asin(math.Max(-1, math.Min(1, U))) * 180 / math.Pi
 		s.TrueE[i], s.TrueN[i] = E, N
 		s.GridE[i], s.GridN[i], s.Up[i] = E*cosG+N*sinG, N*cosG-E*sinG, U
+		s.GridAzimuthDeg[i] = azimuthDeg(s.GridE[i], s.GridN[i])
+		s.TanElev[i] = U / math.Max(math.Hypot(E, N), 1e-12)
 	}
 	for m := time.January; m <= time.December; m++ {
 		from, to := sky.MonthSteps(m)
@@ -81,6 +85,9 @@ type Obstacles struct {
 	// view (default 72); HorizonM how far it looks (default 200 m).
 	HorizonRays int
 	HorizonM    float64
+	// exhaustive casts every ray (the sector bounds off), for the test
+	// that the bounds skip no blocked ray.
+	exhaustive bool
 }
 
 // Facet is one roof facet to evaluate.
@@ -148,9 +155,21 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	a := f.AzimuthDeg * math.Pi / 180
 	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
 	horizons := make([]Horizon, len(pts))
+	sceneB, treeB := make([]*bound, len(pts)), make([]*bound, len(pts))
+	pl := fitPlane(ringXY(f.Ring))
 	for k, p := range pts {
 		if o.Terrain != nil {
 			horizons[k] = o.Terrain.At(p[2])
+		}
+		if o.Buildings != nil {
+			sceneB[k] = o.Buildings.bound(p[0], p[1], p[2], pl)
+		}
+		treeB[k] = o.Trees.bound(p[0], p[1], p[2])
+		if o.exhaustive {
+			sceneB[k], treeB[k] = &bound{}, &bound{}
+			for j := range boundBins {
+				sceneB[k][j], treeB[k][j] = math.Inf(1), math.Inf(1)
+			}
 		}
 	}
 	inv := 1 / float32(len(pts))
@@ -170,10 +189,15 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 				continue
 			}
 			vt++
-			if o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
+			az, tanE := sun.GridAzimuthDeg[i], sun.TanElev[i]
+			if o.Buildings != nil && !sceneB[k].clear(az, tanE) && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
 				continue
 			}
 			vb++
+			if treeB[k].clear(az, tanE) {
+				va++
+				continue
+			}
 			va += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
 		}
 		out.VisTerrain[i], out.VisBuildings[i], out.Vis[i] = vt*inv, vb*inv, va*inv
