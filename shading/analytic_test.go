@@ -151,6 +151,9 @@ func TestTreeSouthOfFlatRoof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sh.SkyView != 1 || sh.SkyViewTerrain != 1 {
+		t.Errorf("sky view %g (terrain %g) without terrain and buildings, want 1 (the crowns do not count)", sh.SkyView, sh.SkyViewTerrain)
+	}
 	var wantLoss, sumAbs float64
 	var worst float64
 	for i := range sky.Len() {

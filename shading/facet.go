@@ -211,7 +211,8 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	if o.Terrain != nil {
 		th = o.Terrain.At(c[2])
 	}
-	out.SkyViewTerrain, out.SkyView = SkyView(th, f.TiltDeg, f.AzimuthDeg), out.SkyViewTerrain
+	out.SkyViewTerrain = SkyView(th, f.TiltDeg, f.AzimuthDeg)
+	out.SkyView = out.SkyViewTerrain
 	if o.Buildings != nil {
 		hm := o.HorizonM
 		if hm == 0 {
