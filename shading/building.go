@@ -21,7 +21,7 @@ type Sources struct {
 	DGM             Heights
 	CDSM, TDSM      Heights
 	LoD2            *lod2store.LoD2
-	Season          Season // DefaultSeason() unless the operator knows better
+	Season          Season // the zero value takes DefaultSeason()
 	TerrainOptions  TerrainOptions
 	BuildingRadiusM float64 // buildings read around the roof (default 200 m)
 	CanopyRadiusM   float64 // crowns read around the roof (default 100 m)

@@ -79,7 +79,7 @@ type Obstacles struct {
 	Terrain   *TerrainView
 	Buildings *Scene
 	Trees     *Canopy
-	Season    Season  // the trees' extinction (DefaultSeason)
+	Season    Season  // the trees' extinction; the zero value takes DefaultSeason()
 	ConvDeg   float64 // grid convergence at the site
 	// HorizonRays is the ray count of the buildings' horizon for the sky
 	// view (default 72); HorizonM how far it looks (default 200 m).
@@ -149,6 +149,9 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	n := len(sun.Up)
 	if n != sky.Len() {
 		return nil, fmt.Errorf("shading: %d sun steps for a sky of %d: %w", n, sky.Len(), ErrInvalid)
+	}
+	if o.Season == (Season{}) {
+		o.Season = DefaultSeason()
 	}
 	out := &Shading{Points: pts, VisTerrain: make([]float32, n), VisBuildings: make([]float32, n), Vis: make([]float32, n)}
 	b := f.TiltDeg * math.Pi / 180
