@@ -157,24 +157,7 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	b := f.TiltDeg * math.Pi / 180
 	a := f.AzimuthDeg * math.Pi / 180
 	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
-	horizons := make([]Horizon, len(pts))
-	sceneB, treeB := make([]*bound, len(pts)), make([]*bound, len(pts))
-	pl := fitPlane(ringXY(f.Ring))
-	for k, p := range pts {
-		if o.Terrain != nil {
-			horizons[k] = o.Terrain.At(p[2])
-		}
-		if o.Buildings != nil {
-			sceneB[k] = o.Buildings.bound(p[0], p[1], p[2], pl)
-		}
-		treeB[k] = o.Trees.bound(p[0], p[1], p[2])
-		if o.exhaustive {
-			sceneB[k], treeB[k] = &bound{}, &bound{}
-			for j := range boundBins {
-				sceneB[k][j], treeB[k][j] = math.Inf(1), math.Inf(1)
-			}
-		}
-	}
+	horizons, sceneB, treeB := o.perPoint(f, pts)
 	inv := 1 / float32(len(pts))
 	for i := range n {
 		if i%256 == 0 {
@@ -205,6 +188,40 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 		}
 		out.VisTerrain[i], out.VisBuildings[i], out.Vis[i] = vt*inv, vb*inv, va*inv
 	}
+	if err := o.irradiate(sky, f, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// perPoint returns, per sample point, the terrain horizon at its height and
+// the sector bounds of the buildings and the crowns (all +Inf when
+// exhaustive).
+func (o Obstacles) perPoint(f Facet, pts [][3]float64) ([]Horizon, []*bound, []*bound) {
+	horizons := make([]Horizon, len(pts))
+	sceneB, treeB := make([]*bound, len(pts)), make([]*bound, len(pts))
+	pl := fitPlane(ringXY(f.Ring))
+	for k, p := range pts {
+		if o.Terrain != nil {
+			horizons[k] = o.Terrain.At(p[2])
+		}
+		if o.Buildings != nil {
+			sceneB[k] = o.Buildings.bound(p[0], p[1], p[2], pl)
+		}
+		treeB[k] = o.Trees.bound(p[0], p[1], p[2])
+		if o.exhaustive {
+			sceneB[k], treeB[k] = &bound{}, &bound{}
+			for j := range boundBins {
+				sceneB[k][j], treeB[k][j] = math.Inf(1), math.Inf(1)
+			}
+		}
+	}
+	return horizons, sceneB, treeB
+}
+
+// irradiate sets out's sky-view factors at the facet's centroid and runs
+// sky.Irradiation on its three visibility series.
+func (o Obstacles) irradiate(sky *solar.Sky, f Facet, out *Shading) error {
 	c := centroid(f.Ring, f)
 	rays := o.HorizonRays
 	if rays == 0 {
@@ -226,14 +243,14 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	}
 	sf := solar.Facet{TiltDeg: f.TiltDeg, AzimuthDeg: f.AzimuthDeg, SkyView: out.SkyViewTerrain}
 	if err := sky.Irradiation(sf, out.VisTerrain, &out.Terrain); err != nil {
-		return nil, err
+		return err
 	}
 	sf.SkyView = out.SkyView
 	if err := sky.Irradiation(sf, out.VisBuildings, &out.Buildings); err != nil {
-		return nil, err
+		return err
 	}
 	if err := sky.Irradiation(sf, out.Vis, &out.Shaded); err != nil {
-		return nil, err
+		return err
 	}
-	return out, nil
+	return nil
 }
