@@ -1,0 +1,256 @@
+package shading
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/svc-geodata/svc/solar"
+)
+
+// Sun is the sun of every daylight step of a solar.Sky prepared for the
+// rays of one location cell: true azimuth and elevation for the horizon
+// test, the unit vector in grid axes (UTM: rotated by the grid convergence)
+// for the rays, and the month for the season of the trees.
+type Sun struct {
+	AzimuthDeg, ElevationDeg []float64
+	TrueE, TrueN             []float64 // unit vector east and north parts, true axes
+	GridE, GridN, Up         []float64
+	GridAzimuthDeg, TanElev  []float64
+	Month                    []time.Month
+}
+
+// NewSun prepares the steps of sky for rays in a UTM grid whose convergence
+// at the site is convDeg (true azimuth = grid azimuth − convDeg).
+func NewSun(sky *solar.Sky, convDeg float64) *Sun {
+	e, n, u := sky.SunVectors()
+	s := &Sun{AzimuthDeg: make([]float64, len(e)), ElevationDeg: make([]float64, len(e)),
+		TrueE: make([]float64, len(e)), TrueN: make([]float64, len(e)),
+		GridAzimuthDeg: make([]float64, len(e)), TanElev: make([]float64, len(e)),
+		GridE: make([]float64, len(e)), GridN: make([]float64, len(e)), Up: make([]float64, len(e)), Month: make([]time.Month, len(e))}
+	sinG, cosG := math.Sincos(convDeg * math.Pi / 180)
+	for i := range e {
+		E, N, U := float64(e[i]), float64(n[i]), float64(u[i])
+		s.AzimuthDeg[i] = math.Mod(math.Atan2(E, N)*180/math.Pi+360, 360)
+		s.ElevationDeg[i] = math.Asin(math.Max(-1, math.Min(1, U))) * 180 / math.Pi
+		s.TrueE[i], s.TrueN[i] = E, N
+		s.GridE[i], s.GridN[i], s.Up[i] = E*cosG+N*sinG, N*cosG-E*sinG, U
+		s.GridAzimuthDeg[i] = azimuthDeg(s.GridE[i], s.GridN[i])
+		s.TanElev[i] = U / math.Max(math.Hypot(E, N), 1e-12)
+	}
+	for m := time.January; m <= time.December; m++ {
+		from, to := sky.MonthSteps(m)
+		for i := from; i < to; i++ {
+			s.Month[i] = m
+		}
+	}
+	return s
+}
+
+// TerrainView is the terrain horizon of a building at several heights
+// (TerrainHorizon's answer); a facet at a height between two of them takes
+// their linear interpolation, ray by ray.
+type TerrainView struct {
+	Z []float64 // ascending
+	H []Horizon
+}
+
+// At returns the horizon at height z.
+func (t *TerrainView) At(z float64) Horizon {
+	if len(t.Z) == 1 || z <= t.Z[0] {
+		return t.H[0]
+	}
+	for k := 1; k < len(t.Z); k++ {
+		if z <= t.Z[k] || k == len(t.Z)-1 {
+			f := math.Min(1, (z-t.Z[k-1])/(t.Z[k]-t.Z[k-1]))
+			out := Horizon{ElevDeg: make([]float64, len(t.H[k].ElevDeg))}
+			for i := range out.ElevDeg {
+				out.ElevDeg[i] = t.H[k-1].ElevDeg[i]*(1-f) + t.H[k].ElevDeg[i]*f
+			}
+			return out
+		}
+	}
+	return t.H[len(t.H)-1]
+}
+
+// Obstacles is what may shade a facet; any of them may be nil.
+type Obstacles struct {
+	Terrain   *TerrainView
+	Buildings *Scene
+	Trees     *Canopy
+	Season    Season  // the trees' extinction; the zero value takes DefaultSeason()
+	ConvDeg   float64 // grid convergence at the site
+	// HorizonRays is the ray count of the buildings' horizon for the sky
+	// view (default 72); HorizonM how far it looks (default 200 m).
+	HorizonRays int
+	HorizonM    float64
+	// exhaustive casts every ray (the sector bounds off), for the test
+	// that the bounds skip no blocked ray.
+	exhaustive bool
+}
+
+// Facet is one roof facet to evaluate.
+type Facet struct {
+	Ring       []float64 // exterior ring: x, y, z triples (UTM, DHHN2016), closed or not
+	TiltDeg    float64   // 0 flat .. < 90
+	AzimuthDeg float64   // true azimuth of the downslope normal (any value when flat)
+}
+
+// FacetOptions tune Evaluate; the zero value takes the defaults.
+type FacetOptions struct {
+	// MaxPoints caps the sample points on the facet (default 9): a grid of
+	// spacing sqrt(area/MaxPoints), at least 1 m, of points inside the
+	// ring, or the centroid alone for a small facet.
+	MaxPoints int
+}
+
+// Shading is the answer of Evaluate for one facet.
+type Shading struct {
+	Points [][3]float64 // sample points (UTM, on the plane + 5 cm along the normal)
+	// Beam visibility per daylight step, mean over the points: terrain
+	// alone, terrain x buildings, and terrain x buildings x trees.
+	VisTerrain, VisBuildings, Vis []float32
+	// Sky-view factors (relative to the open plane, solar.Facet.SkyView) at
+	// the centroid: terrain alone, and terrain with buildings.
+	SkyViewTerrain, SkyView float64
+	// Irradiation with terrain alone, terrain + buildings, and all (the
+	// facet's answer); the unshaded sums are in each Result.
+	Terrain, Buildings, Shaded solar.Result
+}
+
+// Loss is the annual loss by shading in Wh/m², split in evaluation order:
+// what the terrain takes, then what the buildings take of the rest, then
+// what the trees take of that.
+func (s *Shading) Loss() (terrain, buildings, trees float64) {
+	u := s.Terrain.Annual().GlobalUnshaded()
+	t, b, a := s.Terrain.Annual().Global(), s.Buildings.Annual().Global(), s.Shaded.Annual().Global()
+	return u - t, t - b, b - a
+}
+
+// normalOffsetM lifts sample points off their own plane so its triangles do
+// not catch the rays.
+const normalOffsetM = 0.05
+
+// Evaluate computes a facet's beam visibility for every step of sun (made
+// from sky), its sky-view factors and its irradiation through
+// sky.Irradiation, evaluating the terrain first (the sun below the horizon
+// at its azimuth: 0), then the buildings (a ray toward the sun hits a
+// triangle: 0), then the trees (exp(−k·path through crowns)), per sample
+// point; steps with the sun behind the facet's plane are 0 without rays
+// (no beam reaches it anyway). Errors: ErrInvalid for a ring of fewer than
+// three points, a tilt out of 0..90 or a non-finite value; ctx's error;
+// errors of sky.Irradiation.
+func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacles, opt FacetOptions) (*Shading, error) {
+	pts, err := samplePoints(f, opt)
+	if err != nil {
+		return nil, err
+	}
+	n := len(sun.Up)
+	if n != sky.Len() {
+		return nil, fmt.Errorf("shading: %d sun steps for a sky of %d: %w", n, sky.Len(), ErrInvalid)
+	}
+	if o.Season == (Season{}) {
+		o.Season = DefaultSeason()
+	}
+	out := &Shading{Points: pts, VisTerrain: make([]float32, n), VisBuildings: make([]float32, n), Vis: make([]float32, n)}
+	b := f.TiltDeg * math.Pi / 180
+	a := f.AzimuthDeg * math.Pi / 180
+	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
+	horizons, sceneB, treeB := o.perPoint(f, pts)
+	inv := 1 / float32(len(pts))
+	for i := range n {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		// Angle of incidence against the true-azimuth normal.
+		if sun.TrueE[i]*nE+sun.TrueN[i]*nN+sun.Up[i]*nU <= 0 {
+			continue
+		}
+		var vt, vb, va float32
+		for k, p := range pts {
+			if o.Terrain != nil && sun.ElevationDeg[i] <= horizons[k].At(sun.AzimuthDeg[i]) {
+				continue
+			}
+			vt++
+			az, tanE := sun.GridAzimuthDeg[i], sun.TanElev[i]
+			if o.Buildings != nil && !sceneB[k].clear(az, tanE) && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
+				continue
+			}
+			vb++
+			if treeB[k].clear(az, tanE) {
+				va++
+				continue
+			}
+			va += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
+		}
+		out.VisTerrain[i], out.VisBuildings[i], out.Vis[i] = vt*inv, vb*inv, va*inv
+	}
+	if err := o.irradiate(sky, f, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// perPoint returns, per sample point, the terrain horizon at its height and
+// the sector bounds of the buildings and the crowns (all +Inf when
+// exhaustive).
+func (o Obstacles) perPoint(f Facet, pts [][3]float64) ([]Horizon, []*bound, []*bound) {
+	horizons := make([]Horizon, len(pts))
+	sceneB, treeB := make([]*bound, len(pts)), make([]*bound, len(pts))
+	pl := fitPlane(ringXY(f.Ring))
+	for k, p := range pts {
+		if o.Terrain != nil {
+			horizons[k] = o.Terrain.At(p[2])
+		}
+		if o.Buildings != nil {
+			sceneB[k] = o.Buildings.bound(p[0], p[1], p[2], pl)
+		}
+		treeB[k] = o.Trees.bound(p[0], p[1], p[2])
+		if o.exhaustive {
+			sceneB[k], treeB[k] = &bound{}, &bound{}
+			for j := range boundBins {
+				sceneB[k][j], treeB[k][j] = math.Inf(1), math.Inf(1)
+			}
+		}
+	}
+	return horizons, sceneB, treeB
+}
+
+// irradiate sets out's sky-view factors at the facet's centroid and runs
+// sky.Irradiation on its three visibility series.
+func (o Obstacles) irradiate(sky *solar.Sky, f Facet, out *Shading) error {
+	c := centroid(f.Ring, f)
+	rays := o.HorizonRays
+	if rays == 0 {
+		rays = 72
+	}
+	th := NewHorizon(rays)
+	if o.Terrain != nil {
+		th = o.Terrain.At(c[2])
+	}
+	out.SkyViewTerrain = SkyView(th, f.TiltDeg, f.AzimuthDeg)
+	out.SkyView = out.SkyViewTerrain
+	if o.Buildings != nil {
+		hm := o.HorizonM
+		if hm == 0 {
+			hm = 200
+		}
+		bh := o.Buildings.Horizon(c[0], c[1], c[2], len(th.ElevDeg), o.ConvDeg, hm)
+		out.SkyView = SkyView(th.Max(bh), f.TiltDeg, f.AzimuthDeg)
+	}
+	sf := solar.Facet{TiltDeg: f.TiltDeg, AzimuthDeg: f.AzimuthDeg, SkyView: out.SkyViewTerrain}
+	if err := sky.Irradiation(sf, out.VisTerrain, &out.Terrain); err != nil {
+		return err
+	}
+	sf.SkyView = out.SkyView
+	if err := sky.Irradiation(sf, out.VisBuildings, &out.Buildings); err != nil {
+		return err
+	}
+	if err := sky.Irradiation(sf, out.Vis, &out.Shaded); err != nil {
+		return err
+	}
+	return nil
+}
