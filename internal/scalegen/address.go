@@ -330,3 +330,15 @@ func addressStats(seed uint64, tpl *template, tiles []Tile, zone geo.Zone) Addre
 	}
 	return st
 }
+
+// TemplateLots reads a real LoD2 tile as Generate uses it (named
+// LoD2_<zone>_<E>_<N>_1_<BL>.gml, building ids with the AdV prefix
+// idPrefix) and returns its buildings as lots, in file order: what the
+// address generator needs to address a tile without writing it.
+func TemplateLots(path, idPrefix string) ([]Lot, error) {
+	t, err := loadTemplate(path, idPrefix)
+	if err != nil {
+		return nil, err
+	}
+	return t.lots(), nil
+}
