@@ -177,6 +177,28 @@ func (ix *streetIndex) candidates(key string) []streetCand {
 	return out[:min(len(out), maxStreetCandidates)]
 }
 
+// strasseTypo returns the candidates of key with a misspelt "strasse" at
+// its end ("hauptstrase", "bergsrasse", "hohestrsse": within 2 edits)
+// keyed as "str", their similarity lowered by the edits: the fuzzy match
+// of candidates allows a quarter of the key's letters, and the seven of
+// "strasse" are keyed as three.
+func (ix *streetIndex) strasseTypo(key string) []streetCand {
+	best, bestD := 0, 3
+	for l := 5; l <= 9 && l+2 <= len(key); l++ {
+		if d := levenshtein(key[len(key)-l:], "strasse", 2); d < bestD {
+			best, bestD = l, d
+		}
+	}
+	if best == 0 || bestD == 0 {
+		return nil
+	}
+	cs := ix.candidates(key[:len(key)-best] + "str")
+	for i := range cs {
+		cs[i].sim = min(cs[i].sim, 1-float64(bestD)/float64(len(key)))
+	}
+	return cs
+}
+
 // levenshtein is the edit distance of a and b (bytes), or max+1 when it
 // exceeds max.
 func levenshtein(a, b string, maxD int) int {
@@ -223,8 +245,12 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 		return nil, err
 	}
 	num, loc := NormNumber(q.Number), NormText(q.Locality)
+	cands := ix.candidates(key)
+	if len(cands) == 0 {
+		cands = ix.strasseTypo(key)
+	}
 	var out []AddressHit
-	for _, c := range ix.candidates(key) {
+	for _, c := range cands {
 		hits, err := s.addressesOn(ctx, c, num, q.PostalCode, loc, limit)
 		if err != nil {
 			return nil, err
@@ -235,23 +261,40 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 	return out[:min(len(out), limit)], nil
 }
 
-// addressesOn scores the addresses on street c.
+// addressesOn scores the addresses on street c. A street name most towns
+// have (Hauptstraße: one key for thousands of addresses in a state) holds
+// more rows than a lookup reads (50 x limit), so when the query names a
+// postcode or locality, the rows in that place are read first, and the
+// others only while fewer than limit were found there.
 func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc string, limit int) ([]AddressHit, error) {
-	const cols = `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
-FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0 WHERE a.street_key = ?1`
-	q, args := cols+` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`, []any{c.key, 50 * limit}
+	where, args := `a.street_key = ?1`, []any{c.key, 50 * limit, num, postcode, loc}
 	if num != "" {
 		// The number itself or it with a letter suffix: between "5" and
-		// "5{" ('{' follows 'z'), checked below.
-		q, args = cols+` AND a.number_key >= ?3 AND a.number_key < ?3 || '{' ORDER BY a.building_id, a.part, a.seq LIMIT ?2`, append(args, num)
+		// "5{" ('{' follows 'z'), checked in scanAddresses.
+		where += ` AND a.number_key >= ?3 AND a.number_key < ?3 || '{'`
 	}
+	var out []AddressHit
+	seen := map[[2]string]bool{}
+	if postcode != "" || loc != "" {
+		var err error
+		if out, err = s.scanAddresses(ctx, where+` AND (a.postal_code = ?4 OR a.locality_key = ?5)`, args, c, num, postcode, loc, seen, out); err != nil || len(out) >= limit {
+			return out, err
+		}
+	}
+	return s.scanAddresses(ctx, where, args, c, num, postcode, loc, seen, out)
+}
+
+// scanAddresses reads the addresses where holds (at most args[1]) and
+// appends those it has not seen, scored.
+func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, error) {
+	q := `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
+FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0
+WHERE ` + where + ` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: addresses: %w", err)
 	}
 	defer rows.Close()
-	var out []AddressHit
-	seen := map[[2]string]bool{}
 	for rows.Next() {
 		var h AddressHit
 		var nk, lk string
