@@ -277,6 +277,28 @@ type AddressStats struct {
 	// Sample are sampleSize addresses spread over the tiles, each with the
 	// gml:id of the building that carries it (its own or a part's).
 	Sample []AddressProbe `json:"sample"`
+	// Common are commonSize addresses on the street names most
+	// municipalities have (CommonStreet), drawn from all tiles: the
+	// lookup's worst case, one street key for thousands of addresses.
+	Common []AddressProbe `json:"common"`
+	// CommonKeyAddresses is how many addresses the most common of those
+	// names holds.
+	CommonKeyAddresses int `json:"common_key_addresses"`
+}
+
+const commonSize = 64
+
+// CommonStreet reports whether street is one of the five street names the
+// generator gives most municipalities (Hauptstraße, Schulstraße, ...), in
+// any of its spellings.
+func CommonStreet(street string) bool {
+	k := streetKey(street)
+	for _, c := range commonStreets[:5] {
+		if streetKey(c) == k {
+			return true
+		}
+	}
+	return false
 }
 
 // AddressProbe is one generated address and its building.
@@ -302,16 +324,32 @@ func addressStats(seed uint64, tpl *template, tiles []Tile, zone geo.Zone) Addre
 	}
 	st.Buildings *= len(tiles)
 	st.Count *= len(tiles)
+	rng := rand.New(rand.NewPCG(seed, 25))
+	perKey, seenCommon := map[string]int{}, 0
 	for _, t := range tiles {
 		towns[townOf(t)], posts[PostalCode(t)] = true, true
-		for _, as := range a.Tile(t, lots) {
+		for i, as := range a.Tile(t, lots) {
 			for _, ad := range as {
 				streets[ad.Locality+"\x00"+ad.Street] = true
+				if !CommonStreet(ad.Street) {
+					continue
+				}
+				perKey[streetKey(ad.Street)]++
+				// A reservoir sample of the addresses on common names.
+				seenCommon++
+				p := probe(tpl, zone, t, i, ad)
+				if len(st.Common) < commonSize {
+					st.Common = append(st.Common, p)
+				} else if j := rng.IntN(seenCommon); j < commonSize {
+					st.Common[j] = p
+				}
 			}
 		}
 	}
+	for _, n := range perKey {
+		st.CommonKeyAddresses = max(st.CommonKeyAddresses, n)
+	}
 	st.Localities, st.PostCodes, st.Streets = len(towns), len(posts), len(streets)
-	rng := rand.New(rand.NewPCG(seed, 25))
 	var with []int
 	for i, l := range lots {
 		if l.Addresses > 0 {
@@ -322,13 +360,17 @@ func addressStats(seed uint64, tpl *template, tiles []Tile, zone geo.Zone) Addre
 		t := tiles[k*len(tiles)/sampleSize]
 		addrs := a.Tile(t, lots)
 		bi := with[rng.IntN(len(with))]
-		ad := addrs[bi][rng.IntN(len(addrs[bi]))]
-		b := tpl.buildings[bi]
-		dx, dy := float64(t.EKM-tpl.tile.EKM)*1000, float64(t.NKM-tpl.tile.NKM)*1000
-		lon, lat := geo.FromUTM(zone, (b.minX+b.maxX)/2+dx, (b.minY+b.maxY)/2+dy)
-		st.Sample = append(st.Sample, AddressProbe{Address: ad, GMLID: tpl.rewriteID(b.id, TileCode(t)), Lon: lon, Lat: lat})
+		st.Sample = append(st.Sample, probe(tpl, zone, t, bi, addrs[bi][rng.IntN(len(addrs[bi]))]))
 	}
 	return st
+}
+
+// probe is address ad of building bi of tile t.
+func probe(tpl *template, zone geo.Zone, t Tile, bi int, ad Address) AddressProbe {
+	b := tpl.buildings[bi]
+	dx, dy := float64(t.EKM-tpl.tile.EKM)*1000, float64(t.NKM-tpl.tile.NKM)*1000
+	lon, lat := geo.FromUTM(zone, (b.minX+b.maxX)/2+dx, (b.minY+b.maxY)/2+dy)
+	return AddressProbe{Address: ad, GMLID: tpl.rewriteID(b.id, TileCode(t)), Lon: lon, Lat: lat}
 }
 
 // TemplateLots reads a real LoD2 tile as Generate uses it (named

@@ -101,9 +101,17 @@ func TestGeneratedAddressesAsRead(t *testing.T) {
 	if len(m.Addresses.Sample) != sampleSize {
 		t.Fatalf("sample of %d", len(m.Addresses.Sample))
 	}
-	for _, p := range m.Addresses.Sample {
+	if len(m.Addresses.Common) == 0 || m.Addresses.CommonKeyAddresses == 0 {
+		t.Errorf("no address on a common street name: %d, %d", len(m.Addresses.Common), m.Addresses.CommonKeyAddresses)
+	}
+	for _, p := range append(m.Addresses.Sample, m.Addresses.Common...) {
 		if !slices.Contains(read[p.GMLID], p.Address) {
 			t.Errorf("sample %+v: building %s has %+v", p, p.GMLID, read[p.GMLID])
+		}
+	}
+	for _, p := range m.Addresses.Common {
+		if !CommonStreet(p.Street) {
+			t.Errorf("common %+v", p)
 		}
 	}
 }

@@ -2,7 +2,7 @@
 // the scale benchmark (make bench-scale, docs/performance.md): the real
 // LoD2 CityGML sample replicated across a km grid inside the state's
 // boundary (unique ids, shifted coordinates, buildings standing on the
-// terrain), DGM1 and canopy (CDSM) GeoTIFF tiles of a fractal relief with
+// terrain, unique generated addresses: address.go), DGM1 and canopy (CDSM) GeoTIFF tiles of a fractal relief with
 // forest patches, and an OSM extract of the same extent made of shifted
 // copies of a real OSM sample. The same options give the same files.
 package scalegen

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +26,15 @@ type AddrLoad struct {
 	Serial Latency `json:"serial"`
 	// Conns clients for the load duration.
 	Concurrent Latency `json:"concurrent"`
-	// P50ByKind is the serial median per query kind (scalegen.AddrKinds).
+	// P50ByKind is the serial median per query kind (scalegen.AddrKinds;
+	// and "common exact", "common city": the queries of addresses on the
+	// names most municipalities have, sent 5 times each apart from the
+	// loads). P99ByKind is the 99th percentile of the common ones.
 	P50ByKind map[string]float64 `json:"p50_ms_by_kind"`
+	P99ByKind map[string]float64 `json:"p99_ms_by_kind"`
+	// CommonKeyAddresses is how many addresses the most common street key
+	// holds (scalegen.AddressStats).
+	CommonKeyAddresses int `json:"common_key_addresses"`
 	// Found counts the queries of each kind whose best match is the
 	// generated building (city: an address on the generated street and
 	// city), out of Sent.
@@ -64,10 +72,20 @@ type addrAnswer struct {
 // addressLoad measures the address lookup: the first lookup, a judged pass
 // over the mix, then one client and sv.Conns clients for sv.DurationS
 // each.
-func addressLoad(ctx context.Context, c *http.Client, base string, sample []scalegen.AddressProbe, sv *Serve) error {
-	var qs []scalegen.AddressQuery
-	for _, p := range sample {
+func addressLoad(ctx context.Context, c *http.Client, base string, in scalegen.AddressStats, sv *Serve) error {
+	var qs, common []scalegen.AddressQuery
+	for _, p := range in.Sample {
 		qs = append(qs, scalegen.Queries(p)...)
+	}
+	// The common names (scalegen.CommonStreet): an exact query and one
+	// with street and city, timed apart from the mix.
+	for _, p := range in.Common {
+		for _, q := range scalegen.Queries(p) {
+			if q.Kind == "exact" || q.Kind == "city" {
+				q.Kind = "common " + q.Kind
+				common = append(common, q)
+			}
+		}
 	}
 	if len(qs) == 0 {
 		return nil
@@ -92,8 +110,9 @@ func addressLoad(ctx context.Context, c *http.Client, base string, sample []scal
 		return fmt.Errorf("scalerun: address lookup %q: %w", qs[0].Text, err)
 	}
 	al.FirstMs = ms(d)
-	for _, q := range qs { // the judged pass, which also warms the caches
-		_, body, err := get(q)
+	commonMs := map[string][]time.Duration{}
+	for i, q := range append(slices.Clip(qs), common...) { // the judged pass, which also warms the caches
+		d, body, err := get(q)
 		if err != nil {
 			return fmt.Errorf("scalerun: address lookup %q: %w", q.Text, err)
 		}
@@ -102,18 +121,35 @@ func addressLoad(ctx context.Context, c *http.Client, base string, sample []scal
 			return fmt.Errorf("scalerun: address lookup %q: %w", q.Text, err)
 		}
 		al.Sent[q.Kind]++
+		if i >= len(qs) {
+			commonMs[q.Kind] = append(commonMs[q.Kind], d)
+		}
 		if len(a.Matches) == 0 {
 			continue
 		}
 		m := a.Matches[0]
-		if q.Kind == "city" && m.Address.Street == q.Probe.Street && m.Address.Locality == q.Probe.Locality ||
-			q.Kind != "city" && m.GMLID == q.Probe.GMLID {
+		if strings.HasSuffix(q.Kind, "city") && m.Address.Street == q.Probe.Street && m.Address.Locality == q.Probe.Locality ||
+			!strings.HasSuffix(q.Kind, "city") && m.GMLID == q.Probe.GMLID {
 			al.Found[q.Kind]++
 		}
 		if m.GMLID == q.Probe.GMLID {
 			al.MaxPointM = max(al.MaxPointM, metres(m.Point.Coordinates, q.Probe.Lon, q.Probe.Lat))
 		}
 	}
+	// Four more passes over the common names, for their medians.
+	for range 4 {
+		for _, q := range common {
+			if d, _, err := get(q); err == nil {
+				commonMs[q.Kind] = append(commonMs[q.Kind], d)
+			}
+		}
+	}
+	al.P99ByKind = map[string]float64{}
+	for k, v := range commonMs {
+		l := latency(v, time.Second)
+		al.P50ByKind[k], al.P99ByKind[k] = l.P50Ms, l.P99Ms
+	}
+	al.CommonKeyAddresses = in.CommonKeyAddresses
 	byKind := map[string][]time.Duration{}
 	var mu sync.Mutex
 	run := func(conns int, dur time.Duration) Latency {

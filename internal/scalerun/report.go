@@ -302,5 +302,11 @@ func addrMarkdown(w io.Writer, a AddrLoad, in scalegen.AddressStats) {
 	for _, k := range scalegen.AddrKinds {
 		p("| %s | %.2f | %d / %d |\n", k, a.P50ByKind[k], a.Found[k], a.Sent[k])
 	}
+	for _, k := range []string{"common exact", "common city"} {
+		if a.Sent[k] > 0 {
+			p("| %s (p99 %.2f ms) | %.2f | %d / %d |\n", k, a.P99ByKind[k], a.P50ByKind[k], a.Found[k], a.Sent[k])
+		}
+	}
+	p("\nCommon: %d addresses on the street names most municipalities have (Hauptstraße, Schulstraße, ...), the most common key holding %d addresses; each sent 5 times, apart from the loads above.\n", a.Sent["common exact"], a.CommonKeyAddresses)
 	p("\nAnswered points within %.1f m of the generated buildings' centres; %d answers not 200.\n", a.MaxPointM, a.Non200)
 }

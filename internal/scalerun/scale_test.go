@@ -211,7 +211,7 @@ func checkJudges(t *testing.T, r *Result, j Judges) {
 // nearly always do; and the lookup was timed.
 func checkAddresses(t *testing.T, a AddrLoad, m *scalegen.Manifest) {
 	t.Helper()
-	if m.Addresses.Count < 90*m.AreaKM2 || m.Addresses.Localities == 0 || len(m.Addresses.Sample) == 0 {
+	if m.Addresses.Count < 90*m.AreaKM2 || m.Addresses.Localities == 0 || len(m.Addresses.Sample) == 0 || len(m.Addresses.Common) == 0 {
 		t.Fatalf("generated addresses %+v", m.Addresses)
 	}
 	if a.Queries != len(m.Addresses.Sample)*len(scalegen.AddrKinds) || a.Non200 != 0 {
@@ -225,6 +225,11 @@ func checkAddresses(t *testing.T, a AddrLoad, m *scalegen.Manifest) {
 		}
 		if a.Sent[k] != len(m.Addresses.Sample) || a.Found[k] < want {
 			t.Errorf("%s queries: the generated building first in %d of %d, want at least %d", k, a.Found[k], a.Sent[k], want)
+		}
+	}
+	for _, k := range []string{"common exact", "common city"} {
+		if a.Sent[k] != len(m.Addresses.Common) || a.Found[k] != a.Sent[k] {
+			t.Errorf("%s queries: the generated building (street) first in %d of %d", k, a.Found[k], a.Sent[k])
 		}
 	}
 	if a.MaxPointM > 1 {

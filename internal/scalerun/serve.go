@@ -154,7 +154,7 @@ func serve(ctx context.Context, o Options, judge func(base string) error) (Serve
 	if err := searchLoad(ctx, client, base, m.Tiles, &sv); err != nil {
 		return sv, err
 	}
-	if err := addressLoad(ctx, client, base, m.Addresses.Sample, &sv); err != nil {
+	if err := addressLoad(ctx, client, base, m.Addresses, &sv); err != nil {
 		return sv, err
 	}
 	sv.RSS, sv.PeakRSS = procStatus(cmd.Process.Pid, "VmRSS:"), procStatus(cmd.Process.Pid, "VmHWM:")
