@@ -2,10 +2,12 @@ package lod2store
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,11 @@ import (
 	"github.com/svc-geodata/svc/internal/scalegen"
 	"github.com/svc-geodata/svc/internal/testtool"
 )
+
+// addrScaleSides are the sides (km) of the generated states
+// BenchmarkFindAddressesScale looks up: N, 4N, 16N and 64N km² by default;
+// 128 (16,384 km², 1.6 million addresses) takes some 10 minutes to write.
+var addrScaleSides = flag.String("addrscale.sides", "8,16,32,64", "sides in km of the generated states of BenchmarkFindAddressesScale, comma-separated")
 
 // writeGeneratedState writes a pack of side x side km tiles addressed by
 // make bench-scale's generator (internal/scalegen: the real NRW tile's
@@ -102,7 +109,11 @@ func templateLots(tb testing.TB) []scalegen.Lot {
 // addresses).
 func BenchmarkFindAddressesScale(b *testing.B) {
 	lots := templateLots(b)
-	for _, side := range []int{8, 16, 32, 64} {
+	for _, f := range strings.Split(*addrScaleSides, ",") {
+		side, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || side < 1 {
+			b.Fatalf("-addrscale.sides: %q", f)
+		}
 		b.Run(fmt.Sprintf("tiles=%d", side*side), func(b *testing.B) {
 			t0 := time.Now()
 			s, probes, common, count := writeGeneratedState(b, lots, side, 200)

@@ -261,45 +261,60 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 	return out[:min(len(out), limit)], nil
 }
 
-// addressesOn scores the addresses on street c. A street name most towns
-// have (Hauptstraße: one key for thousands of addresses in a state) holds
-// more rows than a lookup reads (50 x limit), so when the query names a
-// postcode or locality, the rows in that place are read first, and the
-// others only while fewer than limit were found there.
+// addressesOn scores the addresses on street c. A lookup reads at most
+// 50 x limit rows of a street key, and a street name most towns have
+// (Hauptstraße: one key for thousands of addresses in a state) holds more;
+// when they were more and the query names a locality or postcode, the rows
+// in that locality (index addresses_place) and in that postcode are read
+// too, so the address asked for is among those scored.
 func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc string, limit int) ([]AddressHit, error) {
-	where, args := `a.street_key = ?1`, []any{c.key, 50 * limit, num, postcode, loc}
+	args := []any{c.key, 50 * limit, num, postcode, loc}
+	number := ""
 	if num != "" {
 		// The number itself or it with a letter suffix: between "5" and
-		// "5{" ('{' follows 'z'), checked in scanAddresses.
-		where += ` AND a.number_key >= ?3 AND a.number_key < ?3 || '{'`
+		// "5{" ('{' follows 'z') for the index range, "5" or "5" and a
+		// letter on the index entry (not "51"), checked in scanAddresses.
+		number = ` AND a.number_key >= ?3 AND a.number_key < ?3 || '{' AND (a.number_key = ?3 OR a.number_key GLOB ?3 || '[a-z]*')`
 	}
-	var out []AddressHit
 	seen := map[[2]string]bool{}
-	if postcode != "" || loc != "" {
-		var err error
-		if out, err = s.scanAddresses(ctx, where+` AND (a.postal_code = ?4 OR a.locality_key = ?5)`, args, c, num, postcode, loc, seen, out); err != nil || len(out) >= limit {
-			return out, err
+	out, n, err := s.scanAddresses(ctx, `a.street_key = ?1`+number, args, c, num, postcode, loc, seen, nil)
+	if err != nil || n < 50*limit {
+		return out, err
+	}
+	for _, w := range []struct {
+		where string
+		use   bool
+	}{
+		{`a.street_key = ?1 AND a.locality_key = ?5`, loc != ""},
+		{`a.street_key = ?1 AND a.postal_code = ?4`, postcode != ""},
+	} {
+		if w.use {
+			if out, _, err = s.scanAddresses(ctx, w.where+number, args, c, num, postcode, loc, seen, out); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return s.scanAddresses(ctx, where, args, c, num, postcode, loc, seen, out)
+	return out, nil
 }
 
 // scanAddresses reads the addresses where holds (at most args[1]) and
-// appends those it has not seen, scored.
-func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, error) {
+// appends those it has not seen, scored. It returns the rows read.
+func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, int, error) {
 	q := `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
 FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0
 WHERE ` + where + ` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: addresses: %w", err)
+		return nil, 0, fmt.Errorf("store: addresses: %w", err)
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
+		n++
 		var h AddressHit
 		var nk, lk string
 		if err := rows.Scan(&h.GMLID, &h.Street, &h.HouseNumber, &h.PostalCode, &h.Locality, &h.Country, &nk, &lk, &h.Lon, &h.Lat); err != nil {
-			return nil, fmt.Errorf("store: addresses: %w", err)
+			return nil, 0, fmt.Errorf("store: addresses: %w", err)
 		}
 		score := 0.6 * c.sim
 		switch {
@@ -324,7 +339,7 @@ WHERE ` + where + ` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`
 		seen[k] = true
 		out = append(out, h)
 	}
-	return out, rows.Err()
+	return out, n, rows.Err()
 }
 
 func isLetters(s string) bool {
