@@ -302,7 +302,7 @@ func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc
 func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, int, error) {
 	q := `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
 FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0
-WHERE ` + where + ` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`
+WHERE ` + where + ` ORDER BY a.number_key, a.building_id, a.part, a.seq LIMIT ?2`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: addresses: %w", err)
