@@ -266,7 +266,9 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 // (Hauptstraße: one key for thousands of addresses in a state) holds more;
 // when they were more and the query names a locality or postcode, the rows
 // in that locality (index addresses_place) and in that postcode are read
-// too, so the address asked for is among those scored.
+// too, so the address asked for is among those scored. Without a house
+// number those are read first, and the street's others only when they
+// are fewer than limit.
 func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc string, limit int) ([]AddressHit, error) {
 	args := []any{c.key, 50 * limit, num, postcode, loc}
 	number := ""
@@ -277,24 +279,33 @@ func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc
 		number = ` AND a.number_key >= ?3 AND a.number_key < ?3 || '{' AND (a.number_key = ?3 OR a.number_key GLOB ?3 || '[a-z]*')`
 	}
 	seen := map[[2]string]bool{}
-	out, n, err := s.scanAddresses(ctx, `a.street_key = ?1`+number, args, c, num, postcode, loc, seen, nil)
-	if err != nil || n < 50*limit {
-		return out, err
-	}
-	for _, w := range []struct {
-		where string
-		use   bool
-	}{
-		{`a.street_key = ?1 AND a.locality_key = ?5`, loc != ""},
-		{`a.street_key = ?1 AND a.postal_code = ?4`, postcode != ""},
-	} {
-		if w.use {
-			if out, _, err = s.scanAddresses(ctx, w.where+number, args, c, num, postcode, loc, seen, out); err != nil {
+	place := func(out []AddressHit) ([]AddressHit, error) {
+		var err error
+		if loc != "" {
+			if out, _, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.locality_key = ?5`+number, args, c, num, postcode, loc, seen, out); err != nil {
 				return nil, err
 			}
 		}
+		if postcode != "" && len(out) < limit {
+			out, _, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.postal_code = ?4`+number, args, c, num, postcode, loc, seen, out)
+		}
+		return out, err
 	}
-	return out, nil
+	if num == "" && (loc != "" || postcode != "") {
+		// Without a number, a street has many rows and the place's are
+		// the best: read them first, the rest only when too few.
+		out, err := place(nil)
+		if err != nil || len(out) >= limit {
+			return out, err
+		}
+		out, _, err = s.scanAddresses(ctx, `a.street_key = ?1`, args, c, num, postcode, loc, seen, out)
+		return out, err
+	}
+	out, n, err := s.scanAddresses(ctx, `a.street_key = ?1`+number, args, c, num, postcode, loc, seen, nil)
+	if err != nil || n < 50*limit || loc == "" && postcode == "" {
+		return out, err
+	}
+	return place(out)
 }
 
 // scanAddresses reads the addresses where holds (at most args[1]) and
