@@ -261,14 +261,13 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 	return out[:min(len(out), limit)], nil
 }
 
-// addressesOn scores the addresses on street c. A lookup reads at most
-// 50 x limit rows of a street key, and a street name most towns have
-// (Hauptstraße: one key for thousands of addresses in a state) holds more;
-// when they were more and the query names a locality or postcode, the rows
-// in that locality (index addresses_place) and in that postcode are read
-// too, so the address asked for is among those scored. Without a house
-// number those are read first, and the street's others only when they
-// are fewer than limit.
+// addressesOn scores the addresses on street c. A street name most towns
+// have (Hauptstraße: one key for thousands of addresses in a state) holds
+// more rows than a lookup reads, so when the query names a locality or
+// postcode, the rows in that locality (index addresses_place), or else in
+// that postcode, are read first; the street's other rows then only fill
+// the answer up to limit (the lowest numbers, in index order), or, when
+// the place had none, up to 50 x limit are read and scored.
 func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc string, limit int) ([]AddressHit, error) {
 	args := []any{c.key, 50 * limit, num, postcode, loc}
 	number := ""
@@ -279,53 +278,44 @@ func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc
 		number = ` AND a.number_key >= ?3 AND a.number_key < ?3 || '{' AND (a.number_key = ?3 OR a.number_key GLOB ?3 || '[a-z]*')`
 	}
 	seen := map[[2]string]bool{}
-	place := func(out []AddressHit) ([]AddressHit, error) {
-		var err error
-		if loc != "" {
-			if out, _, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.locality_key = ?5`+number, args, c, num, postcode, loc, seen, out); err != nil {
-				return nil, err
-			}
+	var out []AddressHit
+	var err error
+	if loc != "" {
+		if out, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.locality_key = ?5`+number, args, c, num, postcode, loc, seen, out); err != nil {
+			return nil, err
 		}
-		if postcode != "" && len(out) < limit {
-			out, _, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.postal_code = ?4`+number, args, c, num, postcode, loc, seen, out)
+	}
+	if postcode != "" && len(out) == 0 {
+		if out, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.postal_code = ?4`+number, args, c, num, postcode, loc, seen, out); err != nil {
+			return nil, err
 		}
-		return out, err
 	}
-	if num == "" && (loc != "" || postcode != "") {
-		// Without a number, a street has many rows and the place's are
-		// the best: read them first, the rest only when too few.
-		out, err := place(nil)
-		if err != nil || len(out) >= limit {
-			return out, err
-		}
-		out, _, err = s.scanAddresses(ctx, `a.street_key = ?1`, args, c, num, postcode, loc, seen, out)
-		return out, err
+	if len(out) >= limit {
+		return out, nil
 	}
-	out, n, err := s.scanAddresses(ctx, `a.street_key = ?1`+number, args, c, num, postcode, loc, seen, nil)
-	if err != nil || n < 50*limit || loc == "" && postcode == "" {
-		return out, err
+	if len(out) > 0 {
+		args[1] = limit + len(out) // fill-ins: the place's rows may come again
 	}
-	return place(out)
+	out, err = s.scanAddresses(ctx, `a.street_key = ?1`+number, args, c, num, postcode, loc, seen, out)
+	return out, err
 }
 
 // scanAddresses reads the addresses where holds (at most args[1]) and
-// appends those it has not seen, scored. It returns the rows read.
-func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, int, error) {
+// appends those it has not seen, scored.
+func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, error) {
 	q := `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
 FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0
 WHERE ` + where + ` ORDER BY a.number_key, a.building_id, a.part, a.seq LIMIT ?2`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: addresses: %w", err)
+		return nil, fmt.Errorf("store: addresses: %w", err)
 	}
 	defer rows.Close()
-	n := 0
 	for rows.Next() {
-		n++
 		var h AddressHit
 		var nk, lk string
 		if err := rows.Scan(&h.GMLID, &h.Street, &h.HouseNumber, &h.PostalCode, &h.Locality, &h.Country, &nk, &lk, &h.Lon, &h.Lat); err != nil {
-			return nil, 0, fmt.Errorf("store: addresses: %w", err)
+			return nil, fmt.Errorf("store: addresses: %w", err)
 		}
 		score := 0.6 * c.sim
 		switch {
@@ -350,7 +340,7 @@ WHERE ` + where + ` ORDER BY a.number_key, a.building_id, a.part, a.seq LIMIT ?2
 		seen[k] = true
 		out = append(out, h)
 	}
-	return out, n, rows.Err()
+	return out, rows.Err()
 }
 
 func isLetters(s string) bool {
