@@ -60,12 +60,25 @@ func (s *LoD2) streets(ctx context.Context) (*streetIndex, error) {
 		return nil, fmt.Errorf("store: street index: %w", err)
 	}
 	defer rows.Close()
-	ix := &streetIndex{grams: map[string][]int32{}}
+	var keys []string
 	for rows.Next() {
 		var k string
 		if err := rows.Scan(&k); err != nil {
 			return nil, fmt.Errorf("store: street index: %w", err)
 		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: street index: %w", err)
+	}
+	s.streetIdx = newStreetIndex(keys)
+	return s.streetIdx, nil
+}
+
+// newStreetIndex indexes the sorted distinct street keys ("" skipped).
+func newStreetIndex(keys []string) *streetIndex {
+	ix := &streetIndex{grams: map[string][]int32{}}
+	for _, k := range keys {
 		if k == "" {
 			continue
 		}
@@ -77,12 +90,8 @@ func (s *LoD2) streets(ctx context.Context) (*streetIndex, error) {
 			}
 		})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: street index: %w", err)
-	}
 	ix.scratch.New = func() any { return &gramScratch{count: make([]uint16, len(ix.keys))} }
-	s.streetIdx = ix
-	return ix, nil
+	return ix
 }
 
 // streetCand is a street key a query may mean and how alike they are.
