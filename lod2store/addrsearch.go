@@ -158,7 +158,10 @@ func (ix *streetIndex) candidates(key string) []streetCand {
 	}
 	var best []scored
 	for _, j := range count {
-		if c := int(sc.count[j]); c >= n-3*maxD {
+		// A key longer or shorter by more than maxD is farther than maxD:
+		// it would only take a place among those checked below (the
+		// many "...lstr" a state has crowded out "talstr" for "tlstr").
+		if c, d := int(sc.count[j]), len(ix.keys[j])-len(key); c >= n-3*maxD && d <= maxD && -d <= maxD {
 			best = append(best, scored{j, c})
 		}
 	}
