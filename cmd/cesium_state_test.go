@@ -20,7 +20,10 @@ import (
 	"github.com/svc-geodata/svc/raster"
 )
 
-// stateReport is what cmd/testdata/cesium/state.html reports.
+// stateReport is what the CesiumJS page of make bench-scale's judge
+// (internal/scalerun.StatePage, served as /state.html) reports for one
+// tileset: Views is its product's, Errors and Failed the page's and the
+// product's together.
 type stateReport struct {
 	Done     bool
 	OK       bool
@@ -28,7 +31,13 @@ type stateReport struct {
 	Errors   []string
 	Warnings []string
 	Failed   []string // tileFailed events
-	Views    map[string]stateView
+	Products []struct {
+		URL    string
+		Failed []string
+		Errors []string
+		Views  map[string]stateView
+	}
+	Views map[string]stateView `json:"-"`
 }
 
 type stateView struct {
@@ -101,7 +110,7 @@ func TestStateTilesetRequestsInCesium(t *testing.T) {
 }
 
 // stateViews loads the tileset at tilesetURL (served from data's tiles)
-// with testdata/cesium/state.html: the whole state (W, S, E, N degrees) and
+// with scalerun's judge page (scalerun.StatePage): the whole state (W, S, E, N degrees) and
 // a street view at street (lon, lat and ground or roof height), logs the
 // views and asserts the request budgets and that the street view draws the
 // tileset.
@@ -112,9 +121,11 @@ func stateViews(ctx context.Context, t *testing.T, chromium, cesiumDir, data, ti
 		"street": {fmt.Sprintf("%f,%f,%.1f", street[0], street[1], street[2])}}
 	body := page.loadPage(ctx, t, chromium, page.URL+"/state.html?"+q.Encode())
 	var rep stateReport
-	if err := json.Unmarshal(body, &rep); err != nil || !rep.Done {
+	if err := json.Unmarshal(body, &rep); err != nil || !rep.Done || len(rep.Products) != 1 {
 		t.Fatalf("page report %.500s: %v", body, err)
 	}
+	p := rep.Products[0]
+	rep.Views, rep.Errors = p.Views, append(rep.Errors, p.Errors...)
 	for _, m := range rep.Warnings {
 		t.Logf("console.warn: %s", m)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-geodata/svc/internal/scalerun"
 	"github.com/svc-geodata/svc/internal/testtool"
 )
 
@@ -228,7 +229,9 @@ func newCesiumPage(t *testing.T, cesiumDir string) *cesiumPage {
 		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "index.html"))
 	})
 	mux.HandleFunc("GET /state.html", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "state.html"))
+		// The page of make bench-scale's CesiumJS judge, one tileset here.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(scalerun.StatePage())
 	})
 	mux.HandleFunc("GET /style.html", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, filepath.Join("testdata", "cesium", "style.html"))

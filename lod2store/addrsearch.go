@@ -60,12 +60,25 @@ func (s *LoD2) streets(ctx context.Context) (*streetIndex, error) {
 		return nil, fmt.Errorf("store: street index: %w", err)
 	}
 	defer rows.Close()
-	ix := &streetIndex{grams: map[string][]int32{}}
+	var keys []string
 	for rows.Next() {
 		var k string
 		if err := rows.Scan(&k); err != nil {
 			return nil, fmt.Errorf("store: street index: %w", err)
 		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: street index: %w", err)
+	}
+	s.streetIdx = newStreetIndex(keys)
+	return s.streetIdx, nil
+}
+
+// newStreetIndex indexes the sorted distinct street keys ("" skipped).
+func newStreetIndex(keys []string) *streetIndex {
+	ix := &streetIndex{grams: map[string][]int32{}}
+	for _, k := range keys {
 		if k == "" {
 			continue
 		}
@@ -77,12 +90,8 @@ func (s *LoD2) streets(ctx context.Context) (*streetIndex, error) {
 			}
 		})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: street index: %w", err)
-	}
 	ix.scratch.New = func() any { return &gramScratch{count: make([]uint16, len(ix.keys))} }
-	s.streetIdx = ix
-	return ix, nil
+	return ix
 }
 
 // streetCand is a street key a query may mean and how alike they are.
@@ -149,7 +158,10 @@ func (ix *streetIndex) candidates(key string) []streetCand {
 	}
 	var best []scored
 	for _, j := range count {
-		if c := int(sc.count[j]); c >= n-3*maxD {
+		// A key longer or shorter by more than maxD is farther than maxD:
+		// it would only take a place among those checked below (the
+		// many "...lstr" a state has crowded out "talstr" for "tlstr").
+		if c, d := int(sc.count[j]), len(ix.keys[j])-len(key); c >= n-3*maxD && d <= maxD && -d <= maxD {
 			best = append(best, scored{j, c})
 		}
 	}
@@ -175,6 +187,28 @@ func (ix *streetIndex) candidates(key string) []streetCand {
 		return strings.Compare(a.key, b.key)
 	})
 	return out[:min(len(out), maxStreetCandidates)]
+}
+
+// strasseTypo returns the candidates of key with a misspelt "strasse" at
+// its end ("hauptstrase", "bergsrasse", "hohestrsse": within 2 edits)
+// keyed as "str", their similarity lowered by the edits: the fuzzy match
+// of candidates allows a quarter of the key's letters, and the seven of
+// "strasse" are keyed as three.
+func (ix *streetIndex) strasseTypo(key string) []streetCand {
+	best, bestD := 0, 3
+	for l := 5; l <= 9 && l+2 <= len(key); l++ {
+		if d := levenshtein(key[len(key)-l:], "strasse", 2); d < bestD {
+			best, bestD = l, d
+		}
+	}
+	if best == 0 || bestD == 0 {
+		return nil
+	}
+	cs := ix.candidates(key[:len(key)-best] + "str")
+	for i := range cs {
+		cs[i].sim = min(cs[i].sim, 1-float64(bestD)/float64(len(key)))
+	}
+	return cs
 }
 
 // levenshtein is the edit distance of a and b (bytes), or max+1 when it
@@ -223,8 +257,12 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 		return nil, err
 	}
 	num, loc := NormNumber(q.Number), NormText(q.Locality)
+	cands := ix.candidates(key)
+	if len(cands) == 0 {
+		cands = ix.strasseTypo(key)
+	}
 	var out []AddressHit
-	for _, c := range ix.candidates(key) {
+	for _, c := range cands {
 		hits, err := s.addressesOn(ctx, c, num, q.PostalCode, loc, limit)
 		if err != nil {
 			return nil, err
@@ -235,23 +273,56 @@ func (s *LoD2) FindAddresses(ctx context.Context, q AddressQuery, limit int) ([]
 	return out[:min(len(out), limit)], nil
 }
 
-// addressesOn scores the addresses on street c.
+// addressesOn scores the addresses on street c. A street name most towns
+// have (Hauptstraße: one key for thousands of addresses in a state) holds
+// more rows than a lookup reads, so when the query names a locality or
+// postcode, the rows in that locality (index addresses_place), or else in
+// that postcode, are read first; the street's other rows then only fill
+// the answer up to limit (the lowest numbers, in index order), or, when
+// the place had none, up to 50 x limit are read and scored.
 func (s *LoD2) addressesOn(ctx context.Context, c streetCand, num, postcode, loc string, limit int) ([]AddressHit, error) {
-	const cols = `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
-FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0 WHERE a.street_key = ?1`
-	q, args := cols+` ORDER BY a.building_id, a.part, a.seq LIMIT ?2`, []any{c.key, 50 * limit}
+	args := []any{c.key, 50 * limit, num, postcode, loc}
+	number := ""
 	if num != "" {
 		// The number itself or it with a letter suffix: between "5" and
-		// "5{" ('{' follows 'z'), checked below.
-		q, args = cols+` AND a.number_key >= ?3 AND a.number_key < ?3 || '{' ORDER BY a.building_id, a.part, a.seq LIMIT ?2`, append(args, num)
+		// "5{" ('{' follows 'z') for the index range, "5" or "5" and a
+		// letter on the index entry (not "51"), checked in scanAddresses.
+		number = ` AND a.number_key >= ?3 AND a.number_key < ?3 || '{' AND (a.number_key = ?3 OR a.number_key GLOB ?3 || '[a-z]*')`
 	}
+	seen := map[[2]string]bool{}
+	var out []AddressHit
+	var err error
+	if loc != "" {
+		if out, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.locality_key = ?5`+number, args, c, num, postcode, loc, seen, out); err != nil {
+			return nil, err
+		}
+	}
+	if postcode != "" && len(out) == 0 {
+		if out, err = s.scanAddresses(ctx, `a.street_key = ?1 AND a.postal_code = ?4`+number, args, c, num, postcode, loc, seen, out); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) >= limit {
+		return out, nil
+	}
+	if len(out) > 0 {
+		args[1] = limit + len(out) // fill-ins: the place's rows may come again
+	}
+	out, err = s.scanAddresses(ctx, `a.street_key = ?1`+number, args, c, num, postcode, loc, seen, out)
+	return out, err
+}
+
+// scanAddresses reads the addresses where holds (at most args[1]) and
+// appends those it has not seen, scored.
+func (s *LoD2) scanAddresses(ctx context.Context, where string, args []any, c streetCand, num, postcode, loc string, seen map[[2]string]bool, out []AddressHit) ([]AddressHit, error) {
+	q := `SELECT b.gmlid, a.street, a.house_number, a.postal_code, a.locality, a.country, a.number_key, a.locality_key, b.lon, b.lat
+FROM addresses a JOIN building_attrs b ON b.building_id = a.building_id AND b.part = 0
+WHERE ` + where + ` ORDER BY a.number_key, a.building_id, a.part, a.seq LIMIT ?2`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: addresses: %w", err)
 	}
 	defer rows.Close()
-	var out []AddressHit
-	seen := map[[2]string]bool{}
 	for rows.Next() {
 		var h AddressHit
 		var nk, lk string

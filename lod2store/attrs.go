@@ -82,6 +82,7 @@ CREATE TABLE addresses (
 ) WITHOUT ROWID;
 CREATE INDEX addresses_street ON addresses(street_key, number_key);
 CREATE INDEX addresses_postcode ON addresses(postal_code);
+CREATE INDEX addresses_place ON addresses(street_key, locality_key, number_key);
 CREATE VIRTUAL TABLE building_bbox USING rtree(building_id, min_lon, max_lon, min_lat, max_lat);
 `
 

@@ -443,3 +443,48 @@ func encodeFed(t *testing.T, m map[string]string) string {
 	b, _ := json.Marshal(m)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// TestFindAddressesCommonStreet: a street name every town has (80 towns
+// with a Hauptstraße of 20 houses: 1,600 addresses under one key, as a
+// state's Hauptstraßen are) is found in the town or postcode asked for,
+// with and without a house number, whichever town was imported first.
+func TestFindAddressesCommonStreet(t *testing.T) {
+	var addrs [][4]string
+	for town := range 80 {
+		for n := 1; n <= 20; n++ {
+			addrs = append(addrs, [4]string{"Hauptstraße", fmt.Sprint(n), fmt.Sprintf("%05d", 40000+2*town), fmt.Sprintf("Stadt %s", string(rune('A'+town%26))+fmt.Sprint(town))})
+		}
+	}
+	s, _ := writeAttrTown(t, addrs)
+	for _, town := range []int{0, 41, 79} {
+		city, pc := addrs[town*20][3], addrs[town*20][2]
+		for _, tc := range []struct {
+			q    string
+			want int // index into addrs, -1: any address in the town
+		}{
+			{fmt.Sprintf("Hauptstraße 5, %s", city), town*20 + 4},
+			{fmt.Sprintf("Hauptstr. 5, %s %s", pc, city), town*20 + 4},
+			{fmt.Sprintf("Hauptstraße 17, %s", pc), town*20 + 16},
+			{fmt.Sprintf("Hauptstrase 1, %s", city), town * 20},
+			{fmt.Sprintf("Hauptstraße, %s", city), -1},
+			{fmt.Sprintf("Hauptstraße, %s", pc), -1},
+		} {
+			q, err := ParseAddress(tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := s.FindAddresses(context.Background(), q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case len(hits) == 0:
+				t.Errorf("%q: nothing found", tc.q)
+			case tc.want >= 0 && hits[0].GMLID != fmt.Sprintf("DEBE%08d", tc.want):
+				t.Errorf("%q: first %s %s %s %s, want %v", tc.q, hits[0].GMLID, hits[0].HouseNumber, hits[0].PostalCode, hits[0].Locality, addrs[tc.want])
+			case tc.want < 0 && (hits[0].Locality != city || len(hits) < 10):
+				t.Errorf("%q: %d hits, the first in %s", tc.q, len(hits), hits[0].Locality)
+			}
+		}
+	}
+}

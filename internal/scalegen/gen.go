@@ -2,7 +2,7 @@
 // the scale benchmark (make bench-scale, docs/performance.md): the real
 // LoD2 CityGML sample replicated across a km grid inside the state's
 // boundary (unique ids, shifted coordinates, buildings standing on the
-// terrain), DGM1 and canopy (CDSM) GeoTIFF tiles of a fractal relief with
+// terrain, unique generated addresses: address.go), DGM1 and canopy (CDSM) GeoTIFF tiles of a fractal relief with
 // forest patches, and an OSM extract of the same extent made of shifted
 // copies of a real OSM sample. The same options give the same files.
 package scalegen
@@ -64,9 +64,12 @@ type Manifest struct {
 		Parts     int    `json:"building_parts"`
 		Bytes     int64  `json:"bytes"`
 	} `json:"lod2"`
-	DGM  rasterSet `json:"dgm"`
-	CDSM rasterSet `json:"cdsm"`
-	OSM  struct {
+	// Addresses are the generated addresses of the buildings (the
+	// template's replaced, the template's count per building kept).
+	Addresses AddressStats `json:"addresses"`
+	DGM       rasterSet    `json:"dgm"`
+	CDSM      rasterSet    `json:"cdsm"`
+	OSM       struct {
 		Path        string `json:"path"`
 		Format      string `json:"format"`
 		Sample      string `json:"sample"`
@@ -139,6 +142,7 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	m.Addresses = addressStats(o.Seed, tpl, tiles, zone)
 	m.ExtentWGS84 = extentWGS84(zone, tiles)
 	m.Seconds = time.Since(start).Seconds()
 	b, _ := json.MarshalIndent(m, "", " ")
@@ -151,6 +155,7 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 // genTiles writes the LoD2, DGM and CDSM file of every tile.
 func genTiles(ctx context.Context, o Options, st bl.State, zone geo.Zone, tpl *template, tiles []Tile, m *Manifest) error {
 	relief := Relief{seed: o.Seed}
+	addr, lots := NewAddresser(o.Seed), tpl.lots()
 	mask := tpl.buildingMask()
 	workers := o.Workers
 	if workers <= 0 {
@@ -170,7 +175,7 @@ func genTiles(ctx context.Context, o Options, st bl.State, zone geo.Zone, tpl *t
 			}
 			name := t.Name(zone)
 			stem := fmt.Sprintf("LoD2_%s_1_%s", name, suffix)
-			nb, err := tpl.writeTile(filepath.Join(m.LoD2.Dir, stem+".gml"), t, stem, relief.Ground)
+			nb, err := tpl.writeTile(filepath.Join(m.LoD2.Dir, stem+".gml"), t, stem, relief.Ground, addr.Tile(t, lots))
 			if err != nil {
 				return err
 			}

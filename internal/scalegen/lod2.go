@@ -23,14 +23,16 @@ const (
 	segCoords          // x y z triples in mm, shifted per tile and building
 	segID              // a gml:id, an xlink target or a building id in text
 	segStem            // the template's own tile name (gml:name)
+	segAddress         // a bldg:address, replaced by a generated one
 )
 
 type segment struct {
 	kind segKind
 	lit  []byte
 	mm   []int64 // segCoords: x y z x y z ... in millimetres
-	bld  int     // segCoords: index of the building (-1: the file's envelope)
-	id   string
+	bld  int     // segCoords, segAddress: index of the building (-1: the file's envelope)
+	id   string  // segID; segAddress: the core:Address gml:id ("" without)
+	seq  int     // segAddress: the address's index among its building's
 }
 
 // building is what the generator keeps of one top-level building of the
@@ -38,6 +40,8 @@ type segment struct {
 type building struct {
 	minX, minY, maxX, maxY float64
 	minZ, maxZ             float64
+	id                     string // gml:id as in the template
+	addresses              int    // bldg:address elements, its parts' included
 }
 
 // template is a real LoD2 CityGML tile cut into literal text, coordinate
@@ -97,11 +101,33 @@ func (t *template) cut(b []byte) error {
 		switch {
 		case strings.HasPrefix(rest, "<core:cityObjectMember>"):
 			bld++
-			t.buildings = append(t.buildings, building{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(-1)})
+			t.buildings = append(t.buildings, building{minX: math.Inf(1), minY: math.Inf(1), maxX: math.Inf(-1), maxY: math.Inf(-1), minZ: math.Inf(1), maxZ: math.Inf(-1)})
 			i += len("<core:cityObjectMember>")
 		case strings.HasPrefix(rest, "<bldg:BuildingPart"):
 			t.parts++
 			i++
+		case strings.HasPrefix(rest, "<bldg:address>") && bld >= 0:
+			// The template's addresses are replaced by generated ones:
+			// every copy would repeat them. The element's indentation is
+			// kept from the line it opens.
+			end := strings.Index(rest, "</bldg:address>")
+			if end < 0 {
+				return fmt.Errorf("%w: unterminated bldg:address at byte %d", ErrTemplate, i)
+			}
+			flush(i)
+			nl := strings.LastIndexByte(s[:i], '\n')
+			indent := strings.TrimLeft(s[nl+1:i], " \t") == ""
+			seg := segment{kind: segAddress, bld: bld, seq: t.buildings[bld].addresses}
+			if indent {
+				seg.lit = []byte(s[nl+1 : i])
+			}
+			if _, after, ok := strings.Cut(rest[:end], `<core:Address gml:id="`); ok {
+				seg.id = after[:strings.IndexByte(after, '"')]
+			}
+			t.segs = append(t.segs, seg)
+			t.buildings[bld].addresses++
+			i += end + len("</bldg:address>")
+			lit = i
 		case hasAnyPrefix(rest, coordOpeners):
 			gt := strings.IndexByte(rest, '>')
 			lt := strings.IndexByte(rest[gt:], '<')
@@ -130,6 +156,9 @@ func (t *template) cut(b []byte) error {
 			}
 			flush(start)
 			t.segs = append(t.segs, segment{kind: segID, id: s[start:end]})
+			if bld >= 0 && t.buildings[bld].id == "" && rest[0] == 'g' {
+				t.buildings[bld].id = s[start:end] // the Building's own, the first in its member
+			}
 			lit, i = end, end
 		case strings.HasPrefix(rest, t.stem):
 			flush(i)
@@ -204,7 +233,7 @@ func (t *template) rewriteID(id, code string) string {
 func (t *template) checkIDs() error {
 	seen := map[string]string{}
 	for _, s := range t.segs {
-		if s.kind != segID {
+		if s.kind != segID && (s.kind != segAddress || s.id == "") {
 			continue
 		}
 		r := t.rewriteID(s.id, "0000")
@@ -219,8 +248,9 @@ func (t *template) checkIDs() error {
 // writeTile writes the template shifted to tile to path: x and y by whole
 // km, each building's heights so its lowest point stands on the terrain
 // (ground(x, y) in metres at the building's footprint centre), every id made
-// unique for the tile. It returns the bytes written.
-func (t *template) writeTile(path string, tile Tile, stem string, ground func(x, y float64) float64) (int64, error) {
+// unique for the tile, the addresses those of addrs (by building, as
+// Addresser.Tile returns them for t.lots()). It returns the bytes written.
+func (t *template) writeTile(path string, tile Tile, stem string, ground func(x, y float64) float64, addrs [][]Address) (int64, error) {
 	dx, dy := int64(tile.EKM-t.tile.EKM)*1e6, int64(tile.NKM-t.tile.NKM)*1e6
 	dz := make([]int64, len(t.buildings))
 	lowZ, highZ := int64(math.MaxInt64), int64(math.MinInt64)
@@ -246,6 +276,13 @@ func (t *template) writeTile(path string, tile Tile, stem string, ground func(x,
 			w.WriteString(stem)
 		case segID:
 			w.WriteString(t.rewriteID(s.id, code))
+		case segAddress:
+			id := ""
+			if s.id != "" {
+				id = t.rewriteID(s.id, code)
+			}
+			buf = appendXAL(buf[:0], addrs[s.bld][s.seq], id, string(s.lit))
+			w.Write(buf)
 		case segCoords:
 			buf = buf[:0]
 			for k := 0; k+2 < len(s.mm); k += 3 {
@@ -300,4 +337,60 @@ func appendMM(b []byte, mm int64) []byte {
 		}
 	}
 	return b
+}
+
+// lots are the template's buildings for the address generator.
+func (t *template) lots() []Lot {
+	x0, y0 := float64(t.tile.EKM)*1000, float64(t.tile.NKM)*1000
+	out := make([]Lot, len(t.buildings))
+	for i, b := range t.buildings {
+		out[i] = Lot{X: (b.minX+b.maxX)/2 - x0, Y: (b.minY+b.maxY)/2 - y0, Addresses: b.addresses}
+	}
+	return out
+}
+
+// appendXAL appends a bldg:address in the AdV profile's xAL (CityGML 1.0
+// core:Address, as the NRW tiles and Bavaria write it: country name,
+// locality, thoroughfare with number and name, postcode), each line after
+// the first indented by indent and two spaces per level.
+func appendXAL(b []byte, a Address, id, indent string) []byte {
+	open := "<core:Address>"
+	if id != "" {
+		open = `<core:Address gml:id="` + id + `">`
+	}
+	lines := []struct {
+		depth int
+		text  string
+	}{
+		{0, "<bldg:address>"}, {1, open}, {2, "<core:xalAddress>"}, {3, "<xAL:AddressDetails>"}, {4, "<xAL:Country>"},
+		{5, "<xAL:CountryName>Germany</xAL:CountryName>"},
+		{5, `<xAL:Locality Type="Town">`},
+		{6, "<xAL:LocalityName>" + xmlText(a.Locality) + "</xAL:LocalityName>"},
+		{6, `<xAL:Thoroughfare Type="Street">`},
+		{7, "<xAL:ThoroughfareNumber>" + xmlText(a.Number) + "</xAL:ThoroughfareNumber>"},
+		{7, "<xAL:ThoroughfareName>" + xmlText(a.Street) + "</xAL:ThoroughfareName>"},
+		{6, "</xAL:Thoroughfare>"},
+		{6, "<xAL:PostalCode>"}, {7, "<xAL:PostalCodeNumber>" + a.PostalCode + "</xAL:PostalCodeNumber>"}, {6, "</xAL:PostalCode>"},
+		{5, "</xAL:Locality>"}, {4, "</xAL:Country>"}, {3, "</xAL:AddressDetails>"}, {2, "</core:xalAddress>"}, {1, "</core:Address>"},
+		{0, "</bldg:address>"},
+	}
+	for i, l := range lines {
+		if i > 0 {
+			b = append(b, '\n')
+			b = append(b, indent...)
+			for range l.depth {
+				b = append(b, "  "...)
+			}
+		}
+		b = append(b, l.text...)
+	}
+	return b
+}
+
+// xmlText escapes the characters XML text may not hold.
+func xmlText(s string) string {
+	if !strings.ContainsAny(s, "<>&") {
+		return s
+	}
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

@@ -35,6 +35,18 @@ import (
 //go:embed judgejs/validate.js judgejs/state.html
 var judgeFiles embed.FS
 
+// StatePage is the CesiumJS page of the judge (judgejs/state.html): the
+// tile requests and picks of a view of the whole state, CesiumJS's zoomTo
+// and a street view, for each tileset= of its query. It is the one copy:
+// cmd's CesiumJS state tests serve it too.
+func StatePage() []byte {
+	b, err := judgeFiles.ReadFile("judgejs/state.html")
+	if err != nil {
+		panic(err) // embedded above
+	}
+	return b
+}
+
 // Request budgets of the CesiumJS judge, those of
 // cmd/cesium_state_test.go: fewer than 50 requests for the first view of
 // the whole state, at most 200 for a street view.
@@ -474,9 +486,8 @@ func newPageServer(cesiumDir string, log io.Writer) (*pageServer, error) {
 	p := &pageServer{log: log, url: "http://" + l.Addr().String(), result: make(chan []byte, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /state.html", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := judgeFiles.ReadFile("judgejs/state.html")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(b)
+		w.Write(StatePage())
 	})
 	mux.Handle("GET /Cesium/", http.StripPrefix("/Cesium/", http.FileServer(http.Dir(cesiumDir))))
 	mux.HandleFunc("POST /progress", func(w http.ResponseWriter, r *http.Request) {

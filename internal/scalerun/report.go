@@ -144,7 +144,8 @@ func Markdown(w io.Writer, r *Result, m *scalegen.Manifest, runs []runFile) {
 	p("- /v1/datasets building_count %d (generated %d); search of tile %s: %d surfaces on the first page, %d of that tile's buildings\n", sv.DatasetBuildings, m.LoD2.Buildings, scalegen.TileCode(sv.ProbeTile), sv.ProbeFeatures, sv.ProbeOwn)
 	p("- bbox search, a random generated km² each, limit 100, %d clients for %.0f s (Go client on the same cores): %.0f req/s, p50 %.2f ms, p99 %.2f ms (p99/p50 %.1f), max %.1f ms, %d requests, %d not 200; server RSS %.0f MiB, peak %.0f MiB\n\n",
 		sv.Conns, sv.DurationS, sv.ReqPerS, sv.P50Ms, sv.P99Ms, sv.P99Ms/max(sv.P50Ms, 1e-9), sv.MaxMs, sv.Requests, sv.Non200, mib(sv.RSS), mib(sv.PeakRSS))
-	p("## 3D Tiles products\n\n| product | root tileset.json bytes | content files |\n|---|---:|---:|\n")
+	addrMarkdown(w, sv.Addresses, m.Addresses)
+	p("\n## 3D Tiles products\n\n| product | root tileset.json bytes | content files |\n|---|---:|---:|\n")
 	for _, t := range r.Tilesets {
 		p("| %s | %d | %d |\n", t.Product, t.Bytes, t.Tiles)
 	}
@@ -279,4 +280,33 @@ func anonFile(s Stage) string {
 		return ""
 	}
 	return fmt.Sprintf("%.0f / %.0f", mib(s.PeakAnon), mib(s.PeakFile))
+}
+
+// addrMarkdown writes the address lookup's rows.
+func addrMarkdown(w io.Writer, a AddrLoad, in scalegen.AddressStats) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if a.Queries == 0 {
+		p("- address lookup: not measured (the manifest holds no address sample)\n")
+		return
+	}
+	p("- address lookup (GET /v1/addresses, limit 10) over %d generated addresses (%d streets, %d localities, %d postcodes) in %d buildings: %d queries, %d of each kind (%s) from a sample of the generated addresses; first lookup (builds the street index) %.1f ms\n\n",
+		in.Count, in.Streets, in.Localities, in.PostCodes, in.Buildings, a.Queries, a.Queries/len(scalegen.AddrKinds), strings.Join(scalegen.AddrKinds, ", "), a.FirstMs)
+	p("| address lookup | clients | requests | req/s | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, l := range []struct {
+		name string
+		l    Latency
+	}{{"warm, one client", a.Serial}, {"concurrent", a.Concurrent}} {
+		p("| %s | %d | %d | %.0f | %.2f | %.2f | %.1f |\n", l.name, l.l.Conns, l.l.Requests, l.l.ReqPerS, l.l.P50Ms, l.l.P99Ms, l.l.MaxMs)
+	}
+	p("\n| query kind | p50 ms (one client) | best match the generated building |\n|---|---:|---:|\n")
+	for _, k := range scalegen.AddrKinds {
+		p("| %s | %.2f | %d / %d |\n", k, a.P50ByKind[k], a.Found[k], a.Sent[k])
+	}
+	for _, k := range []string{"common exact", "common city"} {
+		if a.Sent[k] > 0 {
+			p("| %s (p99 %.2f ms) | %.2f | %d / %d |\n", k, a.P99ByKind[k], a.P50ByKind[k], a.Found[k], a.Sent[k])
+		}
+	}
+	p("\nCommon: %d addresses on the street names most municipalities have (Hauptstraße, Schulstraße, ...), the most common key holding %d addresses; each sent 5 times, apart from the loads above.\n", a.Sent["common exact"], a.CommonKeyAddresses)
+	p("\nAnswered points within %.1f m of the generated buildings' centres; %d answers not 200.\n", a.MaxPointM, a.Non200)
 }

@@ -39,7 +39,9 @@ func svcBinary(t *testing.T) string {
 // 4 m rasters so it fits in a minute): every stage runs through the real
 // CLI, the imported and built counts match the generated input, the
 // server answers a bbox search of a generated km with that km's buildings,
-// every product has a root tileset.json, and the table is written.
+// the address lookup finds the buildings of the addresses scalegen wrote
+// (checkAddresses), every product has a root tileset.json, and the table
+// is written.
 func TestBenchScaleSmoke(t *testing.T) {
 	samples := testtool.Shared(t, "samples")
 	svc := svcBinary(t)
@@ -97,6 +99,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 	if sv.Requests == 0 || sv.Non200 != 0 || sv.P50Ms <= 0 || sv.P99Ms < sv.P50Ms {
 		t.Errorf("search load: %+v", sv)
 	}
+	checkAddresses(t, sv.Addresses, m)
 	products := map[string]bool{}
 	for _, ts := range r.Tilesets {
 		if ts.Bytes == 0 || ts.Tiles == 0 {
@@ -118,7 +121,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(md)
-	for _, s := range []string{"| import lod2 | 7412 buildings", "| build osm-cover |", "## Extrapolation", "cold start", "## Judges"} {
+	for _, s := range []string{"| import lod2 | 7412 buildings", "| build osm-cover |", "## Extrapolation", "cold start", "## Judges", "| address lookup | clients |", "| misspelt |"} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("%s lacks %q", md, s)
 		}
@@ -199,4 +202,44 @@ func checkJudges(t *testing.T, r *Result, j Judges) {
 			}
 		}
 	}
+}
+
+// checkAddresses asserts what a user of the address lookup sees at scale:
+// every exact query and every street, number and postcode query answers
+// the building scalegen wrote that address into (its gml:id) first, at its
+// place; the other spellings, misspellings and street-and-city queries
+// nearly always do; and the lookup was timed.
+func checkAddresses(t *testing.T, a AddrLoad, m *scalegen.Manifest) {
+	t.Helper()
+	if m.Addresses.Count < 90*m.AreaKM2 || m.Addresses.Localities == 0 || len(m.Addresses.Sample) == 0 || len(m.Addresses.Common) == 0 {
+		t.Fatalf("generated addresses %+v", m.Addresses)
+	}
+	if a.Queries != len(m.Addresses.Sample)*len(scalegen.AddrKinds) || a.Non200 != 0 {
+		t.Fatalf("address lookups: %d queries, %d not 200", a.Queries, a.Non200)
+	}
+	for _, k := range scalegen.AddrKinds {
+		want := a.Sent[k]
+		switch k {
+		case "abbreviated", "misspelt", "city":
+			want = a.Sent[k] * 95 / 100
+		}
+		if a.Sent[k] != len(m.Addresses.Sample) || a.Found[k] < want {
+			t.Errorf("%s queries: the generated building first in %d of %d, want at least %d", k, a.Found[k], a.Sent[k], want)
+		}
+	}
+	for _, k := range []string{"common exact", "common city"} {
+		if a.Sent[k] != len(m.Addresses.Common) || a.Found[k] != a.Sent[k] {
+			t.Errorf("%s queries: the generated building (street) first in %d of %d", k, a.Found[k], a.Sent[k])
+		}
+	}
+	if a.MaxPointM > 1 {
+		t.Errorf("an answered point lies %.1f m from its building's centre", a.MaxPointM)
+	}
+	for _, l := range []Latency{a.Serial, a.Concurrent} {
+		if l.Requests == 0 || l.P50Ms <= 0 || l.P99Ms < l.P50Ms {
+			t.Errorf("address load %+v", l)
+		}
+	}
+	t.Logf("address lookup: one client p50 %.2f ms p99 %.2f ms; %d clients p50 %.2f ms p99 %.2f ms; by kind %v; found %v of %v",
+		a.Serial.P50Ms, a.Serial.P99Ms, a.Concurrent.Conns, a.Concurrent.P50Ms, a.Concurrent.P99Ms, a.P50ByKind, a.Found, a.Sent)
 }

@@ -45,8 +45,11 @@ type Serve struct {
 	P50Ms     float64 `json:"p50_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	MaxMs     float64 `json:"max_ms"`
-	RSS       int64   `json:"rss_bytes"`      // after the load
-	PeakRSS   int64   `json:"peak_rss_bytes"` // VmHWM after the load
+	// Addresses is the address lookup (GET /v1/addresses) over the
+	// generated addresses, after the bbox load.
+	Addresses AddrLoad `json:"addresses"`
+	RSS       int64    `json:"rss_bytes"`      // after the loads
+	PeakRSS   int64    `json:"peak_rss_bytes"` // VmHWM after the load
 }
 
 // TSInfo is one root tileset.json of a 3D Tiles product.
@@ -149,6 +152,9 @@ func serve(ctx context.Context, o Options, judge func(base string) error) (Serve
 	}
 	sv.DatasetBuildings = datasetBuildings(client, base, m.BL)
 	if err := searchLoad(ctx, client, base, m.Tiles, &sv); err != nil {
+		return sv, err
+	}
+	if err := addressLoad(ctx, client, base, m.Addresses, &sv); err != nil {
 		return sv, err
 	}
 	sv.RSS, sv.PeakRSS = procStatus(cmd.Process.Pid, "VmRSS:"), procStatus(cmd.Process.Pid, "VmHWM:")
