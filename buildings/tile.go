@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/svc-geodata/svc/adv"
+
 	"github.com/svc-geodata/svc/bl"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
@@ -204,6 +206,24 @@ func (c *tileCutter) source(ctx context.Context, src lod2store.Source, bbox geo.
 			if p.ok && !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
 				c.props = append(c.props, mvt.Prop{Key: p.k, Value: mvt.Double(p.v)})
 			}
+		}
+		// Function and roof type as the 3D Tiles metadata carry them
+		// (issue 25 point 4): the code and its German AdV label, so a
+		// style can match codes and a popup show words.
+		if a.Function != "" {
+			c.props = append(c.props, mvt.Prop{Key: "function", Value: mvt.String(a.Function)})
+			if e, ok := adv.BuildingFunction(a.Function); ok {
+				c.props = append(c.props, mvt.Prop{Key: "function_label", Value: mvt.String(e.De)})
+			}
+		}
+		if a.RoofType != "" {
+			c.props = append(c.props, mvt.Prop{Key: "roof_type", Value: mvt.String(a.RoofType)})
+			if e, ok := adv.RoofType(a.RoofType); ok {
+				c.props = append(c.props, mvt.Prop{Key: "roof_type_label", Value: mvt.String(e.De)})
+			}
+		}
+		if a.Storeys > 0 {
+			c.props = append(c.props, mvt.Prop{Key: "storeys", Value: mvt.Int(a.Storeys)})
 		}
 		c.blds.AddPolygon(blIndex<<32|uint64(a.BuildingID), c.rings, c.props)
 		return nil

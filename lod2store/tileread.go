@@ -24,6 +24,12 @@ type TileAttrs struct {
 	GroundZ         sql.NullFloat64 // lowest ground height, m DHHN2016
 	RidgeZ          sql.NullFloat64 // highest roof height, m DHHN2016
 	HeightM         sql.NullFloat64 // RidgeZ - GroundZ
+	// Function and RoofType are codes (bldg:function, bldg:roofType) and
+	// Storeys the storeys above ground: the building's own, else the first
+	// part's that has one, as the 3D Tiles and GLB metadata take them
+	// (GLBAttrs). "" and 0 when no row has one.
+	Function, RoofType string
+	Storeys            int64
 }
 
 // TileAttributes calls fn with the tile attributes of each building of ids
@@ -37,24 +43,58 @@ func (s *LoD2) TileAttributes(ctx context.Context, ids []int64, fn func(a *TileA
 			args[i] = id
 		}
 		err := func() error {
-			rows, err := s.db.QueryContext(ctx, `SELECT building_id, gmlid, footprint_source, ground_z, ridge_z, height_m
-FROM building_attrs WHERE part = 0 AND building_id IN (?`+strings.Repeat(`,?`, len(chunk)-1)+`) ORDER BY building_id`, args...)
+			rows, err := s.db.QueryContext(ctx, `SELECT building_id, part, gmlid, footprint_source, ground_z, ridge_z, height_m,
+function, roof_type, storeys
+FROM building_attrs WHERE building_id IN (?`+strings.Repeat(`,?`, len(chunk)-1)+`) ORDER BY building_id, part`, args...)
 			if err != nil {
 				return err
 			}
 			defer rows.Close()
+			// Rows come by building, its own row (part 0) first: a
+			// building is handed to fn when the next one starts.
 			var a TileAttrs
-			var src sql.NullString
+			have := false
 			for rows.Next() {
-				if err := rows.Scan(&a.BuildingID, &a.GMLID, &src, &a.GroundZ, &a.RidgeZ, &a.HeightM); err != nil {
+				var (
+					id, part                 int64
+					gmlid                    string
+					src, function, roofType  sql.NullString
+					groundZ, ridgeZ, heightM sql.NullFloat64
+					storeys                  sql.NullInt64
+				)
+				if err := rows.Scan(&id, &part, &gmlid, &src, &groundZ, &ridgeZ, &heightM, &function, &roofType, &storeys); err != nil {
 					return err
 				}
-				a.FootprintSource = src.String
-				if err := fn(&a); err != nil {
-					return err
+				if have && id != a.BuildingID {
+					if err := fn(&a); err != nil {
+						return err
+					}
+					have = false
+				}
+				if !have {
+					if part != 0 {
+						continue // a part without its building's row: no tile feature
+					}
+					a = TileAttrs{BuildingID: id, GMLID: gmlid, FootprintSource: src.String, GroundZ: groundZ, RidgeZ: ridgeZ, HeightM: heightM}
+					have = true
+				}
+				if a.Function == "" && function.String != "" {
+					a.Function = function.String
+				}
+				if a.RoofType == "" && roofType.String != "" {
+					a.RoofType = roofType.String
+				}
+				if a.Storeys == 0 && storeys.Valid && storeys.Int64 > 0 {
+					a.Storeys = storeys.Int64
 				}
 			}
-			return rows.Err()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if have {
+				return fn(&a)
+			}
+			return nil
 		}()
 		if err != nil {
 			return fmt.Errorf("store: tile attributes: %w", err)

@@ -47,7 +47,9 @@ func VectorTileRoutes(env Env) []httpapi.Route {
 				"the tile, every published BL and both UTM zones; the footprint is the building's ground surfaces, else its roof surfaces " +
 				"projected (`footprint_source` of the attributes). Properties `building_id` (with `bl` it names the building), `gmlid`, `bl`, " +
 				"`height_m` (top of the roof above the lowest ground, for `fill-extrusion-height`), `ground_m` (lowest ground, DHHN2016) and " +
-				"`roof_max_m` (highest roof point, DHHN2016); a height that is not known is left out. The feature id is " +
+				"`roof_max_m` (highest roof point, DHHN2016); a height that is not known is left out. `function` and `roof_type` (AdV codes, " +
+				"the building's own, else its first part's, as in the 3D Tiles metadata) with `function_label` and `roof_type_label` (the German " +
+				"AdV labels) and `storeys` (storeys above ground) where the pack has them. The feature id is " +
 				"2^32 × (the BL's position in the alphabetical list of BL codes, 1 for bb to 16 for th) + building_id. From zoom " +
 				strconv.Itoa(buildings.RoofMinZoom) + " layer `roofs`: one polygon per roof facet with `building_id`, `surface_id`, `bl`, " +
 				"`tilt_deg`, `azimuth_deg` (true north; left out below 5° tilt) and `area_m2` (horizontal). Vertices are only rounded to the " +
@@ -164,7 +166,8 @@ func (s *surface) handleVectorTileJSON(w http.ResponseWriter, r *http.Request, i
 			{"id": buildings.LayerBuildings, "minzoom": buildings.TileMinZoom, "maxzoom": buildings.TileMaxZoom,
 				"description": "One polygon per building footprint (ground surfaces, else the roof projected)",
 				"fields": map[string]string{"building_id": "Number", "gmlid": "String", "bl": "String",
-					"height_m": "Number", "ground_m": "Number", "roof_max_m": "Number"}},
+					"height_m": "Number", "ground_m": "Number", "roof_max_m": "Number", "function": "String", "function_label": "String",
+					"roof_type": "String", "roof_type_label": "String", "storeys": "Number"}},
 			{"id": buildings.LayerRoofs, "minzoom": buildings.RoofMinZoom, "maxzoom": buildings.TileMaxZoom,
 				"description": "One polygon per roof facet",
 				"fields": map[string]string{"building_id": "Number", "surface_id": "Number", "bl": "String",
