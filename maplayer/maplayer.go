@@ -67,7 +67,7 @@ type Layer struct {
 	Title, Description string
 	Format             Format
 	// TileSizePx is the tile edge in pixels TileJSON's tileSize states
-	// (256 for the hillshade).
+	// (256 for the hillshade; 0 for MVT, whose TileJSON states none).
 	TileSizePx       int
 	MinZoom, MaxZoom int
 	// VectorLayers are the layers inside an MVT tile; naming one of them
