@@ -2,6 +2,7 @@ package mvt
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -20,6 +21,9 @@ func Gzip(tile []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MTIME 0 is "no time stamp" (RFC 1952 2.3.1); klauspost writes the
+	// zero time.Time as a date in 2042 otherwise.
+	zw.ModTime = time.Unix(0, 0)
 	if _, err := zw.Write(tile); err != nil {
 		return nil, err
 	}
