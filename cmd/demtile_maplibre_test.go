@@ -26,11 +26,19 @@ import (
 // encoding's lowest height.
 func TestDEMTilesInMapLibre(t *testing.T) {
 	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	base := serveData(t, demoData(t))
+	judgeDEMHeights(t, chromium, base, base, 17)
+}
+
+// judgeDEMHeights is the judge of TestDEMTilesInMapLibre: MapLibre (the
+// viewer's copy) draws from mapBase alone, whose TileJSON states maxZoom;
+// the heights it reads must be the elevation API's of apiBase.
+func judgeDEMHeights(t *testing.T, chromium, mapBase, apiBase string, maxZoom int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	base := serveData(t, demoData(t))
 	bctx := headlessChromium(t, ctx, chromium, 800, 600)
-	if err := chromedp.Run(bctx, chromedp.Navigate(base+"/viewer")); err != nil {
+	if err := chromedp.Run(bctx, chromedp.Navigate(mapBase+"/viewer")); err != nil {
 		t.Fatal(err)
 	}
 	// Demo he DGM points (UTM32): inside both DGM tiles, near their edge,
@@ -79,7 +87,7 @@ func TestDEMTilesInMapLibre(t *testing.T) {
 				t.Fatalf("%v: %s", err, out)
 			}
 			wantEnc := map[string]string{"rgb": "mapbox", "terrarium": "terrarium"}[enc.route]
-			if got.Encoding != wantEnc || got.TileSize != 256 || got.MaxZoom != 17 {
+			if got.Encoding != wantEnc || got.TileSize != 256 || got.MaxZoom != maxZoom {
 				t.Errorf("MapLibre took encoding %q, tileSize %d, maxzoom %d from the TileJSON", got.Encoding, got.TileSize, got.MaxZoom)
 			}
 			worst, nodata := 0.0, 0
@@ -87,7 +95,7 @@ func TestDEMTilesInMapLibre(t *testing.T) {
 				var api struct {
 					ElevationM float64 `json:"elevation_m"`
 				}
-				u := fmt.Sprintf("%s/v1/terrain/elevation?lon=%.8f&lat=%.8f&interpolation=bilinear", base, p[0], p[1])
+				u := fmt.Sprintf("%s/v1/terrain/elevation?lon=%.8f&lat=%.8f&interpolation=bilinear", apiBase, p[0], p[1])
 				status := getJSONStatus(u, &api)
 				h := got.Heights[i]
 				switch {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/demtile"
 	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/maplayer"
 )
@@ -17,6 +18,10 @@ func mapLayers(cat *catalog.Catalog) (*maplayer.Registry, error) {
 	reg := &maplayer.Registry{}
 	for _, l := range []maplayer.Layer{
 		export.HillshadeLayer(cat),
+		export.BuildingsLayer(cat),
+		export.DEMLayer(cat, demtile.TerrainRGB),
+		export.DEMLayer(cat, demtile.Terrarium),
+		// contours: the lead registers the contour layer here at merge.
 	} {
 		if err := reg.Register(l); err != nil {
 			return nil, err

@@ -30,9 +30,17 @@ import (
 // heights lift the walls); with the layer hidden none are.
 func TestMapLibreExtrudesBuildingTiles(t *testing.T) {
 	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	base := serveData(t, demoData(t))
+	judgeExtrusion(t, chromium, base, base)
+}
+
+// judgeExtrusion is the judge of TestMapLibreExtrudesBuildingTiles: the
+// map draws from mapBase alone (MapLibre and the tiles), the demo
+// buildings in view come from the building search of searchBase.
+func judgeExtrusion(t *testing.T, chromium, mapBase, searchBase string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	base := serveData(t, demoData(t))
 	page := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("testdata", "maplibre"))))
 	defer page.Close()
 	const lon, lat = 8.67815, 50.11295
@@ -96,14 +104,14 @@ func TestMapLibreExtrudesBuildingTiles(t *testing.T) {
 		return total, hit
 	}
 
-	do("open", chromedp.Navigate(fmt.Sprintf("%s/?svc=%s&lon=%g&lat=%g&zoom=17&pitch=60&bearing=20", page.URL, url.QueryEscape(base), lon, lat)))
+	do("open", chromedp.Navigate(fmt.Sprintf("%s/?svc=%s&lon=%g&lat=%g&zoom=17&pitch=60&bearing=20", page.URL, url.QueryEscape(mapBase), lon, lat)))
 	idle("first draw")
 	// The demo buildings in view, from the search (not from the tiles):
 	// the centre of each ground surface, projected by the map to the screen.
 	var view [4]float64
 	do("bounds", chromedp.Evaluate(`(() => { const b = svcMap.getBounds(); return [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()]; })()`, &view))
 	var page1 searchResult
-	getJSON(t, fmt.Sprintf("%s/v1/buildings?limit=1000&bbox=%.6f,%.6f,%.6f,%.6f", base, view[0], view[1], view[2], view[3]), &page1)
+	getJSON(t, fmt.Sprintf("%s/v1/buildings?limit=1000&bbox=%.6f,%.6f,%.6f,%.6f", searchBase, view[0], view[1], view[2], view[3]), &page1)
 	var ground [][2]float64
 	for _, f := range page1.Features {
 		if f.Properties.SurfaceClass != 710 || len(f.Geometry.Coordinates) == 0 || len(f.Geometry.Coordinates[0]) == 0 {

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if dir, err := sharedDemo(); err == nil && strings.HasPrefix(filepath.Base(dir), "svc-demo-") {
 		os.RemoveAll(dir)
 	}
+	if bundlesTmp != "" {
+		os.RemoveAll(bundlesTmp)
+	}
 	pgtest.StopShared()
 	os.Exit(code)
 }

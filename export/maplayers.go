@@ -6,10 +6,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/demtile"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/maplayer"
+	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/terrain"
 )
@@ -42,13 +45,88 @@ func HillshadeLayer(cat *catalog.Catalog) maplayer.Layer {
 	}
 }
 
-// TerrainCoverage is the union of the WGS84 bboxes of the published
-// terrain packs meeting within (the whole Web Mercator square when there
-// are none) and their attributions joined by "; ".
+// BuildingVectorLayers are the layers inside a building vector tile
+// (docs/vector-tiles.md), as the route's TileJSON and an archive's
+// metadata list them.
+var BuildingVectorLayers = []maplayer.VectorLayer{
+	{ID: buildings.LayerBuildings, MinZoom: buildings.TileMinZoom, MaxZoom: buildings.TileMaxZoom,
+		Description: "One polygon per building footprint (ground surfaces, else the roof projected)",
+		Fields: map[string]string{"building_id": "Number", "gmlid": "String", "bl": "String",
+			"height_m": "Number", "ground_m": "Number", "roof_max_m": "Number", "function": "String", "function_label": "String",
+			"roof_type": "String", "roof_type_label": "String", "storeys": "Number"}},
+	{ID: buildings.LayerRoofs, MinZoom: buildings.RoofMinZoom, MaxZoom: buildings.TileMaxZoom,
+		Description: "One polygon per roof facet",
+		Fields: map[string]string{"building_id": "Number", "surface_id": "Number", "bl": "String",
+			"tilt_deg": "Number", "azimuth_deg": "Number", "area_m2": "Number"}},
+}
+
+// BuildingsLayer is the map layer of GET /v1/buildings/tiles/{z}/{x}/{y}.mvt:
+// both vector layers (buildings, roofs from zoom 16) of every published
+// LoD2 pack of cat, one archive (docs/offline-bundles.md). Its tiles are
+// the gzip bytes the route sends to a client accepting gzip (mvt.Gzip of
+// buildings.Tiler.Tile), stored with PMTiles tile compression gzip; a
+// tile without buildings is empty (left out of the archive).
+func BuildingsLayer(cat *catalog.Catalog) maplayer.Layer {
+	return maplayer.Layer{
+		Name: "buildings", Title: "svc LoD2 buildings", Format: maplayer.MVT, Gzip: true,
+		Description: "Building footprints with heights (layer buildings) and roof facets (layer roofs, from zoom 16) of the LoD2 data",
+		MinZoom:     buildings.TileMinZoom, MaxZoom: buildings.TileMaxZoom, VectorLayers: BuildingVectorLayers,
+		Coverage: func(within geo.BBox) maplayer.Coverage {
+			v, release := cat.Acquire()
+			defer release()
+			return PackCoverage(v, pack.LoD2, within)
+		},
+		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
+			v, release := cat.Acquire()
+			defer release()
+			b, err := buildings.NewTiler(buildings.Sources(v)).Tile(ctx, z, x, y)
+			if err != nil {
+				return nil, err
+			}
+			return mvt.Gzip(b)
+		},
+	}
+}
+
+// DEMLayer is the map layer of GET /v1/terrain/rgb/{z}/{x}/{y}.png
+// (enc demtile.TerrainRGB, layer terrain-rgb) or
+// /v1/terrain/terrarium/{z}/{x}/{y}.png (demtile.Terrarium, layer
+// terrarium): the DGM of every published terrain pack of cat packed as
+// heights in PNG, the route's bytes (demtile.Tiler.Tile over demtile.DGM).
+func DEMLayer(cat *catalog.Catalog, enc demtile.Encoding) maplayer.Layer {
+	name, title, formula := "terrain-rgb", "terrain-RGB", "height = -10000 + (R × 65536 + G × 256 + B) × 0.1 m"
+	if enc == demtile.Terrarium {
+		name, title, formula = "terrarium", "Terrarium", "height = R × 256 + G + B / 256 - 32768 m"
+	}
+	return maplayer.Layer{
+		Name: name, Title: "svc DGM1 " + title, Format: maplayer.PNG, TileSizePx: demtile.TileSize, Encoding: enc.String(),
+		Description: "DGM1 heights in metres above NHN (DHHN2016) as " + title + " (" + formula + "); transparent outside the data",
+		MinZoom:     demtile.MinZoom, MaxZoom: demtile.MaxZoom,
+		Coverage: func(within geo.BBox) maplayer.Coverage {
+			v, release := cat.Acquire()
+			defer release()
+			return TerrainCoverage(v, within)
+		},
+		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
+			v, release := cat.Acquire()
+			defer release()
+			return demtile.New(demtile.DGM(v.Rasters(pack.Terrain)), enc).Tile(ctx, z, x, y)
+		},
+	}
+}
+
+// TerrainCoverage is PackCoverage of the terrain packs.
 func TerrainCoverage(v *catalog.View, within geo.BBox) maplayer.Coverage {
+	return PackCoverage(v, pack.Terrain, within)
+}
+
+// PackCoverage is the union of the WGS84 bboxes of the published
+// packs of product p meeting within (the whole Web Mercator square when
+// there are none) and their attributions joined by "; ".
+func PackCoverage(v *catalog.View, prod pack.Product, within geo.BBox) maplayer.Coverage {
 	b := [4]float64{180, 90, -180, -90}
 	var attr []string
-	for _, p := range v.Packs(pack.Terrain) {
+	for _, p := range v.Packs(prod) {
 		m := p.Manifest.BBoxWGS84
 		if len(m) == 4 && (m[0] > within.MaxLon || m[2] < within.MinLon || m[1] > within.MaxLat || m[3] < within.MinLat) {
 			continue

@@ -73,7 +73,7 @@ func WritePMTiles(ctx context.Context, ws io.WriteSeeker, l Layer, o Export) (pm
 	}
 	cov := l.Coverage(o.BBox)
 	meta, err := json.Marshal(Metadata{Name: l.Title, Description: l.Description, Attribution: cov.Attribution, Type: "overlay",
-		Format: l.Format.String(), TileSize: l.TileSizePx, Encoding: l.Encoding, VectorLayers: l.VectorLayers, Layer: l.Name})
+		Format: l.Format.String(), TileSize: l.TileSizePx, Encoding: l.Encoding, VectorLayers: vectorLayersIn(l.VectorLayers, lo, hi), Layer: l.Name})
 	if err != nil {
 		return pmtiles.Header{}, err
 	}
@@ -105,6 +105,20 @@ func WritePMTiles(ctx context.Context, ws io.WriteSeeker, l Layer, o Export) (pm
 		return pmtiles.Header{}, err
 	}
 	return w.Close()
+}
+
+// vectorLayersIn are the vector layers with zooms in lo..hi, their zooms
+// clamped to it: the archive's metadata lists what its tiles hold (no
+// roofs in an archive ending below their first zoom).
+func vectorLayersIn(vls []VectorLayer, lo, hi int) []VectorLayer {
+	var out []VectorLayer
+	for _, v := range vls {
+		v.MinZoom, v.MaxZoom = max(v.MinZoom, lo), min(v.MaxZoom, hi)
+		if v.MinZoom <= v.MaxZoom {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 type made struct {

@@ -1,6 +1,6 @@
 // Package maplayer is the registry of the XYZ map layers svc serves as Web
-// Mercator tiles (hillshade PNGs now; building and contour vector tiles and
-// terrain-RGB as they come): what each is (format, tile size, zooms,
+// Mercator tiles (hillshade, terrain-RGB and Terrarium PNGs, building
+// vector tiles): what each is (format, tile size, zooms,
 // vector layers) and how one tile is made. A layer's Tile calls the
 // function its tile route calls (hillshade.Tile for the hillshade), so an
 // exported tile is byte for byte what the route answers; `svc export
@@ -67,7 +67,7 @@ type Layer struct {
 	Title, Description string
 	Format             Format
 	// TileSizePx is the tile edge in pixels TileJSON's tileSize states
-	// (256 for the hillshade).
+	// (256 for the hillshade; 0 for MVT, whose TileJSON states none).
 	TileSizePx       int
 	MinZoom, MaxZoom int
 	// VectorLayers are the layers inside an MVT tile; naming one of them

@@ -220,3 +220,26 @@ func TestOpenBundles(t *testing.T) {
 		})
 	}
 }
+
+func TestVectorLayersIn(t *testing.T) {
+	vls := []VectorLayer{{ID: "buildings", MinZoom: 12, MaxZoom: 18}, {ID: "roofs", MinZoom: 16, MaxZoom: 18}}
+	for _, tc := range []struct {
+		name   string
+		lo, hi int
+		want   string
+	}{
+		{"all zooms", 12, 18, "buildings 12-18, roofs 16-18, "},
+		{"ends at the roofs' first", 12, 16, "buildings 12-16, roofs 16-16, "},
+		{"ends below the roofs", 13, 15, "buildings 13-15, "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			for _, v := range vectorLayersIn(vls, tc.lo, tc.hi) {
+				got += fmt.Sprintf("%s %d-%d, ", v.ID, v.MinZoom, v.MaxZoom)
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -191,7 +191,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(staticSite, static.ViewerRoutes(s.staticEnv())...)...)
 	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
 	de := dataapi.Env{Catalog: s.deps.Catalog, TilesURL: s.cfg.TilesURL, AdminTok: s.cfg.AdminToken,
-		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, VectorTiles: s.vectorTiles, BaseURL: s.cfg.BaseURL, NoteDamage: s.damage.note, SetBL: setBL,
+		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, VectorTiles: s.vectorTiles, Bundles: s.deps.Bundles, BaseURL: s.cfg.BaseURL, NoteDamage: s.damage.note, SetBL: setBL,
 		Log: s.log, RequestID: requestID}
 	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -29,6 +30,9 @@ type Env struct {
 	Footprints *tilecache.Cache
 	// VectorTiles caches building vector tiles.
 	VectorTiles *tilecache.Cache
+	// Bundles answer the building vector tile routes when no LoD2 pack is
+	// published (offline bundles of `svc export pmtiles`); nil holds none.
+	Bundles *maplayer.Bundles
 	// BaseURL is the server's public base URL (TileJSON tile templates).
 	BaseURL string
 	// NoteDamage records a damaged file a request met (admin health,

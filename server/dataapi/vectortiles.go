@@ -1,7 +1,6 @@
 package dataapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/tilecache"
@@ -87,6 +86,9 @@ func (s *surface) handleVectorTile(w http.ResponseWriter, r *http.Request, in *h
 	}
 	v, release := s.Catalog.Acquire()
 	defer release()
+	if b, ok := s.buildingBundle(v); ok {
+		return bundleVectorTile(w, r, b, z, x, y)
+	}
 	key := fmt.Sprintf("mvt|%s|%d/%d/%d", lod2Generation(v), z, x, y)
 	e, err := s.VectorTiles.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
 		res, err := buildings.NewTiler(buildings.Sources(v)).TileResult(ctx, z, x, y)
@@ -94,13 +96,10 @@ func (s *surface) handleVectorTile(w http.ResponseWriter, r *http.Request, in *h
 			return tilecache.Entry{}, err
 		}
 		meta := vectorMeta{bl: res.BL}
-		if len(res.Data) > 0 {
-			var gz bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
-			_, _ = zw.Write(res.Data)
-			if zw.Close() == nil {
-				meta.gz = gz.Bytes()
-			}
+		// The bytes an offline archive stores for this tile (mvt.Gzip is
+		// the building layer's compression too).
+		if gz, err := mvt.Gzip(res.Data); err == nil {
+			meta.gz = gz
 		}
 		return tilecache.Entry{Data: res.Data, Meta: meta}, nil
 	})
@@ -118,13 +117,21 @@ func (s *surface) handleVectorTile(w http.ResponseWriter, r *http.Request, in *h
 	if meta.bl != "" {
 		s.SetBL(r.Context(), meta.bl)
 	}
-	body, etag := e.Data, e.ETag
+	return writeMVT(w, r, func() ([]byte, error) { return e.Data, nil }, meta.gz, e.ETag)
+}
+
+// writeMVT answers a vector tile: gz (the tile gzip'd, nil for an empty
+// tile) with Content-Encoding: gzip to a client accepting it, else plain,
+// which is called only then (an archive stores the gzip bytes alone). The
+// gzip encoding has its own strong ETag (etag with -gz).
+func writeMVT(w http.ResponseWriter, r *http.Request, plain func() ([]byte, error), gz []byte, etag string) error {
 	h := w.Header()
 	h.Add("Vary", "Accept-Encoding")
-	if meta.gz != nil && httpapi.AcceptsGzip(r) {
+	var body []byte
+	if gz != nil && httpapi.AcceptsGzip(r) {
 		// A strong validator names one representation (RFC 9110 8.8.3):
 		// the gzip encoding has its own.
-		body, etag = meta.gz, strings.TrimSuffix(etag, `"`)+`-gz"`
+		body, etag = gz, strings.TrimSuffix(etag, `"`)+`-gz"`
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("Content-Type", mvtType)
@@ -135,6 +142,13 @@ func (s *surface) handleVectorTile(w http.ResponseWriter, r *http.Request, in *h
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	if body == nil {
+		var err error
+		if body, err = plain(); err != nil {
+			h.Del("Vary")
+			return err
+		}
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
@@ -144,6 +158,9 @@ func (s *surface) handleVectorTile(w http.ResponseWriter, r *http.Request, in *h
 func (s *surface) handleVectorTileJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.Catalog.Acquire()
 	defer release()
+	if b, ok := s.buildingBundle(v); ok {
+		return s.bundleVectorTileJSON(w, r, b)
+	}
 	bounds := []float64{180, 90, -180, -90}
 	var attr []string
 	for _, p := range v.Packs(pack.LoD2) {
@@ -161,16 +178,6 @@ func (s *surface) handleVectorTileJSON(w http.ResponseWriter, r *http.Request, i
 		"tilejson": "3.0.0", "name": "svc LoD2 buildings", "scheme": "xyz", "format": "pbf",
 		"tiles":   []string{s.BaseURL + vectorBase + "/{z}/{x}/{y}.mvt"},
 		"minzoom": buildings.TileMinZoom, "maxzoom": buildings.TileMaxZoom, "bounds": bounds,
-		"attribution": strings.Join(attr, "; "),
-		"vector_layers": []map[string]any{
-			{"id": buildings.LayerBuildings, "minzoom": buildings.TileMinZoom, "maxzoom": buildings.TileMaxZoom,
-				"description": "One polygon per building footprint (ground surfaces, else the roof projected)",
-				"fields": map[string]string{"building_id": "Number", "gmlid": "String", "bl": "String",
-					"height_m": "Number", "ground_m": "Number", "roof_max_m": "Number", "function": "String", "function_label": "String",
-					"roof_type": "String", "roof_type_label": "String", "storeys": "Number"}},
-			{"id": buildings.LayerRoofs, "minzoom": buildings.RoofMinZoom, "maxzoom": buildings.TileMaxZoom,
-				"description": "One polygon per roof facet",
-				"fields": map[string]string{"building_id": "Number", "surface_id": "Number", "bl": "String",
-					"tilt_deg": "Number", "azimuth_deg": "Number", "area_m2": "Number"}},
-		}})
+		"attribution":   strings.Join(attr, "; "),
+		"vector_layers": export.BuildingVectorLayers})
 }

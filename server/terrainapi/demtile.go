@@ -21,13 +21,14 @@ type demLayer struct {
 	title string // the encoding as people name it
 	op    string // operation id stem
 	unit  string // the formula, for the descriptions
+	layer string // the map layer an offline bundle holds it as
 }
 
 var demLayers = []demLayer{
 	{demtile.TerrainRGB, "/v1/terrain/rgb", "terrain-RGB", "TerrainRGB",
-		"Mapbox terrain-RGB: height = -10000 + (R × 65536 + G × 256 + B) × 0.1 m, rounded to the nearest 0.1 m"},
+		"Mapbox terrain-RGB: height = -10000 + (R × 65536 + G × 256 + B) × 0.1 m, rounded to the nearest 0.1 m", "terrain-rgb"},
 	{demtile.Terrarium, "/v1/terrain/terrarium", "Terrarium", "Terrarium",
-		"Terrarium: height = R × 256 + G + B / 256 - 32768 m, rounded to the nearest 1/256 m"},
+		"Terrarium: height = R × 256 + G + B / 256 - 32768 m, rounded to the nearest 1/256 m", "terrarium"},
 }
 
 // DEMTileRoutes are the raster-dem tile routes (terrain-RGB and Terrarium
@@ -71,6 +72,12 @@ func DEMTileRoutes(env Env) []httpapi.Route {
 
 func (s *surface) demTileJSON(l demLayer) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, _ *httpapi.Input) error {
+		v, release := s.Catalog.Acquire()
+		b, ok := s.terrainBundle(v, l.layer)
+		release()
+		if ok {
+			return s.bundleDEMTileJSON(w, r, l, b)
+		}
 		bounds, attr := s.terrainCoverage()
 		return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 			"tilejson": "3.0.0", "name": "svc DGM1 " + l.title, "scheme": "xyz", "format": "png", "encoding": l.enc.String(),
@@ -89,6 +96,9 @@ func (s *surface) demTile(l demLayer) httpapi.HandlerFunc {
 		}
 		v, release := s.Catalog.Acquire()
 		defer release()
+		if b, ok := s.terrainBundle(v, l.layer); ok {
+			return bundleDEMTile(w, r, b, l, z, x, y)
+		}
 		datasets := query.Datasets(v, pack.Terrain)
 		key := fmt.Sprintf("dem|%s|%d/%d/%d|%s", terrainGeneration(v), z, x, y, l.enc)
 		e, err := s.DEMTiles.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/demtile"
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/pack"
@@ -16,15 +17,48 @@ import (
 	"github.com/svc-geodata/svc/tilecache"
 )
 
-// hillshadeBundle is the offline archive the hillshade routes answer from:
-// the one of `svc serve --pmtiles` holding layer hillshade, used only while
-// no terrain pack is published (published DGM always wins, so a bundle
-// never hides fresher data).
+// hillshadeBundle is the offline archive the hillshade routes answer from.
 func (s *surface) hillshadeBundle(v *catalog.View) (*maplayer.Bundle, bool) {
+	return s.terrainBundle(v, "hillshade")
+}
+
+// terrainBundle is the offline archive of a terrain map layer (hillshade,
+// terrain-rgb, terrarium): the one of `svc serve --pmtiles` holding layer,
+// used only while no terrain pack is published (published DGM always
+// wins, so a bundle never hides fresher data).
+func (s *surface) terrainBundle(v *catalog.View, layer string) (*maplayer.Bundle, bool) {
 	if len(v.Packs(pack.Terrain)) > 0 {
 		return nil, false
 	}
-	return s.Bundles.Get("hillshade")
+	return s.Bundles.Get(layer)
+}
+
+// bundleDEMTile answers a terrain-RGB or Terrarium tile from the archive
+// (the stored bytes, ETag their SHA-256); a tile the archive does not hold
+// is the transparent tile the live route answers where there is no DGM.
+func bundleDEMTile(w http.ResponseWriter, r *http.Request, b *maplayer.Bundle, l demLayer, z, x, y int) error {
+	data, err := b.Tile(r.Context(), z, x, y)
+	if errors.Is(err, pmtiles.ErrNoTile) {
+		data, err = demtile.New(hillshade.Heights(noHeights).Row(), l.enc).Tile(r.Context(), z, x, y)
+	}
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	writePNG(w, r, tilecache.Entry{Data: data, ETag: `"` + hex.EncodeToString(sum[:12]) + `"`})
+	return nil
+}
+
+// bundleDEMTileJSON is the TileJSON of a raster-dem archive: its bounds,
+// zooms, attribution and the encoding.
+func (s *surface) bundleDEMTileJSON(w http.ResponseWriter, r *http.Request, l demLayer, b *maplayer.Bundle) error {
+	bounds := b.Bounds()
+	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
+		"tilejson": "3.0.0", "name": b.Meta.Name, "scheme": "xyz", "format": "png", "encoding": l.enc.String(),
+		"description": b.Meta.Description,
+		"tiles":       []string{s.BaseURL + l.base + "/{z}/{x}/{y}.png"},
+		"minzoom":     b.Header.MinZoom, "maxzoom": b.Header.MaxZoom, "bounds": bounds[:], "tileSize": demtile.TileSize,
+		"attribution": b.Meta.Attribution})
 }
 
 // bundleTile answers a hillshade tile from the archive. The archive holds
