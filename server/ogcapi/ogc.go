@@ -111,6 +111,9 @@ type Env struct {
 	// SetBL records which federal state answered the request, for the
 	// per-BL usage counters.
 	SetBL func(ctx context.Context, code string)
+	// TileSets are the tiled datasets of the OGC API - Tiles routes, each
+	// served by its /v1 tile handler.
+	TileSets []TileSet
 }
 
 type surface struct{ Env }
@@ -136,7 +139,7 @@ func Routes(env Env) []httpapi.Route {
 	list := func(status int, schema, desc string) []httpapi.Response {
 		return []httpapi.Response{{Status: status, Desc: desc, Schema: schema}, {Status: 400, Desc: "Malformed parameter", Schema: "Problem"}}
 	}
-	return []httpapi.Route{
+	return append([]httpapi.Route{
 		{Method: "GET", Path: "/ogc", OpID: "ogcLanding", Tag: Tag, Since: "0.2.0", Exempt: true,
 			Summary: "OGC API landing page", Desc: Desc, Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCLanding", "Links to the API description, conformance and collections"), Handle: s.handleOGCLanding},
@@ -209,7 +212,7 @@ func Routes(env Env) []httpapi.Route {
 			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItem},
-	}
+	}, s.tileRoutes()...)
 }
 
 // wantsHTML tells whether r asks for HTML: f=html, or no f and an Accept
@@ -269,6 +272,14 @@ func (s *surface) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *h
 		ogcLink{Href: s.BaseURL + "/docs", Rel: "service-doc", Type: "text/html", Title: "the API documentation"},
 		ogcLink{Href: s.BaseURL + "/ogc/conformance", Rel: "conformance", Type: "application/json", Title: "conformance classes"},
 		ogcLink{Href: s.BaseURL + "/ogc/collections", Rel: "data", Type: "application/json", Title: "the feature collections"})
+	for _, sc := range tileScopes {
+		if !sc.collection && len(s.tileSetsIn(sc, "")) > 0 {
+			links = append(links, s.tilesetsLink(sc, ""))
+		}
+	}
+	if len(s.TileSets) > 0 {
+		links = append(links, ogcLink{Href: s.BaseURL + "/ogc/tileMatrixSets", Rel: relTilingSchemes, Type: "application/json", Title: "the tile matrix sets"})
+	}
 	body := map[string]any{"title": "svc geodata: OGC API - Features",
 		"description": "LoD2 building surfaces of the German federal states published by this server.", "links": links}
 	return s.ogcAnswer(w, r, html, "svc OGC API", body)
@@ -276,7 +287,11 @@ func (s *surface) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *h
 
 func (s *surface) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	body := map[string]any{"conformsTo": ogcConformance}
+	conf := ogcConformance
+	if len(s.TileSets) > 0 {
+		conf = append(slices.Clip(conf), tilesConformance...)
+	}
+	body := map[string]any{"conformsTo": conf}
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
@@ -388,6 +403,11 @@ func (s *surface) collectionDoc(c ogcCollection, v *catalog.View, html bool, sel
 		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"},
 		ogcLink{Href: s.ogcURL(path+"/queryables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", Type: "application/schema+json", Title: "the properties filter may use"},
 		ogcLink{Href: s.ogcURL(path+"/sortables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/sortables", Type: "application/schema+json", Title: "the properties sortby may use"})
+	for _, sc := range tileScopes {
+		if sc.collection && len(s.tileSetsIn(sc, c.id)) > 0 {
+			links = append(links, s.tilesetsLink(sc, c.id))
+		}
+	}
 	for _, src := range c.sources {
 		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
 			if l := bl.LicenseOf(pk.Manifest.LicenseID); l.URL != "" {
