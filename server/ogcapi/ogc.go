@@ -128,12 +128,18 @@ const maxSortedCursorLen = 1024
 // round6 rounds v to 6 decimals, half away from zero.
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
+// collectionParam is the collectionId path parameter, one component of
+// the OpenAPI documents for every route that has it.
+func collectionParam() httpapi.Param {
+	return httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
+		Desc: "`buildings` (whole buildings), `surfaces`, `roofs` or `surfaces-<bl>`"}
+}
+
 // Routes are the surface's routes; the server puts them on its ogcAPI
 // surface.
 func Routes(env Env) []httpapi.Route {
 	s := &surface{env}
-	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
-		Desc: "`buildings` (whole buildings), `surfaces`, `roofs` or `surfaces-<bl>`"}
+	collP := collectionParam()
 	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
 		Desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []httpapi.Response {

@@ -103,8 +103,7 @@ func tmsParam() httpapi.Param {
 
 // tileRoutes are the OGC API - Tiles routes.
 func (s *surface) tileRoutes() []httpapi.Route {
-	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "buildings",
-		Desc: "`buildings` (the collections whose `tilesets-vector` link names them)"}
+	collP := collectionParam()
 	idx := func(name, desc string, ex int) httpapi.Param {
 		return httpapi.Param{Name: name, In: "path", Type: "integer", Required: true, Pattern: httpapi.TileIndexPattern, Example: ex,
 			Desc: desc + "; outside the tileset's tileMatrixSetLimits 404, not a decimal integer 400"}
