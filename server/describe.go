@@ -43,6 +43,7 @@ func tags() []apidoc.Tag {
 		{Name: "Keys", Description: "Self-service trial keys."},
 		{Name: "Compatibility", Description: "The same data in the API shape of other services, so their clients work unchanged."},
 		{Name: ogcapi.Tag, Description: "LoD2 surfaces as OGC API - Features collections for GIS clients (QGIS, GDAL)."},
+		{Name: ogcapi.TilesTag, Description: "The building vector tiles and the hillshade map tiles as OGC API - Tiles tilesets (WebMercatorQuad)."},
 		{Name: "Admin", Description: "Key management, usage reports, health, dataset reloads. " + keysadmin.AuthDoc},
 		{Name: "Tiles", Description: "The static tile host."},
 		{Name: "Service", Description: "Health, metrics and this description."},

@@ -212,6 +212,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(ogcAPI, ogcapi.Routes(ogcapi.Env{
 		Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, OpenAPI: func() []byte { return s.ogcOpenAPI },
 		DamagedWarnings: func(d []*lod2store.DamagedError) []string { return dataapi.DamagedWarnings(d, s.damage.note) }, SetBL: setBL,
+		TileSets: ogcTileSets(de, te),
 	})...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)

@@ -80,7 +80,17 @@ type vectorMeta struct {
 }
 
 func (s *surface) handleVectorTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	z, x, y := in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile")
+	return s.serveVectorTile(w, r, in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile"))
+}
+
+// ServeVectorTile answers the building vector tile z/x/y (XYZ, y from the
+// north) as GET /v1/buildings/tiles/{z}/{x}/{y}.mvt does, for the OGC API -
+// Tiles routes: the same cache, bytes, encoding and errors.
+func ServeVectorTile(env Env) func(w http.ResponseWriter, r *http.Request, z, x, y int) error {
+	return (&surface{env}).serveVectorTile
+}
+
+func (s *surface) serveVectorTile(w http.ResponseWriter, r *http.Request, z, x, y int) error {
 	if x >= 1<<z || y >= 1<<z {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
 	}

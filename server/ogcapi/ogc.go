@@ -111,6 +111,9 @@ type Env struct {
 	// SetBL records which federal state answered the request, for the
 	// per-BL usage counters.
 	SetBL func(ctx context.Context, code string)
+	// TileSets are the tiled datasets of the OGC API - Tiles routes, each
+	// served by its /v1 tile handler.
+	TileSets []TileSet
 }
 
 type surface struct{ Env }
@@ -125,18 +128,24 @@ const maxSortedCursorLen = 1024
 // round6 rounds v to 6 decimals, half away from zero.
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
+// collectionParam is the collectionId path parameter, one component of
+// the OpenAPI documents for every route that has it.
+func collectionParam() httpapi.Param {
+	return httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
+		Desc: "`buildings` (whole buildings), `surfaces`, `roofs` or `surfaces-<bl>`"}
+}
+
 // Routes are the surface's routes; the server puts them on its ogcAPI
 // surface.
 func Routes(env Env) []httpapi.Route {
 	s := &surface{env}
-	collP := httpapi.Param{Name: "collectionId", In: "path", Type: "string", Required: true, Example: "surfaces", Component: "collectionId",
-		Desc: "`buildings` (whole buildings), `surfaces`, `roofs` or `surfaces-<bl>`"}
+	collP := collectionParam()
 	crsP := httpapi.Param{Name: "crs", In: "query", Type: "string", Default: geo.CRS84.URI(), Parse: parseCRS, Component: "crs",
 		Desc: "CRS of the answer's coordinates (a URI of the collection's `crs` list); default CRS84"}
 	list := func(status int, schema, desc string) []httpapi.Response {
 		return []httpapi.Response{{Status: status, Desc: desc, Schema: schema}, {Status: 400, Desc: "Malformed parameter", Schema: "Problem"}}
 	}
-	return []httpapi.Route{
+	return append([]httpapi.Route{
 		{Method: "GET", Path: "/ogc", OpID: "ogcLanding", Tag: Tag, Since: "0.2.0", Exempt: true,
 			Summary: "OGC API landing page", Desc: Desc, Params: []httpapi.Param{ogcFormat()},
 			Responses: list(200, "OGCLanding", "Links to the API description, conformance and collections"), Handle: s.handleOGCLanding},
@@ -209,7 +218,7 @@ func Routes(env Env) []httpapi.Route {
 			Responses: []httpapi.Response{{Status: 200, Desc: "The feature", Schema: "OGCFeature", ContentType: "application/geo+json", Headers: []string{"Content-Crs"}},
 				{Status: 400, Desc: "Malformed parameter or unsupported CRS", Schema: "Problem"}, httpapi.Resp404},
 			Handle: s.handleOGCItem},
-	}
+	}, s.tileRoutes()...)
 }
 
 // wantsHTML tells whether r asks for HTML: f=html, or no f and an Accept
@@ -269,6 +278,14 @@ func (s *surface) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *h
 		ogcLink{Href: s.BaseURL + "/docs", Rel: "service-doc", Type: "text/html", Title: "the API documentation"},
 		ogcLink{Href: s.BaseURL + "/ogc/conformance", Rel: "conformance", Type: "application/json", Title: "conformance classes"},
 		ogcLink{Href: s.BaseURL + "/ogc/collections", Rel: "data", Type: "application/json", Title: "the feature collections"})
+	for _, sc := range tileScopes {
+		if !sc.collection && len(s.tileSetsIn(sc, "")) > 0 {
+			links = append(links, s.tilesetsLink(sc, ""))
+		}
+	}
+	if len(s.TileSets) > 0 {
+		links = append(links, ogcLink{Href: s.BaseURL + "/ogc/tileMatrixSets", Rel: relTilingSchemes, Type: "application/json", Title: "the tile matrix sets"})
+	}
 	body := map[string]any{"title": "svc geodata: OGC API - Features",
 		"description": "LoD2 building surfaces of the German federal states published by this server.", "links": links}
 	return s.ogcAnswer(w, r, html, "svc OGC API", body)
@@ -276,7 +293,11 @@ func (s *surface) handleOGCLanding(w http.ResponseWriter, r *http.Request, in *h
 
 func (s *surface) handleOGCConformance(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	html := wantsHTML(r, in)
-	body := map[string]any{"conformsTo": ogcConformance}
+	conf := ogcConformance
+	if len(s.TileSets) > 0 {
+		conf = append(slices.Clip(conf), tilesConformance...)
+	}
+	body := map[string]any{"conformsTo": conf}
 	return s.ogcAnswer(w, r, html, "Conformance", body)
 }
 
@@ -388,6 +409,11 @@ func (s *surface) collectionDoc(c ogcCollection, v *catalog.View, html bool, sel
 		ogcLink{Href: s.ogcURL(path+"/items", url.Values{"f": {"html"}}), Rel: "items", Type: "text/html", Title: "the features as HTML"},
 		ogcLink{Href: s.ogcURL(path+"/queryables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", Type: "application/schema+json", Title: "the properties filter may use"},
 		ogcLink{Href: s.ogcURL(path+"/sortables", nil), Rel: "http://www.opengis.net/def/rel/ogc/1.0/sortables", Type: "application/schema+json", Title: "the properties sortby may use"})
+	for _, sc := range tileScopes {
+		if sc.collection && len(s.tileSetsIn(sc, c.id)) > 0 {
+			links = append(links, s.tilesetsLink(sc, c.id))
+		}
+	}
 	for _, src := range c.sources {
 		if pk, ok := v.Pack(pack.LoD2, src.BL); ok {
 			if l := bl.LicenseOf(pk.Manifest.LicenseID); l.URL != "" {

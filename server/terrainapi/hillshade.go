@@ -118,7 +118,20 @@ func (s *surface) terrainCoverage() ([]float64, string) {
 
 func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	t := httpapi.ParsedAs[hillshadeTile](in, "tile")
-	z, x, y, size, style := in.Integer("z"), in.Integer("x"), t.y, t.sizePx, styleOf(in)
+	return s.serveHillshade(w, r, in.Integer("z"), in.Integer("x"), t.y, t.sizePx, styleOf(in))
+}
+
+// ServeHillshadeTile answers the 256 px `shade` hillshade tile z/x/y (XYZ,
+// y from the north) as GET /v1/terrain/hillshade/{z}/{x}/{y}.png does, for
+// the OGC API - Tiles routes: the same cache or bundle, bytes and errors.
+func ServeHillshadeTile(env Env) func(w http.ResponseWriter, r *http.Request, z, x, y int) error {
+	s := &surface{env}
+	return func(w http.ResponseWriter, r *http.Request, z, x, y int) error {
+		return s.serveHillshade(w, r, z, x, y, 256, hillshade.Shade)
+	}
+}
+
+func (s *surface) serveHillshade(w http.ResponseWriter, r *http.Request, z, x, y, size int, style hillshade.Style) error {
 	if z < hillshade.MinZoom || z > hillshade.MaxZoom || x >= 1<<z || y >= 1<<z {
 		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, hillshade.MinZoom, hillshade.MaxZoom)
 	}
