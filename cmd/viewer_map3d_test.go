@@ -129,6 +129,20 @@ func TestViewerMapIn3D(t *testing.T) {
 		}
 		return n
 	}
+	// click clicks a button of the page as a person does, after checking
+	// that it is there and shown.
+	click := func(sel string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var shown bool
+			if err := chromedp.Evaluate(fmt.Sprintf(`(e => !!e && !e.hidden && !e.disabled)(document.querySelector(%q))`, sel), &shown).Do(ctx); err != nil {
+				return err
+			}
+			if !shown {
+				return fmt.Errorf("no button %s shown", sel)
+			}
+			return chromedp.Click(sel, chromedp.ByQuery).Do(ctx)
+		})
+	}
 	jump := func(what, js string) {
 		t.Helper()
 		do(what, chromedp.Evaluate(`svcViewer.map.jumpTo(`+js+`), true`, nil))
@@ -173,7 +187,7 @@ func TestViewerMapIn3D(t *testing.T) {
 		t.Errorf("terrain off: MapLibre has a terrain height %.2f m", *hs[0])
 	}
 	off := shot("terrain-off")
-	do("terrain on", chromedp.Click("#btn-terrain", chromedp.ByQuery))
+	do("terrain on", click("#btn-terrain"))
 	settle("terrain")
 	on := shot("terrain-on")
 	var pressed string
@@ -215,15 +229,15 @@ func TestViewerMapIn3D(t *testing.T) {
 	}
 
 	// Contours, on the flat map without terrain.
-	do("terrain off", chromedp.Click("#btn-terrain", chromedp.ByQuery))
+	do("terrain off", click("#btn-terrain"))
 	jump("flat again", `{pitch: 0}`)
 	before := contour(shot("contours-off"))
-	do("contours on", chromedp.Click("#btn-contours", chromedp.ByQuery))
+	do("contours on", click("#btn-contours"))
 	settle("contours")
 	shown := contour(shot("contours-on"))
 	var labels []struct{ Elevation float64 }
 	do("labels", chromedp.Evaluate(`svcViewer.contourLabels`, &labels))
-	do("contours off", chromedp.Click("#btn-contours", chromedp.ByQuery))
+	do("contours off", click("#btn-contours"))
 	settle("contours off")
 	after := contour(shot("contours-off-again"))
 	t.Logf("contour pixels: %d before, %d on, %d off again; %d labels %v", before, shown, after, len(labels), labels)
@@ -241,7 +255,7 @@ func TestViewerMapIn3D(t *testing.T) {
 
 	// The picture for docs/viewer.md: tilted with terrain and contours.
 	jump("tilt again", `{pitch: 45}`)
-	do("all on", chromedp.Click("#btn-terrain", chromedp.ByQuery), chromedp.Click("#btn-contours", chromedp.ByQuery))
+	do("all on", click("#btn-terrain"), click("#btn-contours"))
 	settle("all on")
 	saveHalf(t, filepath.Join(artefactDir(t), "viewer-map-3d.png"), shot("all-on"))
 	var errs []string
