@@ -24,8 +24,9 @@ import (
 //   - flat, then tilted 45° at the same place: the buildings' orange covers
 //     at least 1.3 times as many pixels tilted (the extrusions' walls and
 //     roofs stand up from the footprints), and MapLibre renders features of
-//     the extrusion layer; tilted over a part of the DGM without buildings
-//     no pixel is orange;
+//     the extrusion layer; a click on an extrusion shows that building's
+//     panel; tilted over a part of the DGM without buildings no pixel is
+//     orange;
 //   - the Terrain button (a real click): before it MapLibre has no terrain
 //     (queryTerrainElevation null), after it the height MapLibre reads from
 //     svc's terrain-RGB tiles at five points in view equals the API's
@@ -164,6 +165,29 @@ func TestViewerMapIn3D(t *testing.T) {
 	t.Logf("orange pixels: flat %d, pitched %d (%d extrusion features rendered)", fo, po, extruded)
 	if fo < 2000 || float64(po) < 1.3*float64(fo) || extruded == 0 {
 		t.Errorf("orange pixels flat %d, pitched %d, extrusion features %d: the tilted map does not extrude the buildings", fo, po, extruded)
+	}
+	// A click on an extrusion shows that building's panel.
+	var pick struct {
+		Gmlid string
+		X, Y  float64
+	}
+	do("find an extrusion", chromedp.Evaluate(`(() => { const m = svcViewer.map, c = m.getCanvas(), r = c.getBoundingClientRect();
+		for (let y = c.clientHeight * 0.5; y < c.clientHeight * 0.9; y += 6) for (let x = c.clientWidth * 0.3; x < c.clientWidth * 0.7; x += 6) {
+			const f = m.queryRenderedFeatures([x, y], {layers: ['buildings-3d']});
+			if (f.length && f[0].properties.gmlid) return {Gmlid: f[0].properties.gmlid, X: r.left + x, Y: r.top + y};
+		}
+		return {Gmlid: '', X: 0, Y: 0}; })()`, &pick))
+	if pick.Gmlid == "" {
+		t.Error("no extrusion to click in the lower middle of the tilted map")
+	} else {
+		do("click the extrusion", chromedp.MouseClickXY(pick.X, pick.Y))
+		var shown string
+		for deadline := time.Now().Add(20 * time.Second); shown != pick.Gmlid && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			chromedp.Run(bctx, chromedp.Evaluate(`(document.getElementById('building-gmlid') || {}).textContent || ''`, &shown))
+		}
+		if shown != pick.Gmlid {
+			t.Errorf("clicked the extrusion of %s, the panel shows %q", pick.Gmlid, shown)
+		}
 	}
 	jump("no buildings", fmt.Sprintf(`{center: [%g, %g]}`, 8.6895, 50.1180))
 	if n := count(shot("nobuildings"), orange); n > 0 {
