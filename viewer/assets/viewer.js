@@ -125,13 +125,17 @@
     container: 'map',
     style: { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#eae6da' } }] },
     attributionControl: false,
-    maxPitch: 0,
+    // Tilting shows the buildings as extrusions (and the relief with
+    // Terrain on); past 60° the view reaches far beyond the footprint
+    // tiles a view asks for.
+    maxPitch: 60,
     hash: true,
   }, remembered && !hadHash ? { center: remembered.center, zoom: remembered.zoom } : { bounds: [[germany[0], germany[1]], [germany[2], germany[3]]] }));
   sv.map = map;
-  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  map.addControl(new maplibregl.NavigationControl({ visualizePitch: true }), 'top-right'); // the compass resets bearing and pitch
   map.addControl(new maplibregl.ScaleControl(), 'bottom-left');
   map.on('error', (e) => { sv.errors.push(String(e.error && e.error.message || e)); });
+  const m3d = window.svcMap3D({ map, sv, api, $, showBuilding: (...a) => showBuilding(...a) }); // map3d.js
 
   async function addHillshade() {
     try {
@@ -188,6 +192,7 @@
     map.addSource('buildings', { type: 'geojson', data: empty });
     map.addLayer({ id: 'buildings-fill', type: 'fill', source: 'buildings', minzoom: 14, paint: { 'fill-color': '#c2703d', 'fill-opacity': 0.75 } });
     map.addLayer({ id: 'buildings-line', type: 'line', source: 'buildings', minzoom: 14, paint: { 'line-color': '#6b3a1c', 'line-width': 0.8 } });
+    m3d.addExtrusions();
     map.addSource('roof', { type: 'geojson', data: empty });
     map.addLayer({ id: 'roof-fill', type: 'fill', source: 'roof', paint: { 'fill-color': ['get', 'colour'], 'fill-opacity': 0.9 } });
     map.addLayer({ id: 'roof-line', type: 'line', source: 'roof', paint: { 'line-color': '#222', 'line-width': 1 } });
@@ -409,6 +414,10 @@
 
   map.on('click', (e) => {
     if (profilePts) { profileClick(e.lngLat.lng, e.lngLat.lat); return; }
+    if (m3d.pitched()) {
+      const b = map.getLayer('buildings-3d') ? map.queryRenderedFeatures(e.point, { layers: ['buildings-3d'] }) : [];
+      if (b.length) { m3d.showExtruded(b[0].properties); return; }
+    }
     const mark = map.getLayer('extents-mark') ? map.queryRenderedFeatures(e.point, { layers: ['extents-mark', 'extents-fill'] }) : [];
     if (mark.length && map.getZoom() < fpZoom) {
       const [w, s, ea, n] = JSON.parse(mark[0].properties.extent);
@@ -423,7 +432,7 @@
   });
   map.on('mousemove', (e) => {
     if (profilePts) return;
-    const layers = ['buildings-fill', 'extents-mark'].filter((l) => map.getLayer(l));
+    const layers = [m3d.pitched() ? 'buildings-3d' : 'buildings-fill', 'extents-mark'].filter((l) => map.getLayer(l));
     const hit = layers.length && map.queryRenderedFeatures(e.point, { layers });
     map.getCanvas().style.cursor = hit && hit.length ? 'pointer' : '';
   });
@@ -440,6 +449,7 @@
     let extents = [];
     try { extents = await addExtents(); } catch (e) { status('Datasets: ' + e.message); }
     addBuildingLayers();
+    await m3d.addRelief();
     map.addControl(new maplibregl.AttributionControl({ compact: false, customAttribution: attribution }), 'bottom-right');
     // Without a hash or a remembered view: everything published.
     if (extents.length && sv.startedFrom === 'extent') showAll(false);
@@ -618,6 +628,8 @@
     $('map').hidden = globeOn;
     $('globe').hidden = !globeOn;
     $('btn-profile').disabled = globeOn;
+    $('btn-terrain').hidden = globeOn || !sv.terrainSource;
+    $('btn-contours').hidden = globeOn || !sv.contourSource;
     $('colour-by-wrap').hidden = !globeOn;
     $('colour-legend').hidden = !globeOn || $('colour-by').value === 'none';
     if (globeOn) openGlobe().catch((e) => { sv.errors.push(String(e)); status('3D: ' + e.message); });
