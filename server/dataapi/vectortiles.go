@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/svc-geodata/svc/buildings"
-	"github.com/svc-geodata/svc/export"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/pack"
@@ -189,5 +188,5 @@ func (s *surface) handleVectorTileJSON(w http.ResponseWriter, r *http.Request, i
 		"tiles":   []string{s.BaseURL + vectorBase + "/{z}/{x}/{y}.mvt"},
 		"minzoom": buildings.TileMinZoom, "maxzoom": buildings.TileMaxZoom, "bounds": bounds,
 		"attribution":   strings.Join(attr, "; "),
-		"vector_layers": export.BuildingVectorLayers})
+		"vector_layers": buildings.VectorLayers})
 }
