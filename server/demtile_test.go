@@ -71,6 +71,11 @@ func TestDEMTileRoutes(t *testing.T) {
 			} else if _, _, _, a := im.At(5, 5).RGBA(); a != 0 {
 				t.Error("empty tile not transparent")
 			}
+			// nodata=fill: the same heights, every pixel opaque (an RGB
+			// PNG), under its own ETag.
+			if wf := do(tile+"?nodata=fill", nil); wf.Code != 200 || wf.Body.Bytes()[25] != 2 || wf.Header().Get("ETag") == etag {
+				t.Errorf("nodata=fill: %d, colour type %d, ETag %s (transparent %s)", wf.Code, wf.Body.Bytes()[25], wf.Header().Get("ETag"), etag)
+			}
 			tj := do("/v1/terrain/"+tc.name+".json", nil)
 			var doc struct {
 				TileJSON string    `json:"tilejson"`
@@ -86,7 +91,7 @@ func TestDEMTileRoutes(t *testing.T) {
 				t.Fatalf("TileJSON: %d %v", tj.Code, err)
 			}
 			if doc.TileJSON != "3.0.0" || doc.Encoding != tc.enc.String() || len(doc.Tiles) != 1 ||
-				!strings.HasSuffix(doc.Tiles[0], "/v1/terrain/"+tc.name+"/{z}/{x}/{y}.png") || len(doc.Bounds) != 4 ||
+				!strings.HasSuffix(doc.Tiles[0], "/v1/terrain/"+tc.name+"/{z}/{x}/{y}.png?nodata=fill") || len(doc.Bounds) != 4 ||
 				doc.Min != 8 || doc.Max != 17 || doc.Size != 256 || doc.Attr == "" {
 				t.Errorf("TileJSON: %s", tj.Body)
 			}
@@ -102,6 +107,7 @@ func TestDEMTileRoutes(t *testing.T) {
 				{"/v1/terrain/" + tc.name + "/10/0/0@2x.png", 400},
 				{"/v1/terrain/" + tc.name + "/10/-1/0.png", 400},
 				{"/v1/terrain/" + tc.name + "/10/0/0.png?style=shade", 400},
+				{"/v1/terrain/" + tc.name + "/10/0/0.png?nodata=zero", 422},
 			} {
 				if w := do(bad.path, nil); w.Code != bad.status || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/problem+json") {
 					t.Errorf("%s: %d %s, want %d problem", bad.path, w.Code, w.Header().Get("Content-Type"), bad.status)
