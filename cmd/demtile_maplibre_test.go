@@ -1,11 +1,15 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -149,3 +153,79 @@ func TestDEMTilesInMapLibre(t *testing.T) {
 }
 
 func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestDEMTilesPitchedEdgeInMapLibre looks east across the demo DGM's east
+// edge (478000 m E, 350 m ahead) at pitch 70 with MapLibre's 3D terrain
+// and a hillshade layer draped on it, both from the raster-dem source, on
+// a magenta page, and counts the screenshot's magenta pixels: where the
+// terrain is drawn they are covered, up to the horizon. With a pit at the
+// edge the terrain beyond it drops 10 km out of the view and the page
+// shows through there (and the river is a trench of black walls). The
+// TileJSON's tiles (nodata=fill) must cover almost all of the view; the
+// transparent tiles (the bytes the route served before the fill, as the
+// browser decodes them) must leave a large part uncovered, so the scene is
+// known to look at the edge.
+func TestDEMTilesPitchedEdgeInMapLibre(t *testing.T) {
+	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	base := serveData(t, demoData(t)) // the demo build (minutes on a loaded machine) is not the browser's time
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bctx := headlessChromium(t, ctx, chromium, 800, 600)
+	lon, lat := geo.FromUTM(geo.Zone(32), 477650, 5551500)
+	dir := artefactDir(t)
+	uncovered := map[string]float64{}
+	for _, tc := range []struct{ name, tiles string }{
+		{"fill", "/v1/terrain/rgb/{z}/{x}/{y}.png?nodata=fill"},
+		{"transparent", "/v1/terrain/rgb/{z}/{x}/{y}.png"},
+	} {
+		js := fmt.Sprintf(`new Promise((resolve, reject) => {
+			const old = document.getElementById('demtest'); if (old) old.remove();
+			const d = document.createElement('div'); d.id = 'demtest';
+			d.style = 'position:fixed;left:0;top:0;width:800px;height:600px;z-index:10000;background:#f0f';
+			document.body.appendChild(d);
+			const m = new maplibregl.Map({container: d, center: [%f, %f], zoom: 16, pitch: 70, bearing: 90,
+				attributionControl: false, fadeDuration: 0, maxPitch: 85,
+				style: {version: 8, sources: {dem: {type: 'raster-dem', tiles: [location.origin + '%s'], tileSize: 256, maxzoom: 17, encoding: 'mapbox'}},
+					layers: [{id: 'bg', type: 'background', paint: {'background-color': '#ddd'}},
+						{id: 'hs', type: 'hillshade', source: 'dem', paint: {'hillshade-exaggeration': 1}}]}});
+			m.on('error', e => reject(String(e.error && e.error.message || e)));
+			m.on('load', () => {
+				m.setTerrain({source: 'dem', exaggeration: 1});
+				m.once('idle', () => resolve('ok'));
+			});
+		})`, lon, lat, tc.tiles)
+		var out string
+		var shot []byte
+		// A fresh page for each map: one WebGL context at a time.
+		if err := chromedp.Run(bctx, chromedp.Navigate(base+"/viewer"), chromedp.Evaluate(js, &out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+			chromedp.CaptureScreenshot(&shot)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "dem-edge-"+tc.name+".png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, magenta := 0, 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				n++
+				if r>>8 > 200 && g>>8 < 60 && bl>>8 > 200 {
+					magenta++
+				}
+			}
+		}
+		uncovered[tc.name] = float64(magenta) / float64(n)
+		t.Logf("%s: %.1f %% of the view without terrain (screenshot %s)", tc.name, 100*uncovered[tc.name], filepath.Join(dir, "dem-edge-"+tc.name+".png"))
+	}
+	if uncovered["transparent"] < 0.2 {
+		t.Errorf("transparent tiles: %.1f %% of the view without terrain, the scene shows no pit to compare with", 100*uncovered["transparent"])
+	}
+	if uncovered["fill"] > 0.05 {
+		t.Errorf("filled tiles: %.1f %% of the view without terrain: a pit at the data's edge", 100*uncovered["fill"])
+	}
+}
