@@ -220,6 +220,9 @@ func TestFillNearest(t *testing.T) {
 			if !ok {
 				t.Fatal("no valid pixel found")
 			}
+			if noData == nil {
+				noData = make([]bool, len(orig)) // nil: nothing missing
+			}
 			for i, h := range orig {
 				if math.IsNaN(h) != noData[i] {
 					t.Fatalf("pixel %d: mask %v for %g", i, noData[i], h)

@@ -2,13 +2,15 @@ package demtile
 
 import (
 	"math"
+	"slices"
 
 	"github.com/svc-geodata/svc/hillshade"
 )
 
 // FillNearest gives every NaN of g (border included) the height of its
 // nearest valid pixel of g and returns a mask of the filled ones (true:
-// no data), or ok false when g has no valid pixel (g is left as is).
+// no data; nil when nothing was missing), or ok false when g has no valid
+// pixel (g is left as is).
 //
 // MapLibre reads a raster-dem pixel's colour and never its alpha, so a
 // pixel without a height needs a plausible one or the 3D terrain drops
@@ -21,6 +23,9 @@ import (
 // order), so the same grid always fills the same way.
 func FillNearest(g hillshade.Grid) (noData []bool, ok bool) {
 	n := g.Size + 2
+	if !slices.ContainsFunc(g.H, math.IsNaN) {
+		return nil, len(g.H) > 0 // a full tile (most of them): nothing to fill, no mask
+	}
 	src := make([]int32, n*n) // index of the nearest valid pixel, -1 none yet
 	noData = make([]bool, n*n)
 	for i, h := range g.H {
