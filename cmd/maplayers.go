@@ -118,7 +118,7 @@ func demLayer(cat *catalog.Catalog, enc demtile.Encoding) maplayer.Layer {
 		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
 			v, release := cat.Acquire()
 			defer release()
-			return demtile.New(demtile.DGM(v.Rasters(pack.Terrain)), enc).Tile(ctx, z, x, y)
+			return demtile.New(demtile.DGM(v.Rasters(pack.Terrain)), enc, demtile.Transparent).Tile(ctx, z, x, y)
 		},
 	}
 }

@@ -56,26 +56,63 @@ const (
 	TileSize = 256
 )
 
+// Format names how tiles are drawn; it changes with any change of their
+// bytes for the same data (2: pixels without data carry a filled height),
+// so a cache key holding it never serves an older drawing.
+const Format = "2"
+
 // ErrTile is a tile address outside the pyramid.
 var ErrTile = errors.New("demtile: no such tile")
+
+// NoData is how a tile marks its pixels without a height. Either way such
+// a pixel's colour is a filled height (FillNearest): a browser drops the
+// colour of a transparent pixel (its canvas stores colours premultiplied
+// by alpha) and MapLibre, which never reads alpha, then takes the
+// encoding's lowest height, a pit of 10 km; only the opaque mark gives
+// MapLibre the filled height.
+type NoData int
+
+const (
+	// Transparent gives a pixel without a height alpha 0: the mark for
+	// clients that decode the PNG themselves (GDAL, numpy).
+	Transparent NoData = iota
+	// Opaque draws it like any other: for MapLibre's raster-dem sources.
+	Opaque
+)
+
+// String is the name of the mark in the API (the nodata parameter).
+func (m NoData) String() string {
+	if m == Opaque {
+		return "fill"
+	}
+	return "transparent"
+}
 
 // Tiler renders the tiles of one encoding from a terrain model. It is safe
 // for concurrent use.
 type Tiler struct {
-	row hillshade.Row
-	enc Encoding
+	row  hillshade.Row
+	enc  Encoding
+	mark NoData
 }
 
 // New returns a Tiler sampling row (DGM for the published terrain;
-// hillshade.Heights.Row for any height function).
-func New(row hillshade.Row, enc Encoding) *Tiler { return &Tiler{row: row, enc: enc} }
+// hillshade.Heights.Row for any height function) that marks pixels
+// without a height as mark says.
+func New(row hillshade.Row, enc Encoding, mark NoData) *Tiler {
+	return &Tiler{row: row, enc: enc, mark: mark}
+}
 
 // Tile renders tile z/x/y (XYZ, y from the north) as a 256 px PNG. Pixels
-// without a height (outside the data, NoData) are transparent (alpha 0);
-// a tile without any is a fully transparent PNG; a tile with a height in
-// every pixel is an RGB PNG without alpha channel. Errors: ErrTile for an
-// address outside zoom MinZoom..MaxZoom or 2^z, a context error, or what
-// the heights returned (a *terrain.TileError for an unreadable DGM tile).
+// without a height (outside the data, NoData) carry a filled height in
+// their colour (FillNearest within the tile and its border; from the
+// nearest ancestor tile with data when the tile has none, NoDataHeightM
+// when no ancestor down to MinZoom has any) and, with the Transparent
+// mark, alpha 0; a tile with every pixel opaque is an RGB PNG without
+// alpha channel.
+// Errors: ErrTile for an address outside zoom MinZoom..MaxZoom or 2^z, a
+// context error, or what the heights returned (a *terrain.TileError for
+// an unreadable DGM tile).
 func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 	if z < MinZoom || z > MaxZoom || x < 0 || y < 0 || x >= 1<<z || y >= 1<<z {
 		return nil, fmt.Errorf("%w: %d/%d/%d (zoom %d to %d)", ErrTile, z, x, y, MinZoom, MaxZoom)
@@ -84,18 +121,82 @@ func (t *Tiler) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demtile: tile %d/%d/%d: %w", z, x, y, err)
 	}
-	return EncodePNG(Encode(g, t.enc))
+	noData, ok := FillNearest(g)
+	if !ok {
+		if noData, err = t.fillFromAncestor(ctx, g, z, x, y); err != nil {
+			return nil, fmt.Errorf("demtile: tile %d/%d/%d: %w", z, x, y, err)
+		}
+	}
+	if t.mark == Opaque {
+		noData = nil
+	}
+	return EncodePNG(Encode(g, noData, t.enc))
+}
+
+// NoDataHeightM is the height of a tile without data whose ancestors down
+// to MinZoom have none either (open sea, far abroad): sea level.
+const NoDataHeightM = 0.0
+
+// fillFromAncestor fills g, tile z/x/y without a valid pixel, from the
+// nearest ancestor tile with data (filled by FillNearest, bilinear at g's
+// pixel centres), or with NoDataHeightM. It returns the mask of g: all
+// no data.
+func (t *Tiler) fillFromAncestor(ctx context.Context, g hillshade.Grid, z, x, y int) ([]bool, error) {
+	n := g.Size + 2
+	noData := make([]bool, n*n)
+	for i := range noData {
+		noData[i], g.H[i] = true, NoDataHeightM
+	}
+	for k := 1; z-k >= MinZoom; k++ {
+		pz, px, py := z-k, x>>k, y>>k
+		p, err := hillshade.SampleRows(ctx, t.row, pz, px, py, TileSize)
+		if err != nil {
+			return nil, fmt.Errorf("ancestor %d/%d/%d: %w", pz, px, py, err)
+		}
+		if _, ok := FillNearest(p); !ok {
+			continue
+		}
+		// Pixel column c of g (border at 0) has its centre at tile
+		// fraction (c-0.5)/size; in p that is a fraction of the ancestor
+		// offset by the tile's place among its 2^k x 2^k descendants.
+		scale := float64(int(1) << k)
+		ox, oy := float64(x-px<<k), float64(y-py<<k)
+		at := func(c int, off float64) float64 { // grid coordinate in p
+			return ((off+(float64(c)-0.5)/float64(g.Size))/scale)*float64(g.Size) + 0.5
+		}
+		for r := range n {
+			pr := at(r, oy)
+			for c := range n {
+				g.H[r*n+c] = bilinear(p, at(c, ox), pr)
+			}
+		}
+		return noData, nil
+	}
+	return noData, nil
+}
+
+// bilinear interpolates grid g (no NaN) at grid coordinates (col, row),
+// pixel centres at integers, clamped to the grid.
+func bilinear(g hillshade.Grid, col, row float64) float64 {
+	n := g.Size + 2
+	col, row = min(max(col, 0), float64(n-1)), min(max(row, 0), float64(n-1))
+	c0, r0 := min(int(col), n-2), min(int(row), n-2)
+	fc, fr := col-float64(c0), row-float64(r0)
+	h := g.H[r0*n+c0 : r0*n+c0+n+2]
+	return (h[0]*(1-fc)+h[1]*fc)*(1-fr) + (h[n]*(1-fc)+h[n+1]*fc)*fr
 }
 
 // Encode packs the inner size x size heights of g (its one-pixel border is
-// not drawn) into an image: alpha 255 and the encoded height where g has
-// a value, all zero where it is NaN. Heights beyond the encoding's range
-// take its nearest end.
-func Encode(g hillshade.Grid, enc Encoding) *image.NRGBA {
+// not drawn) into an image: the encoded height in every pixel, alpha 255
+// where noData is false or nil, 0 where it is true. Heights beyond the
+// encoding's range take its nearest end; a NaN left in g is drawn as all
+// zero (transparent, the encoding's lowest height).
+func Encode(g hillshade.Grid, noData []bool, enc Encoding) *image.NRGBA {
 	n, size := g.Size+2, g.Size
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
 	for r := range size {
-		row := g.H[(r+1)*n+1 : (r+1)*n+1+size]
+		i0 := (r+1)*n + 1
+		row := g.H[i0 : i0+size]
 		pix := img.Pix[r*img.Stride : r*img.Stride+4*size]
 		for c, h := range row {
 			if math.IsNaN(h) {
@@ -103,7 +204,9 @@ func Encode(g hillshade.Grid, enc Encoding) *image.NRGBA {
 			}
 			p := pix[4*c : 4*c+4 : 4*c+4]
 			p[0], p[1], p[2] = pack(h, enc)
-			p[3] = 255
+			if noData == nil || !noData[i0+c] {
+				p[3] = 255
+			}
 		}
 	}
 	return img
@@ -174,4 +277,34 @@ func DGM(datasets []*terrain.Dataset) hillshade.Row {
 	return func(ctx context.Context, lon0, dLonDeg, lat float64, level int, out []float64) error {
 		return terrain.ElevationRow(ctx, datasets, lon0, dLonDeg, lat, terrain.Bilinear, level, out)
 	}
+}
+
+// OpaquePNG turns a tile Tile drew with the Transparent mark into the tile
+// it draws with Opaque: the filled heights are in the colour of every
+// pixel either way, so only alpha changes. An offline bundle stores the
+// transparent tiles (the route's default) and answers nodata=fill with
+// this, byte for byte what the live route answers.
+func OpaquePNG(tile []byte) ([]byte, error) {
+	m, err := png.Decode(bytes.NewReader(tile))
+	if err != nil {
+		return nil, fmt.Errorf("demtile: opaque: %w", err)
+	}
+	b := m.Bounds()
+	img := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	switch src := m.(type) {
+	case *image.NRGBA: // alpha 0 keeps its colour here (not premultiplied)
+		for y := range b.Dy() {
+			copy(img.Pix[y*img.Stride:y*img.Stride+4*b.Dx()], src.Pix[y*src.Stride:y*src.Stride+4*b.Dx()])
+		}
+	case *image.RGBA: // every pixel opaque already (an RGB PNG)
+		for y := range b.Dy() {
+			copy(img.Pix[y*img.Stride:y*img.Stride+4*b.Dx()], src.Pix[y*src.Stride:y*src.Stride+4*b.Dx()])
+		}
+	default:
+		return nil, fmt.Errorf("demtile: opaque: a %T is no tile of Tile", m)
+	}
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	return EncodePNG(img)
 }

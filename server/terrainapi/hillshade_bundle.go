@@ -34,12 +34,17 @@ func (s *surface) terrainBundle(v *catalog.View, layer string) (*maplayer.Bundle
 }
 
 // bundleDEMTile answers a terrain-RGB or Terrarium tile from the archive
-// (the stored bytes, ETag their SHA-256); a tile the archive does not hold
-// is the transparent tile the live route answers where there is no DGM.
-func bundleDEMTile(w http.ResponseWriter, r *http.Request, b *maplayer.Bundle, l demLayer, z, x, y int) error {
+// (the stored bytes, ETag their SHA-256). The archive holds the route's
+// default, transparent tiles; nodata=fill (mark Opaque, what the TileJSON
+// asks for) makes them opaque (demtile.OpaquePNG). A tile the archive does
+// not hold is the tile the live route answers where there is no DGM.
+func bundleDEMTile(w http.ResponseWriter, r *http.Request, b *maplayer.Bundle, l demLayer, mark demtile.NoData, z, x, y int) error {
 	data, err := b.Tile(r.Context(), z, x, y)
-	if errors.Is(err, pmtiles.ErrNoTile) {
-		data, err = demtile.New(hillshade.Heights(noHeights).Row(), l.enc).Tile(r.Context(), z, x, y)
+	switch {
+	case errors.Is(err, pmtiles.ErrNoTile):
+		data, err = demtile.New(hillshade.Heights(noHeights).Row(), l.enc, mark).Tile(r.Context(), z, x, y)
+	case err == nil && mark == demtile.Opaque:
+		data, err = demtile.OpaquePNG(data)
 	}
 	if err != nil {
 		return err
@@ -56,7 +61,7 @@ func (s *surface) bundleDEMTileJSON(w http.ResponseWriter, r *http.Request, l de
 	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": b.Meta.Name, "scheme": "xyz", "format": "png", "encoding": l.enc.String(),
 		"description": b.Meta.Description,
-		"tiles":       []string{s.BaseURL + l.base + "/{z}/{x}/{y}.png"},
+		"tiles":       []string{s.BaseURL + l.base + "/{z}/{x}/{y}.png?nodata=" + demtile.Opaque.String()},
 		"minzoom":     b.Header.MinZoom, "maxzoom": b.Header.MaxZoom, "bounds": bounds[:], "tileSize": demtile.TileSize,
 		"attribution": b.Meta.Attribution})
 }
