@@ -214,6 +214,16 @@ func TestExportPMTilesLayers(t *testing.T) {
 					if !bytes.Equal(s, ob) {
 						t.Fatalf("%s: the archive holds %d bytes, the offline server sent %d others", path, len(s), len(ob))
 					}
+					if l.name != "hillshade" {
+						// nodata=fill, what the TileJSON asks for: the
+						// offline server makes the stored tile opaque,
+						// byte for byte the full server's fill tile.
+						_, ff := getEnc(t, full+path+"?nodata=fill", "identity")
+						or, of := getEnc(t, off+path+"?nodata=fill", "identity")
+						if or.StatusCode != 200 || len(ff) == 0 || !bytes.Equal(ff, of) {
+							t.Fatalf("%s?nodata=fill: offline %d (%d bytes), full server %d bytes: want equal bytes", path, or.StatusCode, len(of), len(ff))
+						}
+					}
 					continue
 				}
 				// MVT: gzip as stored to a client accepting it, the full
@@ -261,7 +271,8 @@ func TestExportPMTilesLayers(t *testing.T) {
 				VectorLayers     []struct{ ID string } `json:"vector_layers"`
 			}
 			if err := json.Unmarshal(tj, &j); err != nil || j.MinZoom != 12 || j.MaxZoom != 16 || fmt.Sprint(j.Bounds) != "[8.66 50.105 8.7 50.125]" ||
-				len(j.Tiles) != 1 || !strings.HasSuffix(j.Tiles[0], l.base+"/{z}/{x}/{y}"+l.ext) {
+				len(j.Tiles) != 1 || !strings.HasSuffix(strings.TrimSuffix(j.Tiles[0], "?nodata=fill"), l.base+"/{z}/{x}/{y}"+l.ext) ||
+				strings.HasSuffix(j.Tiles[0], "?nodata=fill") != (l.name == "terrain-rgb" || l.name == "terrarium") {
 				t.Fatalf("offline TileJSON of %s: %s (%v)", l.name, tj, err)
 			}
 			if l.name == "buildings" && len(j.VectorLayers) != 2 || l.name == "terrain-rgb" && j.Encoding != "mapbox" || l.name == "terrarium" && j.Encoding != "terrarium" {
