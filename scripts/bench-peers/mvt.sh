@@ -86,7 +86,8 @@ mvt_same() {
     for ((y = mvt_y0; y <= mvt_y1; y++)); do
       for d in svc pg; do mkdir -p "$work/mvtcmp/$d/15/$x"; done
       curl -sf -o "$work/mvtcmp/svc/15/$x/$y.pbf" "$svc/v1/buildings/tiles/15/$x/$y.mvt"
-      mvt_pg -At -c "SELECT encode(($(mvt_query "$x" "$y" | tr -d ';')), 'hex')" | xxd -r -p >"$work/mvtcmp/pg/15/$x/$y.pbf"
+      mvt_pg -At -c "SELECT encode(($(mvt_query "$x" "$y" | tr -d ';')), 'hex')" |
+        python3 -c 'import binascii, sys; sys.stdout.buffer.write(binascii.unhexlify(sys.stdin.read().strip()))' >"$work/mvtcmp/pg/15/$x/$y.pbf"
       if [ ! -s "$work/mvtcmp/svc/15/$x/$y.pbf" ] || [ ! -s "$work/mvtcmp/pg/15/$x/$y.pbf" ]; then
         # No building meets the tile: both sides must say so with an empty tile.
         [ ! -s "$work/mvtcmp/svc/15/$x/$y.pbf" ] && [ ! -s "$work/mvtcmp/pg/15/$x/$y.pbf" ] ||

@@ -24,7 +24,6 @@ func TestBenchPeersShort(t *testing.T) {
 	testtool.Require(t, "psql", "apt-get install postgresql")
 	testtool.Require(t, "pgbench", "apt-get install postgresql")
 	testtool.Require(t, "python3", "apt-get install python3")
-	testtool.Require(t, "xxd", "apt-get install xxd")
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) == 0 {
 		testtool.Require(t, "initdb", "apt-get install postgresql")
 	}
