@@ -36,6 +36,7 @@ type serveOptions struct {
 	keylessLimit, trialMintsPerIP, batchMaxPoints                       int
 	trialMinting, publicSourceURL                                       bool
 	rasterCacheMB                                                       int
+	vectorTileCacheMB                                                   int
 	memoryLimit, gcHeadroom                                             string
 	stateURL                                                            string
 	init                                                                bool
@@ -85,6 +86,7 @@ is given. The start-up log line "gc policy" shows what applies (docs/performance
 	f.StringArrayVar(&o.pmtiles, "pmtiles", nil, "PMTiles archive of 'svc export pmtiles' (repeatable): its layer's tile routes answer from it "+
 		"while no pack holds the layer's source data (offline bundles, docs/offline-bundles.md)")
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
+	f.IntVar(&o.vectorTileCacheMB, "vector-tile-cache-mb", 64, "MiB of building vector tiles kept in memory; 0 keeps none, every request cuts its tile (cold benchmarks)")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.memoryLimit, "memory-limit", "auto", "soft memory limit of the Go runtime: auto (3/4 of the cgroup limit, else 1/2 of the machine's memory; "+
 		"GOMEMLIMIT when set), off, a size (2GiB, 1500MB) or a percentage of the memory (50%)")
@@ -191,7 +193,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	defer st.Close()
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
 		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
-		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL},
+		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL, VectorTileCacheBytes: vectorTileCacheBytes(o.vectorTileCacheMB)},
 		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc, Bundles: bundles})
 	if err != nil {
 		return err
@@ -330,4 +332,13 @@ func servePprof(addr string, log *slog.Logger) (func(), error) {
 	go ps.Serve(ln)
 	log.Info("pprof", "addr", ln.Addr().String())
 	return func() { ps.Close() }, nil
+}
+
+// vectorTileCacheBytes maps --vector-tile-cache-mb to
+// server.Config.VectorTileCacheBytes: 0 MiB means no cache (negative there).
+func vectorTileCacheBytes(mb int) int64 {
+	if mb <= 0 {
+		return -1
+	}
+	return int64(mb) << 20
 }

@@ -56,6 +56,10 @@ type Config struct {
 	HeightModel *geoid.Model
 	// QMeshCacheBytes bounds the quantized-mesh tile cache (default 64 MiB).
 	QMeshCacheBytes int64
+	// VectorTileCacheBytes bounds the building vector tile cache (0: 64
+	// MiB); negative caches nothing, so every request cuts its tile (the
+	// cold workload of make bench-peers).
+	VectorTileCacheBytes int64
 	// BatchMaxPoints caps the points of one batch elevation request
 	// (default 10,000).
 	BatchMaxPoints int
@@ -138,7 +142,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20), demTiles: tilecache.New(64 << 20),
-		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(64 << 20), contours: tilecache.New(64 << 20)}
+		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(cfg.VectorTileCacheBytes), contours: tilecache.New(64 << 20)}
 	comps, err := components()
 	if err != nil {
 		return nil, err

@@ -39,9 +39,11 @@ type item struct {
 	e   Entry
 }
 
-// New returns a cache of at most maxBytes of tile data (default 64 MiB).
+// New returns a cache of at most maxBytes of tile data (0: 64 MiB). A
+// negative maxBytes keeps nothing: every Get builds its tile, concurrent
+// requests for one tile included (cold benchmarks, make bench-peers).
 func New(maxBytes int64) *Cache {
-	if maxBytes <= 0 {
+	if maxBytes == 0 {
 		maxBytes = 64 << 20
 	}
 	return &Cache{max: maxBytes, lru: list.New(), items: map[string]*list.Element{}}
@@ -58,6 +60,15 @@ func ETag(key string) string {
 // cached. The build runs for every waiter, so it is not cancelled with the
 // first caller's request; errors are not cached.
 func (c *Cache) Get(ctx context.Context, key string, build func(ctx context.Context) (Entry, error)) (Entry, error) {
+	if c.max < 0 {
+		e, err := build(ctx)
+		if err != nil {
+			return Entry{}, err
+		}
+		e.ETag = ETag(key)
+		c.builds.Add(1)
+		return e, nil
+	}
 	c.mu.Lock()
 	if el, ok := c.items[key]; ok {
 		c.lru.MoveToFront(el)

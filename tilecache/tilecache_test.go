@@ -70,3 +70,35 @@ func TestReset(t *testing.T) {
 		t.Fatalf("%d builds, size %d", n, size)
 	}
 }
+
+// TestOff: a cache of negative size keeps nothing, so every Get builds
+// its tile, concurrent Gets of one key included (make bench-peers measures
+// cold tiles through the server with it), and still hands out the ETag.
+func TestOff(t *testing.T) {
+	c := New(-1)
+	var builds atomic.Int64
+	build := func(context.Context) (Entry, error) {
+		builds.Add(1)
+		time.Sleep(5 * time.Millisecond)
+		return Entry{Data: []byte("tile")}, nil
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			e, err := c.Get(t.Context(), "k", build)
+			if err != nil || string(e.Data) != "tile" || e.ETag != ETag("k") {
+				t.Errorf("Get = %+v, %v", e, err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := c.Get(t.Context(), "k", build); err != nil {
+		t.Fatal(err)
+	}
+	if n := builds.Load(); n != 5 {
+		t.Errorf("5 Gets built %d tiles, want 5 (nothing cached)", n)
+	}
+	if _, _, size := c.Stats(); size != 0 {
+		t.Errorf("cached %d bytes, want 0", size)
+	}
+}

@@ -22,6 +22,8 @@ func TestBenchPeersShort(t *testing.T) {
 	testtool.Require(t, "ogr2ogr", "apt-get install gdal-bin")
 	testtool.Require(t, "gdallocationinfo", "apt-get install gdal-bin")
 	testtool.Require(t, "psql", "apt-get install postgresql")
+	testtool.Require(t, "pgbench", "apt-get install postgresql")
+	testtool.Require(t, "python3", "apt-get install python3")
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) == 0 {
 		testtool.Require(t, "initdb", "apt-get install postgresql")
 	}
@@ -49,13 +51,27 @@ func TestBenchPeersShort(t *testing.T) {
 		t.Fatalf("results JSON: %v\n%s", err, raw)
 	}
 	peers := map[string]bool{}
+	mvt := map[string]float64{} // svc tiles/s of the building MVT rows, cold and warm
 	for _, r := range res.Rows {
 		if r.P <= 0 || r.S <= 0 {
 			t.Errorf("%s vs %s: peer %.0f, svc %.0f: every figure must be measured", r.Workload, r.Peer, r.P, r.S)
 		}
 		peers[strings.Fields(r.Peer)[0]] = true
+		for _, k := range []string{"cold", "warm"} {
+			if strings.HasPrefix(r.Workload, "building MVT z15, "+k) && strings.Contains(r.Peer, "ST_AsMVT") {
+				mvt[k] = r.S
+			}
+		}
 	}
-	for _, p := range []string{"Go", "pg_featureserv", "gdallocationinfo"} {
+	// run.sh compared the tiles of both sides before measuring (it fails
+	// otherwise); the cold svc cuts every tile, so it cannot match the
+	// tile cache.
+	if mvt["cold"] <= 0 || mvt["warm"] <= 0 {
+		t.Errorf("building MVT rows against PostGIS ST_AsMVT missing (cold and warm): %s", raw)
+	} else if mvt["cold"] >= mvt["warm"] {
+		t.Errorf("building MVT: svc cold %.0f tiles/s, warm %.0f: the cold server must be cutting every tile", mvt["cold"], mvt["warm"])
+	}
+	for _, p := range []string{"Go", "pg_featureserv", "PostGIS", "gdallocationinfo"} {
 		if !peers[p] {
 			t.Errorf("no row for peer %s in %s", p, raw)
 		}

@@ -12,6 +12,9 @@
 #     PostGIS 3 (Debian postgresql, postgresql-15-postgis-3): a throw-away cluster on a loopback
 #     port, the demo LoD2 surfaces loaded with ogr2ogr from our SpatiaLite packs (EPSG:4326, GiST
 #     index, ANALYZE), pool of 16 connections: bbox search
+#   - PostGIS ST_AsMVT (the engine of pg_tileserv and martin) driven by pgbench (Debian postgresql):
+#     building vector tiles at z15 against svc cold and warm, equal content checked first with GDAL's
+#     MVT driver; see scripts/bench-peers/mvt.sh
 #   - GDAL gdallocationinfo (Debian gdal-bin): point sampling of a demo DGM COG, WGS84 input
 #   - opentopodata is not packaged for Debian: its figure stays in docs/performance.md with date
 #     and method instead of being faked here.
@@ -77,9 +80,14 @@ fi
 echo "== demo data" >&2
 ./svc demo --data "$work/data" >/dev/null
 
-svc_port=$BASEPORT hello_port=$((BASEPORT + 1)) pg_port=$((BASEPORT + 2)) pgfs_port=$((BASEPORT + 3))
+svc_port=$BASEPORT hello_port=$((BASEPORT + 1)) pg_port=$((BASEPORT + 2)) pgfs_port=$((BASEPORT + 3)) cold_port=$((BASEPORT + 5))
 SVC_KEYLESS_LIMIT=1000000000 ./svc serve --data "$work/data" --addr "127.0.0.1:$svc_port" --log-level error &
 pids+=($!)
+svc_pid=$!
+# The same data without a vector tile cache: every tile request cuts its tile (the cold MVT workload).
+SVC_KEYLESS_LIMIT=1000000000 ./svc serve --data "$work/data" --addr "127.0.0.1:$cold_port" --log-level error --vector-tile-cache-mb 0 &
+pids+=($!)
+cold_pid=$!
 "$work/hello" -addr "127.0.0.1:$hello_port" &
 pids+=($!)
 
@@ -161,6 +169,9 @@ if [ -n "$real_bbox" ]; then
   [ "$n_svc" = 100 ] && [ "$n_pg" = 100 ] || { echo "bench-peers: real bbox pages differ: svc $n_svc, pg_featureserv $n_pg features" >&2; exit 1; }
 fi
 
+source scripts/bench-peers/mvt.sh
+mvt_setup
+
 rows=()
 measure() { # url -> "req/s p50 p99"
   local out
@@ -191,6 +202,8 @@ if [ "$MODE" = full ]; then
   pair "/v1/datasets" "Go net/http hello" "$hello/" "$svc/v1/datasets"
   pair "/v1/attribution" "Go net/http hello" "$hello/" "$svc/v1/attribution"
 fi
+
+mvt_pairs
 
 # Point sampling: gdallocationinfo reading WGS84 points from stdin against one demo DGM COG,
 # next to svc's in-process sampler over the same kind of data (terrain BenchmarkElevation:
