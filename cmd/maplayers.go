@@ -8,12 +8,14 @@ import (
 
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/contour"
 	"github.com/svc-geodata/svc/demtile"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -31,7 +33,7 @@ func mapLayers(cat *catalog.Catalog) (*maplayer.Registry, error) {
 		buildingsLayer(cat),
 		demLayer(cat, demtile.TerrainRGB),
 		demLayer(cat, demtile.Terrarium),
-		// contours: the lead registers the contour layer here at merge.
+		contourLayer(cat),
 	} {
 		if err := reg.Register(l); err != nil {
 			return nil, err
@@ -119,6 +121,35 @@ func demLayer(cat *catalog.Catalog, enc demtile.Encoding) maplayer.Layer {
 			v, release := cat.Acquire()
 			defer release()
 			return demtile.New(demtile.DGM(v.Rasters(pack.Terrain)), enc, demtile.Transparent).Tile(ctx, z, x, y)
+		},
+	}
+}
+
+// contourLayer is the map layer of GET /v1/terrain/contours/{z}/{x}/{y}.mvt:
+// the contour lines of the DGM of every published terrain pack of cat.
+// Its tiles are the gzip bytes the route sends to a client accepting gzip
+// (mvt.Gzip of contour.Tiler.Tile), stored with PMTiles tile compression
+// gzip; a tile without lines is empty (left out of the archive).
+func contourLayer(cat *catalog.Catalog) maplayer.Layer {
+	return maplayer.Layer{
+		Name: contour.Layer, Title: "svc DGM1 contours", Format: maplayer.MVT, Gzip: true,
+		Description: "Contour lines of the DGM1 with elevation_m and index (interval 50 m at zoom 10-11, 10 m at 12-13, 5 m at 14-15, 1 m from 16)",
+		MinZoom:     contour.MinZoom, MaxZoom: contour.MaxZoom, VectorLayers: contour.VectorLayers,
+		Coverage: func(within geo.BBox) maplayer.Coverage {
+			v, release := cat.Acquire()
+			defer release()
+			return terrainCoverage(v, within)
+		},
+		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
+			v, release := cat.Acquire()
+			defer release()
+			// The datasets the route reads (query.Datasets), so a bundle's
+			// tiles are the route's bytes.
+			b, err := contour.NewTiler(query.Datasets(v, pack.Terrain)).Tile(ctx, z, x, y)
+			if err != nil {
+				return nil, err
+			}
+			return mvt.Gzip(b)
 		},
 	}
 }

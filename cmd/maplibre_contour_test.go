@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -25,9 +26,31 @@ import (
 // the screenshot: the lines' blue is drawn, and none with the layer hidden.
 func TestMapLibreDrawsContours(t *testing.T) {
 	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
+	m := contourMap(t, chromium, serveData(t, demoData(t)), "")
+	t.Logf("blue pixels: %d with the contour layer, %d hidden", m.shown, m.hidden)
+	if m.shown < 1000 {
+		t.Errorf("%d pixels of the contour colour", m.shown)
+	}
+	if m.hidden > 0 {
+		t.Errorf("%d pixels of the contour colour with the layer hidden", m.hidden)
+	}
+}
+
+// contourShot is what contourMap saw: the screenshot with the contour
+// layer and the pixels of its colour, shown and hidden.
+type contourShot struct {
+	img           image.Image
+	shown, hidden int
+}
+
+// contourMap draws the contours of the svc at base as
+// TestMapLibreDrawsContours describes, at zoom 15 over the two demo DGM
+// files (5 m lines), and fails t on map errors. Screenshots go to the
+// artefacts as maplibre-contours<tag>-{shown,hidden}.png.
+func contourMap(t *testing.T, chromium, base, tag string) contourShot {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	base := serveData(t, demoData(t))
 	page := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("testdata", "maplibre"))))
 	defer page.Close()
 	bctx := headlessChromium(t, ctx, chromium, 800, 600)
@@ -51,7 +74,7 @@ func TestMapLibreDrawsContours(t *testing.T) {
 			}
 		}
 	}
-	blue := func(what string) int {
+	blue := func(what string) (image.Image, int) {
 		t.Helper()
 		var shot []byte
 		do(what, chromedp.CaptureScreenshot(&shot))
@@ -59,7 +82,7 @@ func TestMapLibreDrawsContours(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(artefactDir(t), "maplibre-contours-"+what+".png"), shot, 0o644)
+		os.WriteFile(filepath.Join(artefactDir(t), "maplibre-contours"+tag+"-"+what+".png"), shot, 0o644)
 		n := 0
 		bb := img.Bounds()
 		for y := bb.Min.Y; y < bb.Max.Y; y++ {
@@ -71,9 +94,8 @@ func TestMapLibreDrawsContours(t *testing.T) {
 				}
 			}
 		}
-		return n
+		return img, n
 	}
-	// Over the two demo DGM files at zoom 15 (5 m lines).
 	do("open", chromedp.Navigate(fmt.Sprintf("%s/?svc=%s&lon=8.6783&lat=50.1153&zoom=15", page.URL, url.QueryEscape(base))))
 	idle("first draw")
 	do("contours", chromedp.Evaluate(fmt.Sprintf(`svcMap.setLayoutProperty('buildings-3d', 'visibility', 'none'),
@@ -82,20 +104,15 @@ func TestMapLibreDrawsContours(t *testing.T) {
 			paint: {'line-color': '#1030e0', 'line-width': ['case', ['get', 'index'], 3, 1.5]}}),
 		svcRedraw(), true`, base+"/v1/terrain/contours.json"), nil))
 	idle("contours")
-	shown := blue("shown")
+	var m contourShot
+	m.img, m.shown = blue("shown")
 	do("hide", chromedp.Evaluate(`svcMap.setLayoutProperty('contour-lines', 'visibility', 'none'), svcRedraw(), true`, nil))
 	idle("hidden")
-	hidden := blue("hidden")
-	t.Logf("blue pixels: %d with the contour layer, %d hidden", shown, hidden)
-	if shown < 1000 {
-		t.Errorf("%d pixels of the contour colour", shown)
-	}
-	if hidden > 0 {
-		t.Errorf("%d pixels of the contour colour with the layer hidden", hidden)
-	}
+	_, m.hidden = blue("hidden")
 	var errs []string
 	do("errors", chromedp.Evaluate(`window.svcErrors`, &errs))
 	if len(errs) > 0 {
 		t.Errorf("map errors %q", errs)
 	}
+	return m
 }

@@ -187,7 +187,7 @@ func TestExportPMTilesUnknownLayer(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.pmtiles")
 	_, err := run(context.Background(), "export", "pmtiles", "--data", dir, "--bbox", pmtilesBBox, "--layers", "hillshade,cadastre", "--maxzoom", "14", out)
-	if err == nil || err.Error() != `maplayer: unknown layer "cadastre": known layers are buildings, hillshade, roofs, terrain-rgb, terrarium` {
+	if err == nil || err.Error() != `maplayer: unknown layer "cadastre": known layers are buildings, contours, hillshade, roofs, terrain-rgb, terrarium` {
 		t.Fatalf("err %v", err)
 	}
 	if _, serr := os.Stat(out); serr == nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ var bundleLayers = []struct{ name, base, ext string }{
 	{"buildings", "/v1/buildings/tiles", ".mvt"},
 	{"terrain-rgb", "/v1/terrain/rgb", ".png"},
 	{"terrarium", "/v1/terrain/terrarium", ".png"},
+	{"contours", "/v1/terrain/contours", ".mvt"},
 }
 
 // exportedBundles exports every map layer of the demo bbox at zooms 12-16
@@ -112,16 +114,18 @@ func gunzip(t *testing.T, b []byte) []byte {
 }
 
 // TestExportPMTilesLayers exports every map layer (hillshade, buildings,
-// terrain-rgb, terrarium) of the demo bbox and judges the archives as
-// their users would: the same bytes for --workers 1 and 4; protomaps'
-// `pmtiles verify` passes and `pmtiles show` reports each archive's tile
-// type and compression (mvt + gzip with vector_layers buildings and roofs
-// in the metadata for the building archive); `svc serve --pmtiles` on an
-// empty data directory answers every tile address of the bbox and zooms
-// as the full server does (byte for byte; MVT after decompression, gzip
-// with Content-Encoding when asked, stable ETags with 304) and TileJSONs
-// of the archives' bounds and zooms; GDAL's MVT driver reads the same
-// features from the offline server as from the full one.
+// terrain-rgb, terrarium, contours) of the demo bbox and judges the
+// archives as their users would: the same bytes for --workers 1 and 4;
+// protomaps' `pmtiles verify` passes and `pmtiles show` reports each
+// archive's tile type and compression (mvt + gzip with vector_layers
+// buildings and roofs, or contours, in the metadata of the vector
+// archives); `svc serve --pmtiles` on an empty data directory answers
+// every tile address of the bbox and zooms as the full server does (byte
+// for byte; MVT after decompression, gzip with Content-Encoding when
+// asked, stable ETags with 304) and TileJSONs of the archives' bounds and
+// zooms with their vector_layers; GDAL's MVT driver reads the same
+// buildings and contour lines from the offline server as from the full
+// one.
 func TestExportPMTilesLayers(t *testing.T) {
 	data := demoData(t)
 	dir := bundleDir(t)
@@ -154,7 +158,7 @@ func TestExportPMTilesLayers(t *testing.T) {
 			}
 			json.Unmarshal(out, &hj)
 			wantType, wantComp := "png", "none"
-			if l.name == "buildings" {
+			if l.ext == ".mvt" {
 				wantType, wantComp = "mvt", "gzip"
 			}
 			if hj.TileType != wantType || hj.TileCompression != wantComp || hj.MinZoom != 12 || hj.MaxZoom != 16 {
@@ -178,6 +182,11 @@ func TestExportPMTilesLayers(t *testing.T) {
 				if len(meta.VectorLayers) != 2 || meta.VectorLayers[0].ID != "buildings" || meta.VectorLayers[0].Fields["height_m"] != "Number" ||
 					meta.VectorLayers[1].ID != "roofs" || meta.VectorLayers[1].MinZoom != 16 || meta.VectorLayers[1].MaxZoom != 16 {
 					t.Fatalf("vector_layers of the building archive: %s", out)
+				}
+			case "contours":
+				if len(meta.VectorLayers) != 1 || meta.VectorLayers[0].ID != "contours" || meta.VectorLayers[0].Fields["elevation_m"] != "Number" ||
+					meta.VectorLayers[0].Fields["index"] != "Boolean" || meta.VectorLayers[0].MinZoom != 12 || meta.VectorLayers[0].MaxZoom != 16 {
+					t.Fatalf("vector_layers of the contour archive: %s", out)
 				}
 			case "terrain-rgb", "terrarium":
 				if want := map[string]string{"terrain-rgb": "mapbox", "terrarium": "terrarium"}[l.name]; meta.Encoding != want {
@@ -257,6 +266,7 @@ func TestExportPMTilesLayers(t *testing.T) {
 					t.Fatalf("%s: ETag %q then %q", path, getag, r2.Header.Get("ETag"))
 				}
 			}
+			t.Logf("%s: %d of %d tiles with content", l.name, nonEmpty, len(addrs))
 			if nonEmpty < 16 {
 				t.Fatalf("%s: %d tiles with content among %d: the test proves little", l.name, nonEmpty, len(addrs))
 			}
@@ -275,9 +285,26 @@ func TestExportPMTilesLayers(t *testing.T) {
 				strings.HasSuffix(j.Tiles[0], "?nodata=fill") != (l.name == "terrain-rgb" || l.name == "terrarium") {
 				t.Fatalf("offline TileJSON of %s: %s (%v)", l.name, tj, err)
 			}
-			if l.name == "buildings" && len(j.VectorLayers) != 2 || l.name == "terrain-rgb" && j.Encoding != "mapbox" || l.name == "terrarium" && j.Encoding != "terrarium" {
+			if l.name == "buildings" && len(j.VectorLayers) != 2 || l.name == "contours" && (len(j.VectorLayers) != 1 || j.VectorLayers[0].ID != "contours") ||
+				l.name == "terrain-rgb" && j.Encoding != "mapbox" || l.name == "terrarium" && j.Encoding != "terrarium" {
 				t.Fatalf("offline TileJSON of %s: %s", l.name, tj)
 			}
+		}
+	})
+
+	t.Run("GDAL reads the offline contours", func(t *testing.T) {
+		ogr2ogr := testtool.Require(t, "ogr2ogr", "apt-get install gdal-bin")
+		const z, x, y = 16, 34347, 22194 // over the demo town
+		read := func(base string) []string {
+			out := filepath.Join(t.TempDir(), "tile.json")
+			toolOut(t, ogr2ogr, "-f", "GeoJSON", out, fmt.Sprintf("/vsicurl/%s/v1/terrain/contours/%d/%d/%d.mvt", base, z, x, y),
+				"-oo", fmt.Sprint("X=", x), "-oo", fmt.Sprint("Y=", y), "-oo", fmt.Sprint("Z=", z), "contours")
+			return contourLines(t, out)
+		}
+		got, want := read(off), read(full)
+		t.Logf("GDAL: %d contour lines offline, %d from the full server", len(got), len(want))
+		if len(want) < 3 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("GDAL: %d contour lines from the offline server, %d from the full one (want at least 3, the same)", len(got), len(want))
 		}
 	})
 
@@ -301,4 +328,35 @@ func TestExportPMTilesLayers(t *testing.T) {
 			}
 		}
 	})
+}
+
+// contourLines are the features of the GeoJSON GDAL wrote from a contour
+// tile, each as its elevation_m, index and coordinates, sorted.
+func contourLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Features []struct {
+			Properties map[string]any
+			Geometry   struct {
+				Type        string
+				Coordinates json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &fc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range fc.Features {
+		if _, ok := f.Properties["elevation_m"]; !ok || !strings.HasSuffix(f.Geometry.Type, "LineString") {
+			t.Fatalf("%s: feature %v, a %s", path, f.Properties, f.Geometry.Type)
+		}
+		out = append(out, fmt.Sprint(f.Properties["elevation_m"], " ", f.Properties["index"], " ", string(f.Geometry.Coordinates)))
+	}
+	slices.Sort(out)
+	return out
 }

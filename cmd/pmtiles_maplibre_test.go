@@ -27,13 +27,34 @@ import (
 // terrain-RGB and Terrarium tiles are the full server's elevation API's
 // (judgeDEMHeights: map.queryTerrainElevation over setTerrain), and a map
 // of MapLibre's hillshade layer of the offline terrain-RGB source is pixel
-// for pixel the map drawn from the full server, with shaded relief in it.
+// for pixel the map drawn from the full server, with shaded relief in it;
+// so is the map of the offline contour lines (contourMap), with the lines
+// in it.
 func TestOfflineBundlesInMapLibre(t *testing.T) {
 	chromium := testtool.Require(t, "chromium", "apt-get install chromium")
 	dir := bundleDir(t)
 	off, full := offlineServer(t, dir), serveData(t, demoData(t))
 	t.Run("buildings extruded", func(t *testing.T) { judgeExtrusion(t, chromium, off, full) })
 	t.Run("terrain heights", func(t *testing.T) { judgeDEMHeights(t, chromium, off, full, 16) })
+	t.Run("contours drawn as from the full server", func(t *testing.T) {
+		a, b := contourMap(t, chromium, full, "-full"), contourMap(t, chromium, off, "-offline")
+		diff := 0
+		bb := a.img.Bounds()
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				r, g, bl, _ := a.img.At(x, y).RGBA()
+				r2, g2, b2, _ := b.img.At(x, y).RGBA()
+				if r != r2 || g != g2 || bl != b2 {
+					diff++
+				}
+			}
+		}
+		t.Logf("contour pixels: %d full, %d offline; %d of %d pixels differ", a.shown, b.shown, diff, bb.Dx()*bb.Dy())
+		if a.shown < 1000 || b.shown != a.shown || b.hidden != 0 || diff > 0 {
+			t.Errorf("MapLibre drew %d contour pixels from the full server, %d (%d hidden) offline, %d pixels differ: want the same map",
+				a.shown, b.shown, b.hidden, diff)
+		}
+	})
 	t.Run("terrain drawn as from the full server", func(t *testing.T) {
 		a, b := terrainMap(t, chromium, full), terrainMap(t, chromium, off)
 		colours := map[[3]uint32]int{}

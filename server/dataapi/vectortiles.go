@@ -23,7 +23,6 @@ import (
 // route they are not counted against the keyless limit.
 const (
 	vectorBase = "/v1/buildings/tiles"
-	mvtType    = "application/vnd.mapbox-vector-tile"
 )
 
 // VectorTileRoutes are the building vector tile routes.
@@ -61,7 +60,7 @@ func VectorTileRoutes(env Env) []httpapi.Route {
 				{Name: "tile", In: "path", Type: "string", Required: true, Example: "22175.mvt", Pattern: `^[0-9]{1,9}\.mvt$`, Desc: "`<y>.mvt`, y the row from the north",
 					Parse: parseVectorTile},
 			},
-			Responses: []httpapi.Response{{Status: 200, Desc: "Mapbox Vector Tile 2.1", ContentType: mvtType}, {Status: 304, Desc: "Not modified"},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Mapbox Vector Tile 2.1", ContentType: httpapi.MVTType}, {Status: 304, Desc: "Not modified"},
 				httpapi.Resp400, httpapi.Resp404, {Status: 413, Desc: "The tile holds more surfaces than one tile may read", Schema: "Problem"}},
 			Handle: s.handleVectorTile},
 	}
@@ -96,7 +95,7 @@ func (s *surface) serveVectorTile(w http.ResponseWriter, r *http.Request, z, x, 
 	v, release := s.Catalog.Acquire()
 	defer release()
 	if b, ok := s.buildingBundle(v); ok {
-		return bundleVectorTile(w, r, b, z, x, y)
+		return httpapi.WriteBundleMVT(w, r, b, z, x, y)
 	}
 	key := fmt.Sprintf("mvt|%s|%d/%d/%d", lod2Generation(v), z, x, y)
 	e, err := s.VectorTiles.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
@@ -126,49 +125,14 @@ func (s *surface) serveVectorTile(w http.ResponseWriter, r *http.Request, z, x, 
 	if meta.bl != "" {
 		s.SetBL(r.Context(), meta.bl)
 	}
-	return writeMVT(w, r, func() ([]byte, error) { return e.Data, nil }, meta.gz, e.ETag)
-}
-
-// writeMVT answers a vector tile: gz (the tile gzip'd, nil for an empty
-// tile) with Content-Encoding: gzip to a client accepting it, else plain,
-// which is called only then (an archive stores the gzip bytes alone). The
-// gzip encoding has its own strong ETag (etag with -gz).
-func writeMVT(w http.ResponseWriter, r *http.Request, plain func() ([]byte, error), gz []byte, etag string) error {
-	h := w.Header()
-	h.Add("Vary", "Accept-Encoding")
-	var body []byte
-	if gz != nil && httpapi.AcceptsGzip(r) {
-		// A strong validator names one representation (RFC 9110 8.8.3):
-		// the gzip encoding has its own.
-		body, etag = gz, strings.TrimSuffix(etag, `"`)+`-gz"`
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("Content-Type", mvtType)
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age=300")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, etag) {
-		h.Del("Content-Encoding")
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	if body == nil {
-		var err error
-		if body, err = plain(); err != nil {
-			h.Del("Vary")
-			return err
-		}
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
-	return nil
+	return httpapi.WriteMVT(w, r, func() ([]byte, error) { return e.Data, nil }, meta.gz, e.ETag)
 }
 
 func (s *surface) handleVectorTileJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.Catalog.Acquire()
 	defer release()
 	if b, ok := s.buildingBundle(v); ok {
-		return s.bundleVectorTileJSON(w, r, b)
+		return httpapi.BundleVectorTileJSON(w, r, b, s.BaseURL+vectorBase+"/{z}/{x}/{y}.mvt")
 	}
 	bounds := []float64{180, 90, -180, -90}
 	var attr []string

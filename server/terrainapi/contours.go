@@ -1,18 +1,14 @@
 package terrainapi
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/svc-geodata/svc/contour"
+	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/query"
 	"github.com/svc-geodata/svc/server/httpapi"
@@ -24,7 +20,6 @@ import (
 // counted against the keyless limit.
 const (
 	contourBase = "/v1/terrain/contours"
-	mvtType     = "application/vnd.mapbox-vector-tile"
 )
 
 // ContourRoutes are the contour vector tile routes.
@@ -57,7 +52,7 @@ func ContourRoutes(env Env) []httpapi.Route {
 				{Name: "tile", In: "path", Type: "string", Required: true, Example: "11088.mvt", Pattern: `^[0-9]{1,9}\.mvt$`, Desc: "`<y>.mvt`, y the row from the north",
 					Parse: parseContourTile},
 			},
-			Responses: []httpapi.Response{{Status: 200, Desc: "Mapbox Vector Tile 2.1", ContentType: mvtType}, {Status: 304, Desc: "Not modified"},
+			Responses: []httpapi.Response{{Status: 200, Desc: "Mapbox Vector Tile 2.1", ContentType: httpapi.MVTType}, {Status: 304, Desc: "Not modified"},
 				httpapi.Resp400, httpapi.Resp404, {Status: 502, Desc: "A DGM tile could not be read", Schema: "Problem"}},
 			Handle: s.handleContourTile},
 	}
@@ -74,6 +69,9 @@ func (s *surface) handleContourTile(w http.ResponseWriter, r *http.Request, in *
 	}
 	v, release := s.Catalog.Acquire()
 	defer release()
+	if b, ok := s.terrainBundle(v, contour.Layer); ok {
+		return httpapi.WriteBundleMVT(w, r, b, z, x, y)
+	}
 	datasets := query.Datasets(v, pack.Terrain)
 	key := fmt.Sprintf("contour|%s|%d/%d/%d", terrainGeneration(v), z, x, y)
 	e, err := s.Contours.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
@@ -81,68 +79,29 @@ func (s *surface) handleContourTile(w http.ResponseWriter, r *http.Request, in *
 		if err != nil {
 			return tilecache.Entry{}, err
 		}
-		var gz []byte
-		if len(data) > 0 {
-			var b bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-			_, _ = zw.Write(data)
-			if zw.Close() == nil {
-				gz = b.Bytes()
-			}
-		}
-		return tilecache.Entry{Data: data, Meta: gz}, nil
+		// The bytes an offline archive stores for this tile (mvt.Gzip is
+		// the contour layer's compression too); nil for an empty tile.
+		gz, err := mvt.Gzip(data)
+		return tilecache.Entry{Data: data, Meta: gz}, err
 	})
 	if err != nil {
 		return err
 	}
 	gz, _ := e.Meta.([]byte)
-	body, etag := e.Data, e.ETag
-	h := w.Header()
-	h.Add("Vary", "Accept-Encoding")
-	if gz != nil && httpapi.AcceptsGzip(r) {
-		// A strong validator names one representation (RFC 9110 8.8.3):
-		// the gzip encoding has its own.
-		body, etag = gz, strings.TrimSuffix(etag, `"`)+`-gz"`
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("Content-Type", mvtType)
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age=300")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && httpapi.ETagMatch(inm, etag) {
-		h.Del("Content-Encoding")
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
-	return nil
+	return httpapi.WriteMVT(w, r, func() ([]byte, error) { return e.Data, nil }, gz, e.ETag)
 }
 
 func (s *surface) handleContourTileJSON(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	v, release := s.Catalog.Acquire()
-	defer release()
-	bounds := []float64{180, 90, -180, -90}
-	var attr []string
-	for _, p := range v.Packs(pack.Terrain) {
-		if b := p.Manifest.BBoxWGS84; len(b) == 4 {
-			bounds = []float64{math.Min(bounds[0], b[0]), math.Min(bounds[1], b[1]), math.Max(bounds[2], b[2]), math.Max(bounds[3], b[3])}
-		}
-		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
-			attr = append(attr, a)
-		}
+	b, ok := s.terrainBundle(v, contour.Layer)
+	release()
+	if ok {
+		return httpapi.BundleVectorTileJSON(w, r, b, s.BaseURL+contourBase+"/{z}/{x}/{y}.mvt")
 	}
-	if bounds[0] > bounds[2] {
-		bounds = []float64{-180, -85.0511, 180, 85.0511}
-	}
+	bounds, attr := s.terrainCoverage()
 	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": "svc DGM1 contours", "scheme": "xyz", "format": "pbf",
 		"tiles":   []string{s.BaseURL + contourBase + "/{z}/{x}/{y}.mvt"},
 		"minzoom": contour.MinZoom, "maxzoom": contour.MaxZoom, "bounds": bounds,
-		"attribution": strings.Join(attr, "; "),
-		"vector_layers": []map[string]any{
-			{"id": contour.Layer, "minzoom": contour.MinZoom, "maxzoom": contour.MaxZoom,
-				"description": "Contour lines of the DGM1 (DHHN2016); interval 50 m at zoom 10-11, 10 m at 12-13, 5 m at 14-15, 1 m from 16",
-				"fields":      map[string]string{"elevation_m": "Number", "index": "Boolean"}},
-		}})
+		"attribution": attr, "vector_layers": contour.VectorLayers})
 }

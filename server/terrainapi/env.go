@@ -37,7 +37,7 @@ type Env struct {
 	QMesh     *qmesh.Tiler
 	Hillshade *tilecache.Cache
 	DEMTiles  *tilecache.Cache
-	// Bundles answer the hillshade and DEM tile routes when no terrain pack is
+	// Bundles answer the hillshade, DEM and contour tile routes when no terrain pack is
 	// published (offline bundles of `svc export pmtiles`); nil holds none.
 	Bundles *maplayer.Bundles
 	// Contours caches the contour vector tiles (uncounted, like every

@@ -23,7 +23,7 @@ func (s *surface) hillshadeBundle(v *catalog.View) (*maplayer.Bundle, bool) {
 }
 
 // terrainBundle is the offline archive of a terrain map layer (hillshade,
-// terrain-rgb, terrarium): the one of `svc serve --pmtiles` holding layer,
+// terrain-rgb, terrarium, contours): the one of `svc serve --pmtiles` holding layer,
 // used only while no terrain pack is published (published DGM always
 // wins, so a bundle never hides fresher data).
 func (s *surface) terrainBundle(v *catalog.View, layer string) (*maplayer.Bundle, bool) {
