@@ -2,9 +2,6 @@ package cmd
 
 import (
 	"context"
-	"math"
-	"slices"
-	"strings"
 
 	"github.com/svc-geodata/svc/buildings"
 	"github.com/svc-geodata/svc/catalog"
@@ -163,22 +160,6 @@ func terrainCoverage(v *catalog.View, within geo.BBox) maplayer.Coverage {
 // packs of product p meeting within (the whole Web Mercator square when
 // there are none) and their attributions joined by "; ".
 func packCoverage(v *catalog.View, prod pack.Product, within geo.BBox) maplayer.Coverage {
-	b := [4]float64{180, 90, -180, -90}
-	var attr []string
-	for _, p := range v.Packs(prod) {
-		m := p.Manifest.BBoxWGS84
-		if len(m) == 4 && (m[0] > within.MaxLon || m[2] < within.MinLon || m[1] > within.MaxLat || m[3] < within.MinLat) {
-			continue
-		}
-		if len(m) == 4 {
-			b = [4]float64{math.Min(b[0], m[0]), math.Min(b[1], m[1]), math.Max(b[2], m[2]), math.Max(b[3], m[3])}
-		}
-		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
-			attr = append(attr, a)
-		}
-	}
-	if b[0] > b[2] {
-		b = [4]float64{-180, -85.0511, 180, 85.0511}
-	}
-	return maplayer.Coverage{Bounds: b, Attribution: strings.Join(attr, "; ")}
+	b, attr := v.Coverage(prod, within)
+	return maplayer.Coverage{Bounds: b, Attribution: attr}
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/pack"
@@ -134,23 +133,11 @@ func (s *surface) handleVectorTileJSON(w http.ResponseWriter, r *http.Request, i
 	if b, ok := s.buildingBundle(v); ok {
 		return httpapi.BundleVectorTileJSON(w, r, b, s.BaseURL+vectorBase+"/{z}/{x}/{y}.mvt")
 	}
-	bounds := []float64{180, 90, -180, -90}
-	var attr []string
-	for _, p := range v.Packs(pack.LoD2) {
-		if b := p.Manifest.BBoxWGS84; len(b) == 4 {
-			bounds = []float64{math.Min(bounds[0], b[0]), math.Min(bounds[1], b[1]), math.Max(bounds[2], b[2]), math.Max(bounds[3], b[3])}
-		}
-		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
-			attr = append(attr, a)
-		}
-	}
-	if bounds[0] > bounds[2] {
-		bounds = []float64{-180, -85.0511, 180, 85.0511}
-	}
+	bounds, attr := v.Coverage(pack.LoD2, catalog.World)
 	return httpapi.WriteJSON(w, r, http.StatusOK, "public, max-age=300", map[string]any{
 		"tilejson": "3.0.0", "name": "svc LoD2 buildings", "scheme": "xyz", "format": "pbf",
 		"tiles":   []string{s.BaseURL + vectorBase + "/{z}/{x}/{y}.mvt"},
-		"minzoom": buildings.TileMinZoom, "maxzoom": buildings.TileMaxZoom, "bounds": bounds,
-		"attribution":   strings.Join(attr, "; "),
+		"minzoom": buildings.TileMinZoom, "maxzoom": buildings.TileMaxZoom, "bounds": bounds[:],
+		"attribution":   attr,
 		"vector_layers": buildings.VectorLayers})
 }

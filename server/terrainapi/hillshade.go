@@ -3,12 +3,11 @@ package terrainapi
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/demtile"
 	"github.com/svc-geodata/svc/hillshade"
 	"github.com/svc-geodata/svc/pack"
@@ -100,20 +99,8 @@ func (s *surface) handleHillshadeJSON(w http.ResponseWriter, r *http.Request, in
 func (s *surface) terrainCoverage() ([]float64, string) {
 	v, release := s.Catalog.Acquire()
 	defer release()
-	bounds := []float64{180, 90, -180, -90}
-	var attr []string
-	for _, p := range v.Packs(pack.Terrain) {
-		if b := p.Manifest.BBoxWGS84; len(b) == 4 {
-			bounds = []float64{math.Min(bounds[0], b[0]), math.Min(bounds[1], b[1]), math.Max(bounds[2], b[2]), math.Max(bounds[3], b[3])}
-		}
-		if a := p.Manifest.AttributionText(); !slices.Contains(attr, a) {
-			attr = append(attr, a)
-		}
-	}
-	if bounds[0] > bounds[2] {
-		bounds = []float64{-180, -85.0511, 180, 85.0511}
-	}
-	return bounds, strings.Join(attr, "; ")
+	bounds, attr := v.Coverage(pack.Terrain, catalog.World)
+	return bounds[:], attr
 }
 
 func (s *surface) handleHillshadeTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
