@@ -24,6 +24,7 @@ import (
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/server"
+	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -39,6 +40,7 @@ type serveOptions struct {
 	vectorTileCacheMB                                                   int
 	memoryLimit, gcHeadroom                                             string
 	stateURL                                                            string
+	irradiance                                                          string
 	init                                                                bool
 	quiet                                                               bool
 	out                                                                 io.Writer // the welcome text
@@ -88,6 +90,8 @@ is given. The start-up log line "gc policy" shows what applies (docs/performance
 	f.IntVar(&o.rasterCacheMB, "raster-cache-mb", 256, "MiB of decoded terrain/vegetation COG blocks kept in memory, shared by all packs")
 	f.IntVar(&o.vectorTileCacheMB, "vector-tile-cache-mb", 64, "MiB of building vector tiles kept in memory; 0 keeps none, every request cuts its tile (cold benchmarks)")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
+	f.StringVar(&o.irradiance, "irradiance", "", "climate file for GET /v1/buildings/{gmlid}/solar: a PVGIS TMY (CSV or JSON) or EnergyPlus EPW file, "+
+		"read once at start (a bad file stops the start); without it the route answers 503 (docs/solar.md)")
 	f.StringVar(&o.memoryLimit, "memory-limit", "auto", "soft memory limit of the Go runtime: auto (3/4 of the cgroup limit, else 1/2 of the machine's memory; "+
 		"GOMEMLIMIT when set), off, a size (2GiB, 1500MB) or a percentage of the memory (50%)")
 	f.StringVar(&o.gcHeadroom, "gc-headroom", defaultGCHeadroom, "least heap growth between garbage collections (a size, or off for Go's GOGC=100; "+
@@ -142,6 +146,14 @@ func runServe(ctx context.Context, o serveOptions) error {
 			return fmt.Errorf("data directory: %w", err)
 		}
 	}
+	var clim *dataapi.Climate
+	if o.irradiance != "" {
+		if clim, err = dataapi.LoadClimate(ctx, o.irradiance); err != nil {
+			return fmt.Errorf("--irradiance: %w", err)
+		}
+		log.Info("irradiance climate", "file", o.irradiance, "format", clim.Series.Format, "source", clim.Series.Source,
+			"lat", clim.Series.Site.LatDeg, "lon", clim.Series.Site.LonDeg, "model", clim.Sky.Description())
+	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -194,7 +206,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
 		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
 		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL, VectorTileCacheBytes: vectorTileCacheBytes(o.vectorTileCacheMB)},
-		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc, Bundles: bundles})
+		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc, Bundles: bundles, Climate: clim})
 	if err != nil {
 		return err
 	}

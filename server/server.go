@@ -82,6 +82,9 @@ type Deps struct {
 	// route answers from its layer's archive when no pack holds its
 	// source data (offline bundles). Nil holds none.
 	Bundles *maplayer.Bundles
+	// Climate is the irradiance file of `svc serve --irradiance` for the
+	// solar route; nil: none (the route answers 503).
+	Climate *dataapi.Climate
 }
 
 // Server answers every route. Create it with New.
@@ -196,7 +199,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
 	de := dataapi.Env{Catalog: s.deps.Catalog, TilesURL: s.cfg.TilesURL, AdminTok: s.cfg.AdminToken,
 		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, VectorTiles: s.vectorTiles, Bundles: s.deps.Bundles, BaseURL: s.cfg.BaseURL, NoteDamage: s.damage.note, SetBL: setBL,
-		Log: s.log, RequestID: requestID}
+		Climate: s.deps.Climate, Log: s.log, RequestID: requestID}
 	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.AttributeRoutes(de)...)...)

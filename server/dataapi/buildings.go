@@ -53,6 +53,7 @@ func BuildingRoutes(env Env) []httpapi.Route {
 			Params:    []httpapi.Param{gmlidParam},
 			Responses: []httpapi.Response{{Status: 200, Desc: "Roof facets", Schema: "RoofResponse", ContentType: "application/geo+json"}, httpapi.Resp404},
 			Handle:    s.handleRoof},
+		SolarRoute(env, gmlidParam),
 	}
 }
 

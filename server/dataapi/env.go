@@ -43,6 +43,9 @@ type Env struct {
 	SetBL func(ctx context.Context, code string)
 	// Log and RequestID report what a client is not told (a failed Draco
 	// compression).
+	// Climate is the irradiance file of `svc serve --irradiance`; nil:
+	// none, the solar route answers 503.
+	Climate   *Climate
 	Log       *slog.Logger
 	RequestID func(context.Context) string
 }

@@ -9,8 +9,12 @@ offset; EPW: the centre of the hour), computed with get_solarposition
 the sun at or below the horizon are left out (svc's documented rule); the
 hourly get_total_irradiance (Perez 1990 and Hay-Davies, albedo 0.2) is summed
 to Wh/m2 per plane.
+
+PVLIB_POA_PLANES (optional, JSON [[tilt, azimuth], ...]) replaces the default
+planes (the solar route's test passes a building's roof facets).
 """
 import json
+import os
 import sys
 
 import numpy as np
@@ -18,6 +22,8 @@ import pandas as pd
 from pvlib import atmosphere, iotools, irradiance, solarposition
 
 PLANES = [(35, 180), (45, 90), (20, 270), (90, 180), (60, 0)]
+if os.environ.get('PVLIB_POA_PLANES'):
+    PLANES = [tuple(p) for p in json.loads(os.environ['PVLIB_POA_PLANES'])]
 out = []
 for path in sys.argv[1:]:
     if path.endswith('.epw'):
