@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,6 +52,15 @@ func nrwSample(t *testing.T) (data string, ids []string) {
 // stamped with another year as in a TMY.
 func tmyCSV(t *testing.T, site solar.Site) string {
 	t.Helper()
+	p := filepath.Join(t.TempDir(), "tmy_nrw.csv")
+	if err := os.WriteFile(p, []byte(tmyDoc(site)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tmyDoc is the text of tmyCSV.
+func tmyDoc(site solar.Site) string {
 	rng := rand.New(rand.NewPCG(27, 5))
 	linke := [12]float64{3, 3.2, 3.6, 4, 4.2, 4.3, 4.5, 4.4, 4, 3.6, 3.2, 3}
 	spa := solar.DefaultSPAOptions()
@@ -74,11 +86,7 @@ func tmyCSV(t *testing.T, site solar.Site) string {
 		}
 	}
 	b.WriteString("\r\nG(h): Global irradiance on the horizontal plane (W/m2)\r\n\r\nPVGIS (c) European Union, 2001-2024\r\n")
-	p := filepath.Join(t.TempDir(), "tmy_nrw.csv")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return b.String()
 }
 
 type solarAnswer struct {
@@ -105,7 +113,7 @@ type solarAnswer struct {
 	} `json:"climate"`
 }
 
-func getStatusJSON(t *testing.T, url string, want int, v any) {
+func getStatusJSON(t testing.TB, url string, want int, v any) {
 	t.Helper()
 	res, err := http.Get(url)
 	if err != nil {
@@ -279,4 +287,81 @@ func TestSolarRoute(t *testing.T) {
 		t.Fatalf("%d facets, %d buildings with north and south facets: the sample does not exercise the route", facets, pairs)
 	}
 	t.Logf("%d buildings, %d facets (%d planes), %d with north and south facets; worst deviation from pvlib %.4f %%", len(all), facets, len(planeList), pairs, 100*worst)
+}
+
+// BenchmarkSolarRoute: GET /v1/buildings/{gmlid}/solar of the real NRW
+// tile's building with the most roof facets, through the in-process server
+// (HTTP on loopback included), with a constructed PVGIS TMY. cpu-ms/op is
+// the process's user+system CPU per request (getrusage), the figure of
+// docs/performance.md: wall time is unreliable on the shared machine.
+func BenchmarkSolarRoute(b *testing.B) {
+	data := b.TempDir()
+	gml := testtool.Shared(b, "samples/real/LoD2_32_280_5659_1_NW.gml")
+	if _, err := importer.LoD2(context.Background(), importer.Common{DataDir: data, BL: "nrw", Snapshot: "2026-07-20",
+		LicenseID: "dl-de-zero-2.0"}, []string{gml}); err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(gml)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmy := filepath.Join(b.TempDir(), "tmy.csv")
+	if err := os.WriteFile(tmy, []byte(tmyDoc(solar.Site{LatDeg: 51.06, LonDeg: 5.87, ElevationM: 60})), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, "serve", "--data", data, "--addr", addr, "--log-level", "warn", "--quiet", "--irradiance", tmy)
+		done <- err
+	}()
+	b.Cleanup(func() { cancel(); <-done })
+	base := "http://" + addr
+	for i := 0; ; i++ {
+		if res, err := http.Get(base + "/healthz"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if i == 300 {
+			b.Fatal("server did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	best, most := "", -1
+	for _, m := range regexp.MustCompile(`<bldg:Building gml:id="([^"]+)"`).FindAllSubmatch(raw, -1) {
+		var a solarAnswer
+		getStatusJSON(b, base+"/v1/buildings/"+string(m[1])+"/solar", 200, &a)
+		if len(a.Facets) > most {
+			best, most = string(m[1]), len(a.Facets)
+		}
+	}
+	url := base + "/v1/buildings/" + best + "/solar"
+	b.ReportAllocs()
+	before := cpuTime()
+	for b.Loop() {
+		res, err := http.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatal(res.Status)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-before)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(most), "facets")
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
