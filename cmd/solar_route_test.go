@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/solar"
 )
 
@@ -101,12 +103,17 @@ type solarAnswer struct {
 		Monthly     [12]float64 `json:"monthly_kwh_m2"`
 		YieldKWh    float64     `json:"yield_kwh"`
 		Share       float64     `json:"share_of_best"`
-		Class       string      `json:"class"`
+		Unshaded    float64     `json:"unshaded_annual_kwh_m2"`
+		Loss        *struct {
+			Terrain, Buildings, Trees float64
+		} `json:"loss_kwh_m2"`
+		Class string `json:"class"`
 	} `json:"facets"`
 	Total struct {
 		YieldKWh float64 `json:"yield_kwh"`
 	} `json:"total"`
 	Model   string `json:"model"`
+	Shading string `json:"shading"`
 	Climate struct {
 		File, Format, Source string
 		LatDeg               float64 `json:"latitude"`
@@ -183,7 +190,10 @@ func TestSolarRoute(t *testing.T) {
 	p := roof.Features[0].Geometry.Coordinates[0][0]
 	site := solar.Site{LatDeg: math.Round(p[1]*1000) / 1000, LonDeg: math.Round(p[0]*1000) / 1000, ElevationM: 60}
 	tmy := tmyCSV(t, site)
+	sampleDGM(t, data)
 	base = serveData(t, data, "--irradiance", tmy)
+	var shadedFacets int
+	var buildingLoss float64
 
 	var all []solarAnswer
 	planes := map[string]bool{}
@@ -194,8 +204,23 @@ func TestSolarRoute(t *testing.T) {
 		if a.Climate.File != "tmy_nrw.csv" || a.Climate.Format != "pvgis-tmy-csv" || a.Climate.LatDeg != site.LatDeg || !strings.Contains(a.Model, "Perez") {
 			t.Fatalf("%s: climate %+v, model %q", id, a.Climate, a.Model)
 		}
+		if len(a.Facets) > 0 && a.Shading != "terrain, buildings" {
+			t.Fatalf("%s: shading %q, want terrain and buildings evaluated", id, a.Shading)
+		}
 		var total float64
 		for _, f := range a.Facets {
+			if f.Loss == nil {
+				t.Fatalf("%s facet %d: no loss", id, f.Index)
+			}
+			l := *f.Loss
+			if l.Terrain < 0 || l.Buildings < 0 || l.Trees < 0 || f.AnnualKWhM2 > f.Unshaded {
+				t.Errorf("%s facet %d: losses %+v, annual %.2f of %.2f unshaded", id, f.Index, l, f.AnnualKWhM2, f.Unshaded)
+			}
+			if d := f.Unshaded - l.Terrain - l.Buildings - l.Trees - f.AnnualKWhM2; math.Abs(d) > 0.05 {
+				t.Errorf("%s facet %d: unshaded %.2f - losses %+v != annual %.2f", id, f.Index, f.Unshaded, l, f.AnnualKWhM2)
+			}
+			shadedFacets++
+			buildingLoss += l.Buildings
 			az := 180.0
 			if f.AzimuthDeg != nil {
 				az = *f.AzimuthDeg
@@ -261,18 +286,18 @@ func TestSolarRoute(t *testing.T) {
 			if !ok {
 				t.Fatalf("pvlib has no sum for tilt %g azimuth %g", f.TiltDeg, az)
 			}
-			rel := math.Abs(f.AnnualKWhM2-w) / w
+			rel := math.Abs(f.Unshaded-w) / w
 			worst = math.Max(worst, rel)
 			if rel > 0.01 {
-				t.Errorf("%s facet %d (tilt %g, azimuth %g): %.2f kWh/m², pvlib %.2f (%.2f %%)", a.GMLID, f.Index, f.TiltDeg, az, f.AnnualKWhM2, w, 100*rel)
+				t.Errorf("%s facet %d (tilt %g, azimuth %g): %.2f kWh/m² unshaded, pvlib %.2f (%.2f %%)", a.GMLID, f.Index, f.TiltDeg, az, f.Unshaded, w, 100*rel)
 			}
 			facets++
 			if f.TiltDeg >= 15 && f.AzimuthDeg != nil {
 				switch {
 				case az >= 135 && az <= 225:
-					south = math.Min(south, f.AnnualKWhM2)
+					south = math.Min(south, f.Unshaded)
 				case az <= 45 || az >= 315:
-					north = math.Max(north, f.AnnualKWhM2)
+					north = math.Max(north, f.Unshaded)
 				}
 			}
 		}
@@ -283,15 +308,20 @@ func TestSolarRoute(t *testing.T) {
 			}
 		}
 	}
+	if buildingLoss <= 0 {
+		t.Errorf("no facet of %d loses anything to the neighbouring buildings", shadedFacets)
+	}
 	if pairs == 0 || facets < 10 {
 		t.Fatalf("%d facets, %d buildings with north and south facets: the sample does not exercise the route", facets, pairs)
 	}
-	t.Logf("%d buildings, %d facets (%d planes), %d with north and south facets; worst deviation from pvlib %.4f %%", len(all), facets, len(planeList), pairs, 100*worst)
+	t.Logf("%d buildings, %d facets (%d planes), %d with north and south facets; worst deviation from pvlib %.4f %%; building loss %.1f kWh/m² over all facets",
+		len(all), facets, len(planeList), pairs, 100*worst, buildingLoss)
 }
 
 // BenchmarkSolarRoute: GET /v1/buildings/{gmlid}/solar of the real NRW
 // tile's building with the most roof facets, through the in-process server
-// (HTTP on loopback included), with a constructed PVGIS TMY. cpu-ms/op is
+// (HTTP on loopback included), with a constructed PVGIS TMY and a synthetic
+// DGM, so shading by terrain and buildings is evaluated. cpu-ms/op is
 // the process's user+system CPU per request (getrusage), the figure of
 // docs/performance.md: wall time is unreliable on the shared machine.
 func BenchmarkSolarRoute(b *testing.B) {
@@ -301,6 +331,7 @@ func BenchmarkSolarRoute(b *testing.B) {
 		LicenseID: "dl-de-zero-2.0"}, []string{gml}); err != nil {
 		b.Fatal(err)
 	}
+	sampleDGM(b, data)
 	raw, err := os.ReadFile(gml)
 	if err != nil {
 		b.Fatal(err)
@@ -364,4 +395,29 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sampleDGM imports a synthetic 1 m DGM of the NRW sample tile (its ground
+// lies at ~35 m; this one undulates between 32 and 35 m) into data.
+func sampleDGM(t testing.TB, data string) {
+	t.Helper()
+	dgmDir := t.TempDir()
+	nd := -9999.0
+	g := raster.Grid{Width: 1000, Height: 1000, Data: make([]float32, 1000*1000), EPSG: 25832, Nodata: &nd,
+		GeoTransform: [6]float64{280000, 1, 0, 5660000, 0, -1}}
+	for i := range g.Data {
+		x, y := float64(i%1000), float64(i/1000)
+		g.Data[i] = float32(33.5 + 1.5*math.Sin(x/97)*math.Cos(y/131))
+	}
+	var cog bytes.Buffer
+	if err := raster.WriteCOG(&cog, g, raster.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dgmDir, "dgm1_32_280_5659_1_nw.tif"), cog.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(context.Background(), "import", "dgm", "--data", data, "--bl", "nrw", "--snapshot", "2026-07-20",
+		"--license", "dl-de-zero-2.0", dgmDir); err != nil {
+		t.Fatalf("import dgm: %v\n%s", err, out)
+	}
 }

@@ -135,21 +135,24 @@ func Schemas() apidoc.Obj {
 			[]string{"gmlid", "bl", "facets", "total", "model", "shading", "best_plane", "climate", "attribution"}, apidoc.Obj{
 				"gmlid": apidoc.Str("the requested id"), "bl": apidoc.Str("source BL"),
 				"facets": apidoc.Array(apidoc.Object("", nil, apidoc.Obj{
-					"index":          apidoc.Int("position of the facet in GET /v1/buildings/{gmlid}/roof"),
-					"tilt_deg":       apidoc.Num("tilt against the horizontal"),
-					"azimuth_deg":    apidoc.Nullable("number", "true compass direction of the outward normal; null when tilt < 5 (computed facing south)"),
-					"area_m2":        apidoc.Num("horizontal projected area"),
-					"plane_area_m2":  apidoc.Num("area on the facet's plane: area_m2 / cos tilt"),
-					"annual_kwh_m2":  apidoc.Num("irradiation on the plane over the climate year, kWh/m2"),
+					"index":                  apidoc.Int("position of the facet in GET /v1/buildings/{gmlid}/roof"),
+					"tilt_deg":               apidoc.Num("tilt against the horizontal"),
+					"azimuth_deg":            apidoc.Nullable("number", "true compass direction of the outward normal; null when tilt < 5 (computed facing south)"),
+					"area_m2":                apidoc.Num("horizontal projected area"),
+					"plane_area_m2":          apidoc.Num("area on the facet's plane: area_m2 / cos tilt"),
+					"annual_kwh_m2":          apidoc.Num("irradiation on the plane over the climate year with shading, kWh/m2 (unshaded when shading is not evaluated)"),
+					"unshaded_annual_kwh_m2": apidoc.Num("the same on the open plane, kWh/m2"),
+					"loss_kwh_m2": apidoc.Nullable("object", "annual loss by shading, kWh/m2, keys terrain, buildings, trees (in that order of evaluation; "+
+						"they add up to unshaded_annual_kwh_m2 - annual_kwh_m2); null when shading is not evaluated"),
 					"monthly_kwh_m2": apidoc.Array(apidoc.Num(""), "12 values, January to December (UTC months), kWh/m2"),
 					"yield_kwh":      apidoc.Num("annual_kwh_m2 x plane_area_m2: irradiation received by the facet in a year, kWh (not electricity)"),
-					"share_of_best":  apidoc.Num("annual_kwh_m2 / best_plane.annual_kwh_m2"),
+					"share_of_best":  apidoc.Num("annual_kwh_m2 (shaded) / best_plane.annual_kwh_m2"),
 					"class":          apidoc.Enum("share_of_best >= 0.9 very_good, >= 0.8 good, >= 0.7 fair, else poor", "very_good", "good", "fair", "poor"),
 				}), "one entry per roof facet; empty for a building without roof facets"),
 				"total": apidoc.Object("", nil, apidoc.Obj{"plane_area_m2": apidoc.Num("sum of the facets' plane areas"),
 					"yield_kwh": apidoc.Num("sum of the facets' yield_kwh")}),
 				"model":   apidoc.Str("sun position, sky diffuse model, albedo and time step"),
-				"shading": apidoc.Enum("shading by terrain, buildings and trees: not evaluated yet (open-plane values)", "not evaluated"),
+				"shading": apidoc.Str("what shades the facets: \"terrain, buildings\" or \"terrain, buildings, trees\" (with a vegetation pack), or \"not evaluated: <reason>\" (no DGM pack in the building's CRS; open-plane values)"),
 				"best_plane": apidoc.Object("the unshaded plane of the highest annual irradiation at the climate's site (tilt 1° and azimuth 5° steps)", nil, apidoc.Obj{
 					"tilt_deg": apidoc.Num(""), "azimuth_deg": apidoc.Num(""), "annual_kwh_m2": apidoc.Num("")}),
 				"climate": apidoc.Object("the operator's climate file (--irradiance)", nil, apidoc.Obj{

@@ -12,10 +12,15 @@ import (
 	"path/filepath"
 
 	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/catalog"
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/shading"
 	"github.com/svc-geodata/svc/solar"
 	"github.com/svc-geodata/svc/solar/climate"
+	"github.com/svc-geodata/svc/terrain"
 )
 
 // Climate is the operator's irradiance file (`svc serve --irradiance`),
@@ -107,7 +112,11 @@ func SolarRoute(env Env, gmlidParam httpapi.Param) httpapi.Route {
 			"plane's area (the projected `area_m2` / cos tilt) and the yearly total on it (`yield_kwh` = annual x plane area). " +
 			"A facet with tilt < 5° has no azimuth (null) and is computed facing south. `class` rates the facet's annual irradiation as a " +
 			"share of the best plane's at the climate's site (`best_plane`): >= 90 % very_good, >= 80 % good, >= 70 % fair, else poor. " +
-			"Shading by terrain, buildings and trees is not evaluated yet (`shading: \"not evaluated\"`): the values are those of " +
+			"Shading (`shading`: what was evaluated) by the terrain (horizon from the BL zone's DGM packs), the LoD2 buildings within " +
+			"200 m and the CDSM tree crowns within 100 m (when a vegetation pack is published) lowers `annual_kwh_m2` and the months " +
+			"from `unshaded_annual_kwh_m2`; `loss_kwh_m2` splits the loss in that order (terrain, then buildings, then trees; the " +
+			"three add up to the difference). Without a DGM pack in the building's CRS `shading` says \"not evaluated: ...\", " +
+			"`loss_kwh_m2` is null and the values are those of " +
 			"the open plane. The sun positions are those of the climate's site. 503 when no climate is configured; " +
 			"a building without roof facets answers an empty `facets` list.",
 		Params: []httpapi.Param{gmlidParam},
@@ -124,6 +133,8 @@ type solarFacet struct {
 	PlaneAreaM2 float64     `json:"plane_area_m2"`
 	AnnualKWhM2 float64     `json:"annual_kwh_m2"`
 	MonthlyKWh  [12]float64 `json:"monthly_kwh_m2"`
+	Unshaded    float64     `json:"unshaded_annual_kwh_m2"`
+	Loss        *solarLoss  `json:"loss_kwh_m2"`
 	YieldKWh    float64     `json:"yield_kwh"`
 	ShareOfBest float64     `json:"share_of_best"`
 	Class       string      `json:"class"`
@@ -139,6 +150,13 @@ type solarAnswer struct {
 	Best    solarBest       `json:"best_plane"`
 	Climate solarClimate    `json:"climate"`
 	Attrib  json.RawMessage `json:"attribution"`
+}
+
+// solarLoss is the annual loss by shading of a facet, kWh/m².
+type solarLoss struct {
+	Terrain   float64 `json:"terrain"`
+	Buildings float64 `json:"buildings"`
+	Trees     float64 `json:"trees"`
 }
 
 type solarTotal struct {
@@ -181,10 +199,15 @@ func (s *surface) handleSolar(w http.ResponseWriter, r *http.Request, in *httpap
 	if err != nil {
 		return err
 	}
-	ans, err := solarFacets(c, facets)
+	sh, how, err := shadeRoof(r.Context(), c, v, src, facets)
 	if err != nil {
 		return err
 	}
+	ans, err := solarFacets(c, facets, sh)
+	if err != nil {
+		return err
+	}
+	ans.Shading = how
 	ans.GMLID, ans.BL = gmlid, src.BL
 	var ab bytes.Buffer
 	writeAttribution(&ab, v, []string{src.BL})
@@ -200,11 +223,11 @@ func (s *surface) handleSolar(w http.ResponseWriter, r *http.Request, in *httpap
 }
 
 // solarFacets computes the answer's facets, total, model and climate.
-func solarFacets(c *Climate, facets []lod2store.Facet) (*solarAnswer, error) {
+// sh holds the facets' shading (nil: not evaluated).
+func solarFacets(c *Climate, facets []lod2store.Facet, sh []*shading.Shading) (*solarAnswer, error) {
 	se := c.Series
 	ans := &solarAnswer{Facets: make([]solarFacet, 0, len(facets)), Model: c.Sky.Description(),
-		Shading: "not evaluated",
-		Best:    solarBest{TiltDeg: c.BestTiltDeg, AzimuthDeg: c.BestAzimuthDeg, AnnualKWhM2: r2(c.BestWhM2 / 1000)},
+		Best: solarBest{TiltDeg: c.BestTiltDeg, AzimuthDeg: c.BestAzimuthDeg, AnnualKWhM2: r2(c.BestWhM2 / 1000)},
 		Climate: solarClimate{File: c.File, Format: string(se.Format), Source: se.Source, FirstYear: se.FirstYear, LastYear: se.LastYear,
 			LatDeg: se.Site.LatDeg, LonDeg: se.Site.LonDeg, ElevationM: se.Site.ElevationM}}
 	var res solar.Result
@@ -214,7 +237,7 @@ func solarFacets(c *Climate, facets []lod2store.Facet) (*solarAnswer, error) {
 		if f.AzimuthDeg != nil {
 			az = *f.AzimuthDeg
 		}
-		tilt := math.Min(f.TiltDeg, 90)
+		tilt := math.Min(f.TiltDeg, maxShadedTiltDeg)
 		if err := c.Sky.Irradiation(solar.Facet{TiltDeg: tilt, AzimuthDeg: az, SkyView: 1}, nil, &res); err != nil {
 			return nil, fmt.Errorf("solar: facet %d: %w", i, err)
 		}
@@ -222,12 +245,22 @@ func solarFacets(c *Climate, facets []lod2store.Facet) (*solarAnswer, error) {
 		if cos := math.Cos(tilt * math.Pi / 180); cos > 1e-6 {
 			plane /= cos
 		}
-		annual := res.Annual().GlobalUnshaded()
+		unshaded := res.Annual().GlobalUnshaded()
+		annual := unshaded
 		sf := solarFacet{Index: i, TiltDeg: f.TiltDeg, AzimuthDeg: f.AzimuthDeg, AreaM2: f.AreaM2, PlaneAreaM2: r2(plane),
-			AnnualKWhM2: r2(annual / 1000), YieldKWh: r2(annual / 1000 * plane)}
+			Unshaded: r2(unshaded / 1000)}
 		for m, mc := range res.Monthly {
 			sf.MonthlyKWh[m] = r2(mc.GlobalUnshaded() / 1000)
 		}
+		if sh != nil {
+			annual = sh[i].Shaded.Annual().Global()
+			for m, mc := range sh[i].Shaded.Monthly {
+				sf.MonthlyKWh[m] = r2(mc.Global() / 1000)
+			}
+			t, b, tr := sh[i].Loss()
+			sf.Loss = &solarLoss{Terrain: r2(t / 1000), Buildings: r2(b / 1000), Trees: r2(tr / 1000)}
+		}
+		sf.AnnualKWhM2, sf.YieldKWh = r2(annual/1000), r2(annual/1000*plane)
 		if c.BestWhM2 > 0 {
 			sf.ShareOfBest = math.Round(annual/c.BestWhM2*1000) / 1000
 		}
@@ -239,4 +272,84 @@ func solarFacets(c *Climate, facets []lod2store.Facet) (*solarAnswer, error) {
 	ans.Total.PlaneAreaM2 = r2(ans.Total.PlaneAreaM2)
 	ans.Total.YieldKWh = r2(total)
 	return ans, nil
+}
+
+// maxShadedTiltDeg caps the tilt (package shading takes facets below 90°).
+const maxShadedTiltDeg = 89.9
+
+// shadeRoof evaluates the shading of the facets (package shading: terrain
+// horizon, LoD2 buildings within 200 m, CDSM crowns within 100 m) with the
+// terrain and vegetation packs in the zone of the building's LoD2 pack. how
+// says what was evaluated; sh is nil (and how says why) without a DGM of
+// that zone, for a building without facets, or when package shading
+// rejects a facet's geometry (a degenerate ring).
+func shadeRoof(ctx context.Context, c *Climate, v *catalog.View, src lod2store.Source, facets []lod2store.Facet) (sh []*shading.Shading, how string, err error) {
+	if len(facets) == 0 {
+		return nil, "not evaluated: no roof facets", nil
+	}
+	lod := src.LoD2
+	crs := fmt.Sprintf("EPSG:%d", lod.EPSG())
+	heights := func(p pack.Product, layer string) (shading.Heights, error) {
+		var fo shading.FirstOf
+		for _, d := range v.Rasters(p) {
+			l := d.Layer(layer)
+			if d.Manifest.CRS != crs || l == nil {
+				continue
+			}
+			h, err := shading.NewLayerHeights(l)
+			if err != nil {
+				return nil, err
+			}
+			fo = append(fo, h)
+		}
+		if len(fo) == 0 {
+			return nil, nil
+		}
+		return fo, nil
+	}
+	s := shading.Sources{Zone: lod.Zone(), LoD2: lod}
+	if s.DGM, err = heights(pack.Terrain, terrain.LayerDGM); err != nil {
+		return nil, "", err
+	}
+	if s.DGM == nil {
+		return nil, "not evaluated: no terrain (DGM) pack in the building's CRS " + crs, nil
+	}
+	if s.CDSM, err = heights(pack.Vegetation, terrain.LayerCDSM); err != nil {
+		return nil, "", err
+	}
+	if s.TDSM, err = heights(pack.Vegetation, terrain.LayerTDSM); err != nil {
+		return nil, "", err
+	}
+	in := make([]shading.Facet, len(facets))
+	for i, f := range facets {
+		var rings [][][]float64
+		if err := json.Unmarshal(f.Coords, &rings); err != nil || len(rings) == 0 {
+			return nil, "", fmt.Errorf("solar: facet %d coordinates: %w", i, err)
+		}
+		ring := make([]float64, 0, 3*len(rings[0]))
+		for _, p := range rings[0] {
+			if len(p) < 3 {
+				return nil, "", fmt.Errorf("solar: facet %d: a vertex without height", i)
+			}
+			x, y := geo.ToUTM(s.Zone, p[0], p[1])
+			ring = append(ring, x, y, p[2])
+		}
+		az := 180.0
+		if f.AzimuthDeg != nil {
+			az = *f.AzimuthDeg
+		}
+		in[i] = shading.Facet{Ring: ring, TiltDeg: math.Min(f.TiltDeg, maxShadedTiltDeg), AzimuthDeg: az}
+	}
+	sh, err = shading.Roof(ctx, c.Sky, nil, s, in)
+	if errors.Is(err, shading.ErrInvalid) {
+		return nil, "not evaluated: " + err.Error(), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	how = "terrain, buildings"
+	if s.CDSM != nil {
+		how += ", trees"
+	}
+	return sh, how, nil
 }
