@@ -20,7 +20,10 @@ import (
 	"time"
 
 	"github.com/svc-geodata/svc/importer"
+	"github.com/svc-geodata/svc/internal/fixture"
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/lod2store"
+	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/solar"
 )
@@ -419,5 +422,48 @@ func sampleDGM(t testing.TB, data string) {
 	if out, err := run(context.Background(), "import", "dgm", "--data", data, "--bl", "nrw", "--snapshot", "2026-07-20",
 		"--license", "dl-de-zero-2.0", dgmDir); err != nil {
 		t.Fatalf("import dgm: %v\n%s", err, out)
+	}
+}
+
+// TestSolarRouteNoRoof: a building whose LoD2 has walls and a ground
+// surface but no roof answers 200 with an empty facet list, not 404 or 500.
+func TestSolarRouteNoRoof(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	w, err := pack.Create(data, pack.Key{Product: pack.LoD2, BL: "he", Snapshot: "2026-07-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	lw, err := lod2store.CreateLoD2(ctx, filepath.Join(w.Dir(), "lod2.sqlite"), 25832)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walls []lod2store.SurfaceInput
+	for _, s := range fixture.Box(476000, 5550000, 10, 8, 120, 6) {
+		if s.Class != lod2store.ClassRoof {
+			walls = append(walls, s)
+		}
+	}
+	if err := lw.Add(ctx, lod2store.BuildingInput{GMLID: "DEHE0000NOROOF", Valid: true, Surfaces: walls}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := lw.Finish(ctx, map[string]string{"bl": "he"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx, pack.Manifest{LicenseID: "dl-de-by-2.0", CRS: "EPSG:25832", BBoxWGS84: st.BBoxWGS84[:],
+		LoD2: &pack.LoD2Info{File: "lod2.sqlite", BuildingCount: st.Buildings, SurfaceCount: st.Surfaces}}); err != nil {
+		t.Fatal(err)
+	}
+	tmy := tmyCSV(t, solar.Site{LatDeg: 50.1, LonDeg: 8.68, ElevationM: 110})
+	base := serveData(t, data, "--irradiance", tmy)
+	var a struct {
+		Facets  []json.RawMessage `json:"facets"`
+		Shading string            `json:"shading"`
+	}
+	getStatusJSON(t, base+"/v1/buildings/DEHE0000NOROOF/solar", 200, &a)
+	if a.Facets == nil || len(a.Facets) != 0 {
+		t.Fatalf("facets %v, want an empty list", a.Facets)
 	}
 }
