@@ -71,7 +71,7 @@ func DEMTileRoutes(env Env) []httpapi.Route {
 						Parse: func(s string) (any, error) { return strconv.Atoi(strings.TrimSuffix(s, ".png")) }},
 				},
 				Responses: []httpapi.Response{{Status: 200, Desc: "PNG tile", ContentType: "image/png"}, {Status: 304, Desc: "Not modified"},
-					httpapi.Resp400, httpapi.Resp404, {Status: 502, Desc: "A DGM tile could not be read", Schema: "Problem"}},
+					httpapi.Resp400, httpapi.Resp404, httpapi.Resp422, {Status: 502, Desc: "A DGM tile could not be read", Schema: "Problem"}},
 				Handle: s.demTile(l)})
 	}
 	return rs
