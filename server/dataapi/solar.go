@@ -121,7 +121,7 @@ func SolarRoute(env Env, gmlidParam httpapi.Param) httpapi.Route {
 			"a building without roof facets answers an empty `facets` list.",
 		Params: []httpapi.Param{gmlidParam},
 		Responses: []httpapi.Response{{Status: 200, Desc: "Irradiation of the roof facets", Schema: "SolarResponse", ContentType: "application/json"},
-			httpapi.Resp404, {Status: 503, Desc: "No climate configured (`--irradiance`)", Schema: "Problem"}},
+			httpapi.Resp404, {Status: 503, Desc: "No climate configured (serve flag --irradiance)", Schema: "Problem"}},
 		Handle: s.handleSolar}
 }
 
