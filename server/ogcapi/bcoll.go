@@ -594,34 +594,7 @@ func writeWholeFeature(b *bytes.Buffer, f *wholeFeature, props []wholeProp, crs 
 	case f.footprint == nil:
 		b.WriteString("null")
 	default:
-		prec := 8
-		if crs.Projected() {
-			prec = 3
-		}
-		b.WriteString(`{"type":"MultiPolygon","coordinates":[`)
-		for i, poly := range f.footprint {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('[')
-			for j, ring := range poly {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteByte('[')
-				for k, p := range ring {
-					if k > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteByte('[')
-					writeXY(b, f.zone, crs, prec, p[0], p[1])
-					b.WriteByte(']')
-				}
-				b.WriteByte(']')
-			}
-			b.WriteByte(']')
-		}
-		b.WriteString(`]}`)
+		writeMultiPolygon(b, f.footprint, f.zone, crs, func(*bytes.Buffer, [2]float64) {})
 	}
 	b.WriteString(`,"properties":{`)
 	for i, p := range props {

@@ -101,12 +101,22 @@ func writeSolid(b *bytes.Buffer, f *wholeFeature, crs geo.CRS) {
 		b.WriteString("null")
 		return
 	}
+	writeMultiPolygon(b, f.solid, f.zone, crs, func(b *bytes.Buffer, p [3]float64) {
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatFloat(roundTo(p[2], 3), 'f', -1, 64))
+	})
+}
+
+// writeMultiPolygon writes polys (UTM of zone) as a GeoJSON MultiPolygon in
+// crs, 8 decimals for degrees and 3 for metres; z writes what follows x, y
+// of a point (nothing for a 2D footprint, ",z" for the surfaces).
+func writeMultiPolygon[P [2]float64 | [3]float64](b *bytes.Buffer, polys [][][]P, zone geo.Zone, crs geo.CRS, z func(*bytes.Buffer, P)) {
 	prec := 8
 	if crs.Projected() {
 		prec = 3
 	}
 	b.WriteString(`{"type":"MultiPolygon","coordinates":[`)
-	for i, poly := range f.solid {
+	for i, poly := range polys {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -121,9 +131,8 @@ func writeSolid(b *bytes.Buffer, f *wholeFeature, crs geo.CRS) {
 					b.WriteByte(',')
 				}
 				b.WriteByte('[')
-				writeXY(b, f.zone, crs, prec, p[0], p[1])
-				b.WriteByte(',')
-				b.WriteString(strconv.FormatFloat(roundTo(p[2], 3), 'f', -1, 64))
+				writeXY(b, zone, crs, prec, p[0], p[1])
+				z(b, p)
 				b.WriteByte(']')
 			}
 			b.WriteByte(']')
