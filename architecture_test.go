@@ -23,7 +23,7 @@ var layers = []struct {
 	may  []string
 }{
 	{"foundation", []string{"geo", "bl", "pack", "raster", "geoid", "glb", "glb/draco", "citygml", "citygml/measure", "adv", "osmdata", "rtin", "hillshade", "tilecache", "cql2", "mvt", "solar", "solar/climate", "pmtiles", "maplayer", "threetz"}, []string{"foundation"}},
-	{"storage", []string{"lod2store", "lod2store/spatialite", "terrain", "shading", "state", "state/sqlite", "state/postgres"}, []string{"foundation", "storage"}},
+	{"storage", []string{"lod2store", "lod2store/spatialite", "solarstore", "terrain", "shading", "state", "state/sqlite", "state/postgres"}, []string{"foundation", "storage"}},
 	{"catalog", []string{"catalog"}, []string{"foundation", "storage"}},
 	{"use cases", []string{"buildings", "query", "export", "contour"}, []string{"foundation", "storage", "catalog"}},
 	{"builders", []string{"importer", "tiles3d", "qmesh", "demtile", "demo"}, []string{"foundation", "storage", "builders"}},
@@ -45,8 +45,8 @@ var external = map[string][]string{
 	"github.com/jackc/pgx/v5":         {"state/postgres"},
 	"github.com/jackc/pgx/v5/pgconn":  {"state/postgres"},
 	"github.com/jackc/pgx/v5/pgxpool": {"state/postgres"},
-	"modernc.org/sqlite":              {"lod2store", "lod2store/spatialite", "state/sqlite"},
-	"modernc.org/sqlite/lib":          {"lod2store", "lod2store/spatialite", "state/sqlite"},
+	"modernc.org/sqlite":              {"lod2store", "lod2store/spatialite", "solarstore", "state/sqlite"},
+	"modernc.org/sqlite/lib":          {"lod2store", "lod2store/spatialite", "solarstore", "state/sqlite"},
 }
 
 // TestImportRules reads the imports of every non-test Go file of the module

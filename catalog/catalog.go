@@ -16,6 +16,7 @@ import (
 
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/solarstore"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -28,9 +29,10 @@ type Opener[H any] func(ctx context.Context, dir string, m pack.Manifest) (H, er
 // Options configure a Catalog. A nil opener publishes the packs of its
 // products without a handle (the listings and static files need none).
 type Options struct {
-	Dir    string                   // the data directory
-	LoD2   Opener[*lod2store.LoD2]  // opens pack.LoD2 packs
-	Raster Opener[*terrain.Dataset] // opens pack.Terrain and pack.Vegetation packs
+	Dir    string                    // the data directory
+	LoD2   Opener[*lod2store.LoD2]   // opens pack.LoD2 packs
+	Raster Opener[*terrain.Dataset]  // opens pack.Terrain and pack.Vegetation packs
+	Solar  Opener[*solarstore.Store] // opens pack.Solar packs
 }
 
 // Catalog holds the current View. It is safe for concurrent use.
@@ -56,11 +58,12 @@ func New(opts Options) *Catalog {
 // its product's opener returned.
 type Pack struct {
 	Manifest pack.Manifest
-	Dir      string           // absolute directory of the pack
-	LoD2     *lod2store.LoD2  // the open store of a LoD2 pack, or nil
-	Raster   *terrain.Dataset // the open dataset of a terrain or vegetation pack, or nil
-	id       string           // Manifest.Key() as text
-	stamp    string           // manifest identity on disk, for reuse across reloads
+	Dir      string            // absolute directory of the pack
+	LoD2     *lod2store.LoD2   // the open store of a LoD2 pack, or nil
+	Raster   *terrain.Dataset  // the open dataset of a terrain or vegetation pack, or nil
+	Solar    *solarstore.Store // the open store of a solar pack, or nil
+	id       string            // Manifest.Key() as text
+	stamp    string            // manifest identity on disk, for reuse across reloads
 	refs     atomic.Int64
 }
 
@@ -75,6 +78,8 @@ func (p *Pack) Probe(ctx context.Context) error {
 		return p.LoD2.Probe(ctx)
 	case p.Raster != nil:
 		return p.Raster.Probe(ctx)
+	case p.Solar != nil:
+		return p.Solar.Probe(ctx)
 	}
 	return nil
 }
@@ -87,6 +92,9 @@ func (p *Pack) close() error {
 	}
 	if p.Raster != nil {
 		errs = append(errs, p.Raster.Close())
+	}
+	if p.Solar != nil {
+		errs = append(errs, p.Solar.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -177,6 +185,34 @@ func (v *View) Rasters(p pack.Product) []*terrain.Dataset {
 		}
 	}
 	return out
+}
+
+// Solar returns the published solar store of a BL when it was computed
+// for the roof facets of that BL's published LoD2 pack (same snapshot and
+// lod2.sqlite); nil when there is none or it belongs to another snapshot.
+// The caller checks the climate (Info().Climate.SHA256) against its own.
+func (v *View) Solar(blCode string) *solarstore.Store {
+	sp, ok := v.Pack(pack.Solar, blCode)
+	if !ok || sp.Solar == nil {
+		return nil
+	}
+	lp, ok := v.Pack(pack.LoD2, blCode)
+	if !ok {
+		return nil
+	}
+	info := sp.Solar.Info()
+	if info.LoD2Snapshot != lp.Manifest.Snapshot || info.LoD2SHA256 != lp.Manifest.FileSHA256(lodFile(lp.Manifest)) {
+		return nil
+	}
+	return sp.Solar
+}
+
+// lodFile is the SpatiaLite file of a LoD2 manifest.
+func lodFile(m pack.Manifest) string {
+	if m.LoD2 != nil {
+		return m.LoD2.File
+	}
+	return ""
 }
 
 // Pack returns the published pack of a product for one BL.

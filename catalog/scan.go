@@ -138,6 +138,8 @@ func (c *Catalog) load(ctx context.Context, old *View, dir string) (*Pack, error
 		p.LoD2, err = c.opts.LoD2(ctx, dir, m)
 	case (m.Product == pack.Terrain || m.Product == pack.Vegetation) && c.opts.Raster != nil:
 		p.Raster, err = c.opts.Raster(ctx, dir, m)
+	case m.Product == pack.Solar && c.opts.Solar != nil:
+		p.Solar, err = c.opts.Solar(ctx, dir, m)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)

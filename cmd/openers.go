@@ -7,6 +7,7 @@ import (
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/solarstore"
 	"github.com/svc-geodata/svc/terrain"
 )
 
@@ -18,7 +19,7 @@ func catalogOptions(data string) catalog.Options { return catalogOptionsWith(dat
 // catalogOptionsWith is catalogOptions with the decoded-tile cache shared
 // by every terrain and vegetation pack.
 func catalogOptionsWith(data string, cache *raster.Cache) catalog.Options {
-	return catalog.Options{Dir: data, LoD2: lod2store.OpenPack,
+	return catalog.Options{Dir: data, LoD2: lod2store.OpenPack, Solar: solarstore.OpenPack,
 		Raster: func(ctx context.Context, dir string, m pack.Manifest) (*terrain.Dataset, error) {
 			return terrain.OpenPack(ctx, dir, m, terrain.Options{Cache: cache})
 		}}

@@ -33,16 +33,17 @@ const (
 	Vegetation  Product = "veg"          // CDSM/TDSM COGs and vegetation 3D Tiles
 	Buildings3D Product = "buildings"    // 3D Tiles of LoD2 buildings (the /v1/tilesets records)
 	OSM         Product = "osm"          // features of an OpenStreetMap extract, the input of osm-cover
+	Solar       Product = "solar"        // precomputed solar irradiation of the roof facets of a LoD2 pack
 )
 
 // Products lists every product in a fixed order.
 func Products() []Product {
-	return []Product{LoD2, Terrain, TerrainMesh, OSMCover, Vegetation, Buildings3D, OSM}
+	return []Product{LoD2, Terrain, TerrainMesh, OSMCover, Vegetation, Buildings3D, OSM, Solar}
 }
 
 // Static reports whether the product's files are served by the static tile
-// host. LoD2 SpatiaLite files are answered through the API only.
-func (p Product) Static() bool { return p != LoD2 && p != OSM }
+// host. LoD2 and solar SQLite files are answered through the API only.
+func (p Product) Static() bool { return p != LoD2 && p != OSM && p != Solar }
 
 // Valid reports whether p is one of Products.
 func (p Product) Valid() bool {
@@ -117,6 +118,20 @@ type Manifest struct {
 	Vegetation  *VegetationInfo  `json:"vegetation,omitempty"`
 	Tileset     *TilesetInfo     `json:"tileset,omitempty"`
 	OSM         *OSMInfo         `json:"osm,omitempty"`
+	Solar       *SolarInfo       `json:"solar,omitempty"`
+}
+
+// SolarInfo is the manifest part of a solar pack (package solarstore has
+// the whole description in its file).
+type SolarInfo struct {
+	File          string `json:"file"`           // the store, relative
+	LoD2Snapshot  string `json:"lod2_snapshot"`  // the LoD2 snapshot whose roof facets it holds
+	LoD2SHA256    string `json:"lod2_sha256"`    // that pack's lod2.sqlite
+	ClimateFile   string `json:"climate_file"`   // base name of the operator's climate file
+	ClimateSHA256 string `json:"climate_sha256"` // and its SHA-256: a server with another climate computes on demand
+	Model         string `json:"model"`
+	Buildings     int64  `json:"buildings"`
+	Facets        int64  `json:"facets"`
 }
 
 // OSMInfo is the manifest part of an imported OpenStreetMap extract.
@@ -244,6 +259,18 @@ type Key struct {
 }
 
 func (k Key) String() string { return fmt.Sprintf("%s/%s/%s", k.Product, k.BL, k.Snapshot) }
+
+// FileSHA256 returns the recorded SHA-256 of the pack file at path p
+// (slash-separated, relative), "" when the file is not listed or was
+// listed without one.
+func (m Manifest) FileSHA256(p string) string {
+	for _, f := range m.Files {
+		if f.Path == p {
+			return f.SHA256
+		}
+	}
+	return ""
+}
 
 // Key returns the identity the manifest claims.
 func (m Manifest) Key() Key { return Key{m.Product, m.BL, m.Snapshot} }
