@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,12 +96,29 @@ func TestViewerColoursRoofsBySolar(t *testing.T) {
 	if out, err := run(ctx, "import", "lod2", "--data", data, "--bl", "nrw", "--snapshot", "2026-01-01", "--license", "dl-de-zero-2.0", nrw); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
+	// The tileset without solar values first (its size for comparison),
+	// then with them: the next build rebuilds the leaves.
+	leafBytes := func() int64 {
+		leaves, _ := filepath.Glob(filepath.Join(data, "buildings", "nrw", "2026-01-01", "tiles", "*.glb"))
+		var n int64
+		for _, l := range leaves {
+			if fi, err := os.Stat(l); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
+	}
+	if out, err := run(ctx, "build", "tileset", "--data", data, "--bl", "nrw"); err != nil {
+		t.Fatalf("build tileset: %v\n%s", err, out)
+	}
+	plainBytes := leafBytes()
 	shares := solarPackFor(t, data, "nrw", "2026-01-01", func(i int) float64 {
 		return [...]float64{0.95, 0.5, 0.95, 0.5, -1}[i%5]
 	})
 	if out, err := run(ctx, "build", "tileset", "--data", data, "--bl", "nrw"); err != nil {
 		t.Fatalf("build tileset: %v\n%s", err, out)
 	}
+	t.Logf("leaves of the NRW sample: %d bytes with solar values, %d without (+%.1f %%)", leafBytes(), plainBytes, 100*float64(leafBytes()-plainBytes)/float64(plainBytes))
 	base := serveInBackground(t, data)
 	bctx := headlessChromium(t, ctx, chromium, 1200, 800)
 	var pageErrors []string

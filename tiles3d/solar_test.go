@@ -263,6 +263,8 @@ func TestBuildTilesetSolar(t *testing.T) {
 		}
 	}
 	sub := filepath.Join("buildings", "he", "2026-08-01")
+	withSolar, without := glbBytes(t, dir), glbBytes(t, filepath.Join(other, sub))
+	t.Logf("leaves: %d bytes with solar values, %d without (+%.1f %%)", withSolar, without, 100*float64(withSolar-without)/float64(without))
 	testtool.SameTrees(t, "stale solar pack vs none", testtool.TreeSums(t, filepath.Join(plain, sub)), testtool.TreeSums(t, filepath.Join(other, sub)))
 }
 
@@ -318,4 +320,19 @@ func TestBuildTilesetSolarIncremental(t *testing.T) {
 	if st.Built.Load() != 0 || st.Read.Load() != 0 || st.Reused.Load() != leaves {
 		t.Errorf("same store again: %d built, %d read, %d reused of %d leaves; want all reused unread", st.Built.Load(), st.Read.Load(), st.Reused.Load(), leaves)
 	}
+}
+
+// glbBytes sums the sizes of the leaves of a building tileset pack.
+func glbBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	leaves, _ := filepath.Glob(filepath.Join(dir, "tiles", "*.glb"))
+	var n int64
+	for _, l := range leaves {
+		fi, err := os.Stat(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
 }
