@@ -115,8 +115,8 @@ func TestViewerColoursRoofsBySolar(t *testing.T) {
 	shares := solarPackFor(t, data, "nrw", "2026-01-01", func(i int) float64 {
 		return [...]float64{0.95, 0.5, 0.95, 0.5, -1}[i%5]
 	})
-	if out, err := run(ctx, "build", "tileset", "--data", data, "--bl", "nrw"); err != nil {
-		t.Fatalf("build tileset: %v\n%s", err, out)
+	if out, err := run(ctx, "build", "tileset", "--data", data, "--bl", "nrw"); err != nil || !strings.Contains(out, "roofs carry the solar values of solar pack 2026-01-01") {
+		t.Fatalf("build tileset with a solar pack: %v\n%s", err, out)
 	}
 	t.Logf("leaves of the NRW sample: %d bytes with solar values, %d without (+%.1f %%)", leafBytes(), plainBytes, 100*float64(leafBytes()-plainBytes)/float64(plainBytes))
 	base := serveInBackground(t, data)

@@ -41,25 +41,28 @@ type facetKey struct {
 }
 
 // openSolar opens the solar store of LoD2 pack lod of the BL; nil when
-// the BL has no solar pack or its newest is another snapshot's. Errors
-// come from opening a published store that matches.
-func openSolar(ctx context.Context, dataDir string, lod pack.Manifest) (*tileSolar, error) {
+// the BL has no solar pack or its newest is another snapshot's. The
+// message says which it took, or why none ("" without any solar pack).
+// Errors come from opening a published store that matches.
+func openSolar(ctx context.Context, dataDir string, lod pack.Manifest) (*tileSolar, string, error) {
 	m, dir, err := newestPack(dataDir, pack.Solar, lod.BL, func(m pack.Manifest) bool { return m.Solar != nil })
 	var miss *MissingError
 	if errors.As(err, &miss) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if m.Solar.LoD2Snapshot != lod.Snapshot || m.Solar.LoD2SHA256 != lod.FileSHA256(lod.LoD2.File) {
-		return nil, nil
+		return nil, fmt.Sprintf("no solar values: the newest solar pack (%s) was computed for LoD2 snapshot %s, not for %s (run svc build solar --bl %s)",
+			m.Snapshot, m.Solar.LoD2Snapshot, lod.Snapshot, lod.BL), nil
 	}
 	st, err := solarstore.OpenPack(ctx, dir, m)
 	if err != nil {
-		return nil, fmt.Errorf("tiles3d: solar pack %s: %w", filepath.Base(dir), err)
+		return nil, "", fmt.Errorf("tiles3d: solar pack %s: %w", filepath.Base(dir), err)
 	}
-	return &tileSolar{st: st, snapshot: m.Snapshot, sha: m.FileSHA256(m.Solar.File), info: st.Info()}, nil
+	return &tileSolar{st: st, snapshot: m.Snapshot, sha: m.FileSHA256(m.Solar.File), info: st.Info()},
+		fmt.Sprintf("roofs carry the solar values of solar pack %s (%d facets)", m.Snapshot, m.Solar.Facets), nil
 }
 
 // values reads the solar values of the roof facets of buildings bs and

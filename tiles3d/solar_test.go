@@ -256,10 +256,14 @@ func TestBuildTilesetSolar(t *testing.T) {
 	// used: the tileset of the newer snapshot is the one without solar.
 	commitSolarPack(t, plain, "2026-07-20", "2026-07-21", solarAnnual)
 	other := t.TempDir()
+	var st BuildStats
 	for _, d := range []string{plain, other} {
 		lod2Snapshot(t, d, "2026-08-01", size, n, 0)
-		if _, err := Build(ctx, Options{DataDir: d, BL: "he", MaxPerTile: per}); err != nil {
+		if _, err := Build(ctx, Options{DataDir: d, BL: "he", MaxPerTile: per, Stats: &st}); err != nil {
 			t.Fatal(err)
+		}
+		if want := "computed for LoD2 snapshot 2026-07-20, not for 2026-08-01"; d == plain && !strings.Contains(st.Solar, want) {
+			t.Errorf("build over a stale solar pack says %q, want it to say %q", st.Solar, want)
 		}
 	}
 	sub := filepath.Join("buildings", "he", "2026-08-01")

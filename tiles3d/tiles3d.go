@@ -137,10 +137,11 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	ru.buildings, ru.linked = newBuildingSources(srcs), w.Reuse
-	sol, err := openSolar(ctx, o.DataDir, src)
+	sol, msg, err := openSolar(ctx, o.DataDir, src)
 	if err != nil {
 		return pack.Manifest{}, err
 	}
+	ru.stats.Solar = msg
 	if sol != nil {
 		defer sol.st.Close()
 	}
