@@ -340,3 +340,31 @@ func glbBytes(t *testing.T, dir string) int64 {
 	}
 	return n
 }
+
+// BenchmarkBuildTilesetSolar builds the tileset of 2,000 buildings from
+// scratch without and with a solar pack (every roof with a value).
+// Compare cpu-ms/op and B/op.
+func BenchmarkBuildTilesetSolar(b *testing.B) {
+	for _, withSolar := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "solar"}[withSolar], func(b *testing.B) {
+			ctx := context.Background()
+			data := b.TempDir()
+			lod2Snapshot(b, data, "2026-07-20", 1500, 2000, 0)
+			if withSolar {
+				commitSolarPack(b, data, "2026-07-20", "2026-07-21", func(string, int64, int) int64 { return 1_000_000 })
+			}
+			next := filepath.Join(data, "buildings", "he", "2026-07-20")
+			b.ReportAllocs()
+			cpu := testtool.CPUTime()
+			for b.Loop() {
+				if err := os.RemoveAll(next); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Build(ctx, Options{DataDir: data, BL: "he", MaxPerTile: 100}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((testtool.CPUTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
