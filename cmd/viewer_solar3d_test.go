@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,6 +121,22 @@ func TestViewerColoursRoofsBySolar(t *testing.T) {
 		t.Fatalf("build tileset with a solar pack: %v\n%s", err, out)
 	}
 	t.Logf("leaves of the NRW sample: %d bytes with solar values, %d without (+%.1f %%)", leafBytes(), plainBytes, 100*float64(leafBytes()-plainBytes)/float64(plainBytes))
+	// The official 3D Tiles validator on the real buildings' tileset with
+	// solar values, the Khronos glTF validator on its leaves.
+	pk := filepath.Join(data, "buildings", "nrw", "2026-01-01")
+	if out, err := exec.Command(testtool.TilesValidator(t), filepath.Join(pk, "tileset.json")).CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), ": 0 errors") || !strings.Contains(string(out), `"numWarnings": 0`) {
+		t.Errorf("3D Tiles validator: %v\n%s", err, out[max(0, len(out)-3000):])
+	}
+	node := testtool.Node(t, "gltf-validator")
+	leaves, _ := filepath.Glob(filepath.Join(pk, "tiles", "*.glb"))
+	for _, l := range leaves {
+		out, err := exec.Command(node, "../glb/testdata/validate.js", l).Output()
+		var rep struct{ Errors, Warnings int }
+		if err != nil || json.Unmarshal(out, &rep) != nil || rep.Errors != 0 || rep.Warnings != 0 {
+			t.Errorf("glTF validator on %s: %v %s", filepath.Base(l), err, out)
+		}
+	}
 	base := serveInBackground(t, data)
 	bctx := headlessChromium(t, ctx, chromium, 1200, 800)
 	var pageErrors []string
