@@ -65,8 +65,8 @@ func openSolar(ctx context.Context, dataDir string, lod pack.Manifest) (*tileSol
 		fmt.Sprintf("roofs carry the solar values of solar pack %s (%d facets)", m.Snapshot, m.Solar.Facets), nil
 }
 
-// values reads the solar values of the roof facets of buildings bs and
-// appends what the leaf's inputs hash holds of them to b.
+// values reads the solar values of the roof facets of buildings bs (a
+// map, never nil) and appends what the leaf's inputs hash holds of them to b.
 func (s *tileSolar) values(ctx context.Context, bs []lod2store.Building3D, b []byte) (map[facetKey]*glb.Solar, []byte, error) {
 	var sids []int64
 	for _, bd := range bs {

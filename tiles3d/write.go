@@ -147,7 +147,7 @@ func leaf(ctx context.Context, st *lod2store.LoD2, sol *tileSolar, dir string, c
 		ru.record(key, e)
 		return reusedLeaf(dir, c, e)
 	}
-	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept, attrs, vals, sol != nil)
+	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept, attrs, vals)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -229,9 +229,10 @@ func cloneBuilding(bd *lod2store.Building3D) lod2store.Building3D {
 
 // writeLeaf writes the glb of one leaf of buildings bs (read by leaf),
 // sets its region, content and transform, and returns the buildings
-// written and the file size.
+// written and the file size. A non-nil solar (even empty: a tileset with
+// solar values) gives the leaf the roof_solar property attributes.
 func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, bs []lod2store.Building3D,
-	attrs map[int64]*glb.Attrs, solar map[facetKey]*glb.Solar, withSolar bool) (int64, int64, error) {
+	attrs map[int64]*glb.Attrs, solar map[facetKey]*glb.Solar) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
 		e := extentOf(ext, id)
@@ -240,7 +241,7 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 	}
 	ce, cn := (minX+maxX)/2, (minY+maxY)/2
 	b, err := glb.NewBuilder(glb.Options{Zone: int(zone), OriginE: ce, OriginN: cn, ZBase: glb.ZAbsolute, IncludeGround: true,
-		MergeBuildings: true, Features: true, Solar: withSolar, YUp: true, Copyright: attribution})
+		MergeBuildings: true, Features: true, Solar: solar != nil, YUp: true, Copyright: attribution})
 	if err != nil {
 		return 0, 0, fmt.Errorf("tiles3d: %w", err)
 	}
