@@ -62,6 +62,9 @@ German quasigeoid GCG2016 of BKG), so the buildings sit right on any 3D globe.`,
 				return err
 			}
 			printBuildStats(c.OutOrStdout(), &st)
+			if st.Solar != "" {
+				fmt.Fprintln(c.OutOrStdout(), st.Solar)
+			}
 			el := time.Since(start)
 			fmt.Fprintf(c.OutOrStdout(), "built %s: tileset %s, %d buildings, %d tiles, %d bytes, in %s (%.0f buildings/s)\n",
 				m.Key(), m.Tileset.TilesetID, m.Tileset.BuildingCount, m.Tileset.TileCount, m.Tileset.TotalBytes,

@@ -156,8 +156,12 @@ func (b *Builder) metadata(d *doc) {
 		}
 	}
 	d.ExtensionsUsed = append(d.ExtensionsUsed, extFeatures, extMetadata)
-	d.Extensions = gltf.Extensions{extMetadata: map[string]any{
+	meta := map[string]any{
 		"schema":         BuildingClass(),
 		"propertyTables": []any{map[string]any{"class": "building", "count": n, "properties": cols}},
-	}}
+	}
+	if b.o.Solar {
+		meta["schema"], meta["propertyAttributes"] = SolarSchema(), solarPropertyAttributes()
+	}
+	d.Extensions = gltf.Extensions{extMetadata: meta}
 }

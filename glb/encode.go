@@ -303,6 +303,9 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 	idxAcc := &gltf.Accessor{ComponentType: gltf.ComponentUint, Type: gltf.AccessorScalar, Count: len(p.idx)}
 	prim := &gltf.Primitive{Mode: gltf.PrimitiveTriangles}
 	var fidAcc *gltf.Accessor
+	if compress && p.annual != nil {
+		return nil, fmt.Errorf("%w: solar values are written to uncompressed GLB only", ErrOptions)
+	}
 	if compress {
 		atts := []draco.Attribute{
 			{Kind: draco.Position, Components: 3, Data: p.pos},
@@ -348,6 +351,9 @@ func (d *doc) primitive(p *prim, compress, features bool, featureCount int) (*gl
 		prim.Attributes[gltf.COLOR_0] = d.accessor(d.colorAccessor(p.col, posAcc.Count, compress))
 	}
 	prim.Indices = gltf.Index(d.accessor(idxAcc))
+	if p.annual != nil {
+		d.solarAttributes(p, prim)
+	}
 	if features {
 		if fidAcc == nil {
 			fidAcc = &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorScalar, Count: nv,

@@ -57,6 +57,10 @@ type Surface struct {
 	Class int
 	Flat  []float64
 	Ends  [][]int
+	// Solar holds, with Options.Solar, the values of the surface's
+	// polygons in the order of Ends (roof facets); a nil or missing entry
+	// and every surface without them are written as noData.
+	Solar []*Solar
 }
 
 // Building is one building to add.
@@ -116,6 +120,10 @@ type Options struct {
 	// YUp writes (X, Z, -Y) after the rotation: the glTF convention 3D
 	// Tiles content expects.
 	YUp bool
+	// Solar writes the Surface.Solar values per vertex as the property
+	// attributes of class roof_solar (SolarSchema); it needs Features, and
+	// is written by GLB only (DracoGLB errors wrap ErrOptions).
+	Solar bool
 	// Copyright is written as asset.copyright: the attribution the data's
 	// licence requires wherever it is shown (CesiumJS shows it as a credit).
 	Copyright string

@@ -20,6 +20,8 @@ const (
 type prim struct {
 	pos, nrm []float32
 	fid      []float32
+	annual   []float32 // per vertex with Options.Solar (Solar.AnnualKWhM2 or NoDataSolar)
+	share    []float32
 	col      []uint8 // optional RGBA per vertex (COLOR_0, normalized)
 	idx      []uint32
 	weld     map[weldKey]uint32
@@ -30,6 +32,8 @@ type weldKey struct {
 	nx, ny  int16
 	nz      int8
 	fid     int32
+	annual  uint32 // the solar values' bits with Options.Solar
+	share   uint32
 }
 
 // group is one mesh: all buildings when merging, else one building.
@@ -55,6 +59,8 @@ type Builder struct {
 	zMin     float64 // lowest z seen under ZBBoxMin
 	zRefSet  bool
 	vertices int
+	// solar is the value of the polygon being added (Options.Solar).
+	solar *Solar
 	// scratch
 	tri []uint32
 	vid []int32
@@ -71,6 +77,9 @@ func NewBuilder(o Options) (*Builder, error) {
 	}
 	if o.WeldToleranceM < 0 || o.ZBase > ZAbsolute || o.Frame > FrameMercator {
 		return nil, fmt.Errorf("%w: weld tolerance, z base or frame out of range", ErrOptions)
+	}
+	if o.Solar && !o.Features {
+		return nil, fmt.Errorf("%w: solar values need features", ErrOptions)
 	}
 	b := &Builder{o: o, zone: geo.Zone(o.Zone), zScale: 1, zMin: math.Inf(1)}
 	if o.Frame == FrameMercator {
@@ -145,9 +154,13 @@ func (b *Builder) Add(bd *Building) (bool, error) {
 			}
 		}
 		start := 0
-		for _, ends := range s.Ends {
+		for part, ends := range s.Ends {
 			if len(ends) == 0 {
 				continue
+			}
+			b.solar = nil
+			if b.o.Solar && part < len(s.Solar) {
+				b.solar = s.Solar[part]
 			}
 			n, err := b.addPolygon(&g.prims[m], s.Class, s.Flat, start, ends, zBase, cx, cy, fid)
 			start = ends[len(ends)-1]
@@ -311,6 +324,10 @@ func (b *Builder) vertex(p *prim, pt []float64, zBase float64, n [3]float64, fid
 		if b.o.Features {
 			k.fid = int32(fid)
 		}
+		if b.o.Solar {
+			a, sh := solarValues(b.solar)
+			k.annual, k.share = math.Float32bits(a), math.Float32bits(sh)
+		}
 		if p.weld == nil {
 			p.weld = map[weldKey]uint32{}
 		}
@@ -323,6 +340,10 @@ func (b *Builder) vertex(p *prim, pt []float64, zBase float64, n [3]float64, fid
 	p.nrm = append(p.nrm, float32(n[0]), float32(n[1]), float32(n[2]))
 	if b.o.Features {
 		p.fid = append(p.fid, fid)
+	}
+	if b.o.Solar {
+		a, sh := solarValues(b.solar)
+		p.annual, p.share = append(p.annual, a), append(p.share, sh)
 	}
 	b.vertices++
 	return uint32(len(p.pos)/3 - 1)

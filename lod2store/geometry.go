@@ -24,9 +24,10 @@ var ErrTooMany = errors.New("store: too many buildings")
 // offsets into Flat of its rings (exterior first, then holes), the layout
 // of go-geom's MultiPolygon. Rings are closed (last point repeats the first).
 type Surface3D struct {
-	Class int
-	Flat  []float64
-	Ends  [][]int
+	SurfaceID int64 // the pack's surface_id (a roof facet is (SurfaceID, polygon index))
+	Class     int
+	Flat      []float64
+	Ends      [][]int
 }
 
 // Building3D is a building with all its surfaces, as BuildingGeometry
@@ -201,7 +202,7 @@ func (s *LoD2) AllBuildingGeometry(ctx context.Context, fn func(b *Building3D) e
 	return s.geometryRange(ctx, nil, fn)
 }
 
-const geometrySQL = `SELECT s.building_id, b.gmlid, s.surface_class, s.geom FROM surfaces s
+const geometrySQL = `SELECT s.building_id, b.gmlid, s.surface_id, s.surface_class, s.geom FROM surfaces s
 JOIN buildings b ON b.building_id = s.building_id`
 
 // geometryRange streams the buildings of ids (ascending, not empty; nil:
@@ -234,8 +235,9 @@ func (s *LoD2) geometryRange(ctx context.Context, ids []int64, fn func(b *Buildi
 	for rows.Next() {
 		var bid int64
 		var gmlid string
+		var sid int64
 		var class int
-		if err := rows.Scan(&bid, &gmlid, &class, &blob); err != nil {
+		if err := rows.Scan(&bid, &gmlid, &sid, &class, &blob); err != nil {
 			return fmt.Errorf("store: building geometry: %w", err)
 		}
 		if ids != nil {
@@ -256,6 +258,7 @@ func (s *LoD2) geometryRange(ctx context.Context, ids []int64, fn func(b *Buildi
 		if err != nil {
 			return fmt.Errorf("store: building %d: %w", bid, err)
 		}
+		sf.SurfaceID = sid
 		cur.Surfaces = append(cur.Surfaces, sf)
 	}
 	if err := rows.Err(); err != nil {

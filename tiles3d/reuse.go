@@ -59,6 +59,9 @@ type BuildStats struct {
 	// the LoD2 search file; a building tileset takes those of unchanged
 	// source files from the previous build (ExtentsFile).
 	Scanned atomic.Int64
+	// Solar says, for a building tileset, whose solar values the roofs
+	// carry, or why they carry none when the BL has a solar pack.
+	Solar string
 	// Stale, when set, says why the BL's previous build was not offered
 	// for reuse although it exists (built by another svc version, or with
 	// other options): every tile was built. Set before tiles are built.

@@ -137,7 +137,15 @@ func Build(ctx context.Context, o Options) (pack.Manifest, error) {
 		return pack.Manifest{}, fmt.Errorf("tiles3d: %w", err)
 	}
 	ru.buildings, ru.linked = newBuildingSources(srcs), w.Reuse
-	info, err := write(ctx, st, w.Dir(), o, credit, ru)
+	sol, msg, err := openSolar(ctx, o.DataDir, src)
+	if err != nil {
+		return pack.Manifest{}, err
+	}
+	ru.stats.Solar = msg
+	if sol != nil {
+		defer sol.st.Close()
+	}
+	info, err := write(ctx, st, sol, w.Dir(), o, credit, ru)
 	if err != nil {
 		return pack.Manifest{}, err
 	}

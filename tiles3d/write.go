@@ -26,7 +26,8 @@ import (
 const TilesetFile = "tileset.json"
 
 // write builds every leaf's glb and the tileset JSON into dir.
-func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attribution string, ru *reuser) (pack.TilesetInfo, error) {
+// sol, when set, gives the roofs their solar values (see tileSolar).
+func write(ctx context.Context, st *lod2store.LoD2, sol *tileSolar, dir string, o Options, attribution string, ru *reuser) (pack.TilesetInfo, error) {
 	// Footprint boxes of unchanged source files from the previous build
 	// (see ExtentsFile).
 	ext, err := buildingExtents(ctx, st, ru.buildings, readExtents(ru.prevDir, ru.prevSums[ExtentsFile]), ru.stats)
@@ -54,7 +55,7 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	g.SetLimit(o.Workers)
 	for _, c := range leaves {
 		g.Go(func() error {
-			n, size, err := leaf(gctx, st, dir, c, ext, o.HeightModel, attribution, ru)
+			n, size, err := leaf(gctx, st, sol, dir, c, ext, o.HeightModel, attribution, ru)
 			mu.Lock()
 			defer mu.Unlock()
 			done += int64(len(c.ids))
@@ -75,6 +76,10 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 	root.unionRegions()
 	doc := tilesetDoc(root, rootM, o.HeightModel.ID(), attribution)
 	doc.Schema = glb.BuildingClass()
+	if sol != nil {
+		doc.Schema = glb.SolarSchema()
+		doc.Asset["extras"].(map[string]any)["solar"] = sol.assetSolar()
+	}
 	hs, err := writeHierarchyLinking(dir, TilesetFile, doc, func(rel string, data []byte) bool { return ru.linkSame(dir, rel, data) })
 	if err != nil {
 		return pack.TilesetInfo{}, err
@@ -90,9 +95,13 @@ func write(ctx context.Context, st *lod2store.LoD2, dir string, o Options, attri
 // buildingSources) or, failing that, the hash of its buildings' geometry
 // is the same, else writes it (writeLeaf); it returns the buildings and
 // the file size.
-func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, ru *reuser) (int64, int64, error) {
+func leaf(ctx context.Context, st *lod2store.LoD2, sol *tileSolar, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, ru *reuser) (int64, int64, error) {
 	key := fmt.Sprintf("%d/%d/%d", c.level, c.x, c.y)
-	sources := ru.buildings.key(c.ids, key, c.minX, c.minY, c.size, int(st.Zone()))
+	parts := []any{key, c.minX, c.minY, c.size, int(st.Zone())}
+	if sol != nil {
+		parts = append(parts, "solar", sol.sha) // an unchanged store gives the same values
+	}
+	sources := ru.buildings.key(c.ids, parts...)
 	if e, ok := ru.reuseSources(key, sources, dir); ok {
 		return reusedLeaf(dir, c, e)
 	}
@@ -124,13 +133,21 @@ func leaf(ctx context.Context, st *lod2store.LoD2, dir string, c *cell, ext []lo
 	if err != nil {
 		return 0, 0, fmt.Errorf("tiles3d: tile %s: %w", key, err)
 	}
+	// So are the roofs' solar values.
+	var vals map[facetKey]*glb.Solar
+	if sol != nil {
+		if vals, buf, err = sol.values(ctx, kept, buf[:0]); err != nil {
+			return 0, 0, fmt.Errorf("tiles3d: tile %s: %w", key, err)
+		}
+		ih.h.Write(buf)
+	}
 	inputs := ih.sum()
 	if e, ok := ru.reuse(key, inputs, dir); ok {
 		e.Sources = sources // same buildings from other files: key them by this build's
 		ru.record(key, e)
 		return reusedLeaf(dir, c, e)
 	}
-	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept, attrs)
+	n, size, err := writeLeaf(st.Zone(), dir, c, ext, hm, attribution, kept, attrs, vals)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -205,15 +222,17 @@ func cloneBuilding(bd *lod2store.Building3D) lod2store.Building3D {
 		for j, e := range s.Ends {
 			ends[j] = append([]int(nil), e...)
 		}
-		out.Surfaces[i] = lod2store.Surface3D{Class: s.Class, Flat: append([]float64(nil), s.Flat...), Ends: ends}
+		out.Surfaces[i] = lod2store.Surface3D{SurfaceID: s.SurfaceID, Class: s.Class, Flat: append([]float64(nil), s.Flat...), Ends: ends}
 	}
 	return out
 }
 
 // writeLeaf writes the glb of one leaf of buildings bs (read by leaf),
 // sets its region, content and transform, and returns the buildings
-// written and the file size.
-func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, bs []lod2store.Building3D, attrs map[int64]*glb.Attrs) (int64, int64, error) {
+// written and the file size. A non-nil solar (even empty: a tileset with
+// solar values) gives the leaf the roof_solar property attributes.
+func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExtent, hm *geoid.Model, attribution string, bs []lod2store.Building3D,
+	attrs map[int64]*glb.Attrs, solar map[facetKey]*glb.Solar) (int64, int64, error) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, id := range c.ids {
 		e := extentOf(ext, id)
@@ -222,7 +241,7 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 	}
 	ce, cn := (minX+maxX)/2, (minY+maxY)/2
 	b, err := glb.NewBuilder(glb.Options{Zone: int(zone), OriginE: ce, OriginN: cn, ZBase: glb.ZAbsolute, IncludeGround: true,
-		MergeBuildings: true, Features: true, YUp: true, Copyright: attribution})
+		MergeBuildings: true, Features: true, Solar: solar != nil, YUp: true, Copyright: attribution})
 	if err != nil {
 		return 0, 0, fmt.Errorf("tiles3d: %w", err)
 	}
@@ -234,7 +253,7 @@ func writeLeaf(zone geo.Zone, dir string, c *cell, ext []lod2store.BuildingExten
 			for i := 2; i < len(s.Flat); i += 3 {
 				minH, maxH = math.Min(minH, s.Flat[i]), math.Max(maxH, s.Flat[i])
 			}
-			gb.Surfaces = append(gb.Surfaces, glb.Surface{Class: s.Class, Flat: s.Flat, Ends: s.Ends})
+			gb.Surfaces = append(gb.Surfaces, glb.Surface{Class: s.Class, Flat: s.Flat, Ends: s.Ends, Solar: surfaceSolar(solar, &s)})
 		}
 		if _, err := b.Add(&gb); err != nil {
 			return 0, 0, fmt.Errorf("tiles3d: tile %d/%d/%d: %w", c.level, c.x, c.y, err)

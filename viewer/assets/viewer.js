@@ -606,17 +606,53 @@
       ['true', "color('#b07aa1')"]],
       legend: [['#4e79a7', 'flat (1000)'], ['#59a14f', 'shed (2100)'], ['#e15759', 'gable (3100)'], ['#f28e2b', 'hip (3200, 3300)'], ['#b07aa1', 'other'], ['#d8d8d8', 'unknown']] },
   };
+  // Solar potential: the roofs of building tilesets built with a solar
+  // pack carry per vertex their facet's share_of_best (class roof_solar,
+  // docs/3d-tiles.md), which a CustomShader turns into the suitability
+  // class of the solar route (docs/solar.md section 10) on the GPU; walls
+  // and roofs without a value keep the building colour. The ramp is four
+  // steps of the colour-blind-safe "plasma" map, brighter for more sun.
+  const solarClasses = [[0.9, '#f0f921', 'very good (≥ 90 % of the best plane)'], [0.8, '#ed7953', 'good (80–90 %)'],
+    [0.7, '#9c179e', 'fair (70–80 %)'], [-0.5, '#0d0887', 'poor (< 70 %)']];
+  const glslColour = (hex) => 'vec3(' + [1, 3, 5].map((i) => (parseInt(hex.slice(i, i + 2), 16) / 255).toFixed(4)).join(', ') + ')';
+  let solarShader;
+  function solarCustomShader(C) {
+    if (solarShader) return solarShader;
+    const steps = solarClasses.map(([min, c]) => '    if (s >= ' + min.toFixed(2) + ') { material.diffuse = czm_srgbToLinear(' + glslColour(c) + '); return; }').join('\n');
+    solarShader = new C.CustomShader({ fragmentShaderText: [
+      'void fragmentMain(FragmentInput fsInput, inout czm_modelMaterial material) {',
+      '    float s = fsInput.metadata.share_of_best;',
+      '    if (s < -0.5) return; // noData (-1): walls, ground, roofs without a value',
+      steps, '}'].join('\n') });
+    return solarShader;
+  }
+  const hasSolar = (t) => !!(t.asset && t.asset.extras && t.asset.extras.solar);
+  function solarLegend() {
+    const ts = (sv.globeTilesets || []).filter((t) => t.svcKind === 'buildings');
+    const withSolar = ts.filter(hasSolar);
+    if (!withSolar.length) return '<span>No building tileset of this server carries solar values (svc build solar, then svc build tileset).</span>';
+    const info = withSolar[0].asset.extras.solar;
+    const best = info.best_plane_annual_kwh_m2 ? ' (' + Math.round(info.best_plane_annual_kwh_m2) + ' kWh/m² a year)' : '';
+    const climate = info.climate && info.climate.file ? '<span>climate: ' + esc(info.climate.file) + (info.climate.source ? ', ' + esc(info.climate.source) : '') + '</span>' : '';
+    return '<span><b>Roof irradiation, share of the best plane' + esc(best) + '</b></span>' +
+      solarClasses.map(([, c, l]) => '<span><i style="background:' + c + '"></i>' + esc(l) + '</span>').join('') +
+      '<span><i style="background:#d9d4cc"></i>no value (walls, roofs not computed)</span>' + climate +
+      (withSolar.length < ts.length ? '<span>' + (ts.length - withSolar.length) + ' tileset(s) without solar values shown plain</span>' : '');
+  }
   function applyColourBy() {
     const by = $('colour-by').value;
     sv.colourBy = by;
     const legend = $('colour-legend');
     const s = colourStyles[by];
-    legend.hidden = !s || !globe || $('globe').hidden;
-    legend.innerHTML = s ? s.legend.map(([c, l]) => '<span><i style="background:' + c + '"></i>' + esc(l) + '</span>').join('') : '';
+    legend.hidden = (!s && by !== 'solar') || !globe || $('globe').hidden;
+    legend.innerHTML = s ? s.legend.map(([c, l]) => '<span><i style="background:' + c + '"></i>' + esc(l) + '</span>').join('') :
+      by === 'solar' ? solarLegend() : '';
     if (!globe) return;
     const C = window.Cesium;
     for (const t of sv.globeTilesets || []) {
-      if (t.svcKind === 'buildings') t.style = s ? new C.Cesium3DTileStyle({ color: { conditions: s.conditions } }) : undefined;
+      if (t.svcKind !== 'buildings') continue;
+      t.style = s ? new C.Cesium3DTileStyle({ color: { conditions: s.conditions } }) : undefined;
+      t.customShader = by === 'solar' && hasSolar(t) ? solarCustomShader(C) : undefined;
     }
   }
   $('colour-by').addEventListener('change', applyColourBy);
