@@ -43,6 +43,10 @@ type Info struct {
 	Best         Plane   `json:"best_plane"` // the best plane at the climate's site, the base of share_of_best
 	Buildings    int64   `json:"buildings"`
 	Facets       int64   `json:"facets"`
+	// Inputs are the terrain and vegetation packs (product/bl/snapshot,
+	// sorted) the shading read; a server whose published ones differ
+	// computes on demand. Absent in stores written without it.
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // Climate names the climate input of a store.
