@@ -47,6 +47,10 @@ type Info struct {
 	// sorted) the shading read; a server whose published ones differ
 	// computes on demand. Absent in stores written without it.
 	Inputs []string `json:"inputs,omitempty"`
+	// BBoxWGS84 is the area a build was restricted to (minLon, minLat,
+	// maxLon, maxLat): only the buildings meeting it are held. Absent: every
+	// building of the LoD2 pack.
+	BBoxWGS84 []float64 `json:"bbox_wgs84,omitempty"`
 }
 
 // Climate names the climate input of a store.
