@@ -169,11 +169,11 @@ func solarRoof(ctx context.Context, c *roofsolar.Climate, v *catalog.View, src l
 			b, err := st.Building(ctx, gmlid)
 			switch {
 			case err == nil:
-				roof, err := roofsolar.FromStore(b, facets, info.Shading)
-				if err != nil {
-					return roof, "", err
+				// A row that does not fit the LoD2 roof (it cannot, for
+				// the same lod2.sqlite) is not used: computed below.
+				if roof, err := roofsolar.FromStore(b, facets, info.Shading); err == nil {
+					return roof, computedStore, nil
 				}
-				return roof, computedStore, nil
 			case !errors.Is(err, solarstore.ErrNotFound):
 				return roofsolar.Roof{}, "", err
 			}
