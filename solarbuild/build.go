@@ -115,7 +115,8 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("solarbuild: %w", err)
 	}
-	b := &build{o: o, in: in, w: w, j: journal{Format: journalFormat, BL: lm.BL, LoD2Snapshot: lm.Snapshot,
+	// An earlier run's directory is kept on failure whatever this run did.
+	b := &build{o: o, in: in, w: w, kept: !fresh, j: journal{Format: journalFormat, BL: lm.BL, LoD2Snapshot: lm.Snapshot,
 		LoD2SHA256: lm.FileSHA256(lm.LoD2.File), ClimateSHA256: o.Climate.SHA256, Inputs: in.Keys(), ChunkBuildings: o.ChunkBuildings}}
 	if o.BBox != nil {
 		b.j.BBox = []float64{o.BBox.MinLon, o.BBox.MinLat, o.BBox.MaxLon, o.BBox.MaxLat}
