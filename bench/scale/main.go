@@ -42,7 +42,7 @@ func run() error {
 	pixel := flag.Float64("pixel", 1, "DGM/CDSM pixel size in metres (1: DGM1 as delivered)")
 	judge := flag.String("judge", envOr("JUDGE", "auto"), "judge the 3D Tiles output with the official validator and CesiumJS in headless Chromium: auto (each when its tool is found), on (fail when one is missing), off (env JUDGE)")
 	irradiance := flag.String("irradiance", "solar/climate/testdata/tmy_potsdam.csv", "climate file of the build solar stage (\"\": no solar stage)")
-	solarKM2 := flag.Int("solar-km2", 4, "generated km² tiles build solar computes (its --bbox; 0: all buildings, hours at SCALE 0.01)")
+	solarKM2 := flag.Float64("solar-km2", 4, "generated km² build solar computes (its --bbox; below 1 part of one tile; 0: all buildings, hours at SCALE 0.01)")
 	sample := flag.Int("validate-sample", 300, "most content files the validator checks per product (an even sample; the tileset JSON and external tilesets are always validated whole; -1: all)")
 	flag.Parse()
 

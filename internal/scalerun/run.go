@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,10 +45,11 @@ type Options struct {
 	// Irradiance is the climate file of the build solar stage (a PVGIS
 	// TMY); "" leaves the stage out.
 	Irradiance string
-	// SolarKM2 is how many generated km² tiles build solar computes (its
-	// --bbox; at ~0.1 CPU s a building a whole state takes hours): 0 all.
-	// Its figures are scaled by the buildings it computed.
-	SolarKM2 int
+	// SolarKM2 is the area of generated km² tiles build solar computes (its
+	// --bbox; at ~0.1 CPU s a building a whole state takes hours): whole
+	// tiles, or below 1 the south-west square of that area of one tile; 0
+	// all. Its figures are scaled by the buildings it computed.
+	SolarKM2 float64
 }
 
 // Stage is one measured command.
@@ -252,17 +254,24 @@ func plan(o Options) []step {
 	return steps
 }
 
-// solarBBox is the WGS84 box around n generated km² tiles from the middle
-// of the list (the probe tile first).
-func solarBBox(tiles []scalegen.Tile, n int) string {
+// solarBBox is the WGS84 box around km2 generated km² tiles from the
+// middle of the list (the probe tile first); below 1 km², the south-west
+// square of that area of the middle tile.
+func solarBBox(tiles []scalegen.Tile, km2 float64) string {
 	mid := len(tiles) / 2
+	n := max(1, int(math.Round(km2)))
 	sel := tiles[mid:min(mid+n, len(tiles))]
 	minE, minN, maxE, maxN := sel[0].EKM, sel[0].NKM, sel[0].EKM, sel[0].NKM
 	for _, t := range sel {
 		minE, minN, maxE, maxN = min(minE, t.EKM), min(minN, t.NKM), max(maxE, t.EKM), max(maxN, t.NKM)
 	}
+	e1, n1 := float64(maxE+1)*1000, float64(maxN+1)*1000
+	if km2 < 1 {
+		side := math.Sqrt(km2) * 1000
+		e1, n1 = float64(minE)*1000+side, float64(minN)*1000+side
+	}
 	lon0, lat0 := geo.FromUTM(geo.Zone32, float64(minE)*1000, float64(minN)*1000)
-	lon1, lat1 := geo.FromUTM(geo.Zone32, float64(maxE+1)*1000, float64(maxN+1)*1000)
+	lon1, lat1 := geo.FromUTM(geo.Zone32, e1, n1)
 	return fmt.Sprintf("%.6f,%.6f,%.6f,%.6f", min(lon0, lon1), min(lat0, lat1), max(lon0, lon1), max(lat0, lat1))
 }
 
