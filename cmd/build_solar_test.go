@@ -316,3 +316,47 @@ func TestBuildSolarHints(t *testing.T) {
 		t.Errorf("without --irradiance: %v", err)
 	}
 }
+
+// TestBuildSolarFailedBuildings: with the DGM's tile data damaged on disk
+// every building's shading fails to read it: the build leaves them out,
+// names each with the reason and publishes the rest (here none); with
+// --strict it fails, publishes nothing and keeps its checkpoints.
+func TestBuildSolarFailedBuildings(t *testing.T) {
+	data := solarTown(t, 4)
+	tifs, _ := filepath.Glob(filepath.Join(data, "terrain", "nrw", "2026-07-20", "*", "*.tif"))
+	if len(tifs) == 0 {
+		tifs, _ = filepath.Glob(filepath.Join(data, "terrain", "nrw", "2026-07-20", "*.tif"))
+	}
+	if len(tifs) == 0 {
+		t.Fatal("no DGM tile in the terrain pack")
+	}
+	for _, p := range tifs {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := len(raw) / 4; i < len(raw); i++ {
+			raw[i] ^= 0x5a
+		}
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmy := tmyCSV(t, solar.Site{LatDeg: 51.07, LonDeg: 6.91, ElevationM: 60})
+	args := []string{"build", "solar", "--data", data, "--bl", "nrw", "--irradiance", tmy, "--workers", "2"}
+	out, err := runCLI(t, append(args, "--strict")...)
+	if err == nil || !strings.Contains(errorText(err), "buildings failed: 4") || !strings.Contains(errorText(err), "--resume") {
+		t.Fatalf("--strict with failing buildings: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(data, "solar", "nrw", "2026-07-20")); !os.IsNotExist(err) {
+		t.Fatalf("--strict published a pack: %v", err)
+	}
+	out, err = runCLI(t, append(args, "--resume")...)
+	if err != nil {
+		t.Fatalf("without --strict: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "4 buildings left out:\n  DENWSOLAR00001: ") || !strings.Contains(out, "built solar/nrw/2026-07-20: 0 buildings") {
+		t.Errorf("the failed buildings are not named with a reason:\n%s", out)
+	}
+	t.Logf("%s", out)
+}
