@@ -152,7 +152,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 			return fmt.Errorf("--irradiance: %w", err)
 		}
 		log.Info("irradiance climate", "file", o.irradiance, "format", clim.Series.Format, "source", clim.Series.Source,
-			"lat", clim.Series.Site.LatDeg, "lon", clim.Series.Site.LonDeg, "model", clim.Sky.Description())
+			"lat", clim.Series.Site.LatDeg, "lon", clim.Series.Site.LonDeg, "model", clim.Sky.Description(), "sha256", clim.SHA256)
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
