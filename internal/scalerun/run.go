@@ -47,8 +47,9 @@ type Options struct {
 	Irradiance string
 	// SolarKM2 is the area of generated km² tiles build solar computes (its
 	// --bbox; at ~0.1 CPU s a building a whole state takes hours): whole
-	// tiles, or below 1 the south-west square of that area of one tile; 0
-	// all. Its figures are scaled by the buildings it computed.
+	// tiles, or below 1 the square of that area in one tile's south-east
+	// corner, where the template's buildings are (0.01: 29 of its 109,
+	// 0.02: 67); 0 all. Its figures are scaled by the buildings computed.
 	SolarKM2 float64
 }
 
@@ -255,8 +256,8 @@ func plan(o Options) []step {
 }
 
 // solarBBox is the WGS84 box around km2 generated km² tiles from the
-// middle of the list (the probe tile first); below 1 km², the south-west
-// square of that area of the middle tile.
+// middle of the list (the probe tile first); below 1 km², the square of
+// that area in the middle tile's south-east corner.
 func solarBBox(tiles []scalegen.Tile, km2 float64) string {
 	mid := len(tiles) / 2
 	n := max(1, int(math.Round(km2)))
@@ -265,12 +266,12 @@ func solarBBox(tiles []scalegen.Tile, km2 float64) string {
 	for _, t := range sel {
 		minE, minN, maxE, maxN = min(minE, t.EKM), min(minN, t.NKM), max(maxE, t.EKM), max(maxN, t.NKM)
 	}
-	e1, n1 := float64(maxE+1)*1000, float64(maxN+1)*1000
+	e0, n0, e1, n1 := float64(minE)*1000, float64(minN)*1000, float64(maxE+1)*1000, float64(maxN+1)*1000
 	if km2 < 1 {
-		side := math.Sqrt(km2) * 1000
-		e1, n1 = float64(minE)*1000+side, float64(minN)*1000+side
+		// The template tile's buildings lie in its south-east corner.
+		e0, n1 = e1-math.Sqrt(km2)*1000, n0+math.Sqrt(km2)*1000
 	}
-	lon0, lat0 := geo.FromUTM(geo.Zone32, float64(minE)*1000, float64(minN)*1000)
+	lon0, lat0 := geo.FromUTM(geo.Zone32, e0, n0)
 	lon1, lat1 := geo.FromUTM(geo.Zone32, e1, n1)
 	return fmt.Sprintf("%.6f,%.6f,%.6f,%.6f", min(lon0, lon1), min(lat0, lat1), max(lon0, lon1), max(lat0, lat1))
 }

@@ -61,7 +61,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 	root, _ := testtool.ModuleRoot()
 	var log strings.Builder
 	r, err := Run(ctx, Options{SVC: svc, Data: filepath.Join(dir, "data"), Manifest: m, Workers: 2, Load: 2 * time.Second, Conns: 8, Log: &log, Judges: judges,
-		Irradiance: filepath.Join(root, "solar", "climate", "testdata", "tmy_potsdam.csv"), SolarKM2: 0.25})
+		Irradiance: filepath.Join(root, "solar", "climate", "testdata", "tmy_potsdam.csv"), SolarKM2: 0.01})
 	t.Log("\n" + log.String())
 	if err != nil {
 		t.Fatal(err)
@@ -88,8 +88,8 @@ func TestBenchScaleSmoke(t *testing.T) {
 		if w >= 0 && s.Reported != w {
 			t.Errorf("%s reported %d %s, generated %d (%q)", s.Name, s.Reported, s.Unit, w, s.Summary)
 		}
-		// The template tile holds 109 buildings; a quarter km² of them (the
-		// smoke test's time).
+		// The template tile holds 109 buildings, 29 of them in the 100 m
+		// square of its south-east corner (the smoke test's time).
 		if s.Name == "build solar" && (s.Items < 5 || s.Items > 100 || s.Facets < s.Items || s.Items != s.Reported) {
 			t.Errorf("build solar computed %d buildings (reported %d), %d facets (%q)", s.Items, s.Reported, s.Facets, s.Summary)
 		}
