@@ -23,10 +23,10 @@ var layers = []struct {
 	may  []string
 }{
 	{"foundation", []string{"geo", "bl", "pack", "raster", "geoid", "glb", "glb/draco", "citygml", "citygml/measure", "adv", "osmdata", "rtin", "hillshade", "tilecache", "cql2", "mvt", "solar", "solar/climate", "pmtiles", "maplayer", "threetz"}, []string{"foundation"}},
-	{"storage", []string{"lod2store", "lod2store/spatialite", "solarstore", "terrain", "shading", "state", "state/sqlite", "state/postgres"}, []string{"foundation", "storage"}},
+	{"storage", []string{"lod2store", "lod2store/spatialite", "solarstore", "terrain", "shading", "roofsolar", "state", "state/sqlite", "state/postgres"}, []string{"foundation", "storage"}},
 	{"catalog", []string{"catalog"}, []string{"foundation", "storage"}},
 	{"use cases", []string{"buildings", "query", "export", "contour"}, []string{"foundation", "storage", "catalog"}},
-	{"builders", []string{"importer", "tiles3d", "qmesh", "demtile", "demo"}, []string{"foundation", "storage", "builders"}},
+	{"builders", []string{"importer", "tiles3d", "qmesh", "demtile", "demo", "solarbuild"}, []string{"foundation", "storage", "builders"}},
 	{"access", []string{"access"}, []string{"foundation", "storage"}},
 	{"http framework", []string{"server/httpapi", "server/apidoc", "server/metrics", "viewer"}, []string{"foundation", "storage", "catalog", "use cases", "builders", "access", "http framework"}},
 	// A surface imports the framework, never server nor another surface.

@@ -26,7 +26,7 @@ previous build of the same product (same options): the others are hard-linked fr
 output is the same as a build from scratch (docs/3d-tiles.md). It says how many tiles it built
 and reused. Progress goes to stderr: a bar on a terminal, else a line every --progress-interval.`,
 	}
-	c.AddCommand(newBuildTileset(), newBuildTerrainMesh(), newBuildVegetation(), newBuildOSMCover())
+	c.AddCommand(newBuildTileset(), newBuildTerrainMesh(), newBuildVegetation(), newBuildOSMCover(), newBuildSolar())
 	c.PersistentPreRunE = sweepBefore
 	return c
 }

@@ -23,8 +23,8 @@ import (
 	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/raster"
+	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/server"
-	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -146,13 +146,13 @@ func runServe(ctx context.Context, o serveOptions) error {
 			return fmt.Errorf("data directory: %w", err)
 		}
 	}
-	var clim *dataapi.Climate
+	var clim *roofsolar.Climate
 	if o.irradiance != "" {
-		if clim, err = dataapi.LoadClimate(ctx, o.irradiance); err != nil {
+		if clim, err = roofsolar.LoadClimate(ctx, o.irradiance); err != nil {
 			return fmt.Errorf("--irradiance: %w", err)
 		}
 		log.Info("irradiance climate", "file", o.irradiance, "format", clim.Series.Format, "source", clim.Series.Source,
-			"lat", clim.Series.Site.LatDeg, "lon", clim.Series.Site.LonDeg, "model", clim.Sky.Description())
+			"lat", clim.Series.Site.LatDeg, "lon", clim.Series.Site.LonDeg, "model", clim.Sky.Description(), "sha256", clim.SHA256)
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

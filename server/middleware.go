@@ -28,6 +28,9 @@ type reqInfo struct {
 	bl        string            // federal state that answered, for usage counters
 	resolved  bool              // route holds the ServeMux match (maybe nil)
 	preflight bool              // a CORS preflight, answered before routing
+	// notConfigured marks a 503 for a feature the operator has not set
+	// up (httpapi.ErrNotConfigured): logged at INFO, not ERROR.
+	notConfigured bool
 }
 
 // reqState is allocated once per request by the middleware.
@@ -84,7 +87,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 			}
 			s.metrics.Observe(pattern, sw.code(), d)
 			level := slog.LevelInfo
-			if sw.code() >= 500 {
+			if sw.code() >= 500 && !ri.notConfigured {
 				level = slog.LevelError
 			}
 			if !s.log.Enabled(r.Context(), level) {

@@ -8,6 +8,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/maplayer"
 	"github.com/svc-geodata/svc/qmesh"
+	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/keysadmin"
@@ -84,7 +86,7 @@ type Deps struct {
 	Bundles *maplayer.Bundles
 	// Climate is the irradiance file of `svc serve --irradiance` for the
 	// solar route; nil: none (the route answers 503).
-	Climate *dataapi.Climate
+	Climate *roofsolar.Climate
 }
 
 // Server answers every route. Create it with New.
@@ -273,7 +275,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if he.Slug == "data-damaged" {
 		s.damage.note(err)
 	}
-	if he.Status >= 500 {
+	switch {
+	case errors.Is(err, httpapi.ErrNotConfigured):
+		// The operator's choice, not a fault: the request line says it.
+		info(r.Context()).notConfigured = true
+	case he.Status >= 500:
 		s.log.Error("request failed", "request_id", requestID(r.Context()), "path", logPath(r), "err", err)
 	}
 	s.writeProblem(w, r, he)

@@ -159,7 +159,7 @@ func BenchmarkBuilding(b *testing.B) {
 			b.Fatal(err)
 		}
 		o := Obstacles{Terrain: &TerrainView{Z: []float64{ground + 7, ground + 9.8}, H: hs}, Buildings: scene, Trees: blk.canopy, Season: DefaultSeason(), ConvDeg: conv}
-		out, err := evaluateAll(b.Context(), sky, NewSun(sky, conv), blk.facets, o, FacetOptions{})
+		out, err := evaluateAll(b.Context(), sky, NewSun(sky, conv), blk.facets, o, FacetOptions{}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

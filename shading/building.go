@@ -27,6 +27,9 @@ type Sources struct {
 	CanopyRadiusM   float64 // crowns read around the roof (default 100 m)
 	CanopyCellM     float64 // canopy grid (default 1 m, the CDSM's)
 	FacetOptions    FacetOptions
+	// Workers is how many facets of the roof are evaluated at once (0:
+	// GOMAXPROCS). A build that evaluates several roofs at once sets 1.
+	Workers int
 }
 
 // Defaults of Sources, decided in docs/solar.md section 7: at 5° of sun
@@ -95,15 +98,18 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 			return nil, err
 		}
 	}
-	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions)
+	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions, src.Workers)
 }
 
-// evaluateAll evaluates the facets on GOMAXPROCS goroutines (the obstacles
-// are read-only), in order of the slice.
-func evaluateAll(ctx context.Context, sky *solar.Sky, sun *Sun, facets []Facet, o Obstacles, opt FacetOptions) ([]*Shading, error) {
+// evaluateAll evaluates the facets on workers goroutines (0: GOMAXPROCS;
+// the obstacles are read-only), in order of the slice.
+func evaluateAll(ctx context.Context, sky *solar.Sky, sun *Sun, facets []Facet, o Obstacles, opt FacetOptions, workers int) ([]*Shading, error) {
 	out := make([]*Shading, len(facets))
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	g.SetLimit(workers)
 	for i, f := range facets {
 		g.Go(func() error {
 			s, err := Evaluate(ctx, sky, sun, f, o, opt)

@@ -43,6 +43,14 @@ type Info struct {
 	Best         Plane   `json:"best_plane"` // the best plane at the climate's site, the base of share_of_best
 	Buildings    int64   `json:"buildings"`
 	Facets       int64   `json:"facets"`
+	// Inputs are the terrain and vegetation packs (product/bl/snapshot,
+	// sorted) the shading read; a server whose published ones differ
+	// computes on demand. Absent in stores written without it.
+	Inputs []string `json:"inputs,omitempty"`
+	// BBoxWGS84 is the area a build was restricted to (minLon, minLat,
+	// maxLon, maxLat): only the buildings meeting it are held. Absent: every
+	// building of the LoD2 pack.
+	BBoxWGS84 []float64 `json:"bbox_wgs84,omitempty"`
 }
 
 // Climate names the climate input of a store.

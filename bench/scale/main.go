@@ -41,6 +41,8 @@ func run() error {
 	conns := flag.Int("conns", 32, "concurrent search clients")
 	pixel := flag.Float64("pixel", 1, "DGM/CDSM pixel size in metres (1: DGM1 as delivered)")
 	judge := flag.String("judge", envOr("JUDGE", "auto"), "judge the 3D Tiles output with the official validator and CesiumJS in headless Chromium: auto (each when its tool is found), on (fail when one is missing), off (env JUDGE)")
+	irradiance := flag.String("irradiance", "solar/climate/testdata/tmy_potsdam.csv", "climate file of the build solar stage (\"\": no solar stage)")
+	solarKM2 := flag.Float64("solar-km2", 4, "generated km² build solar computes (its --bbox; below 1 part of one tile; 0: all buildings, hours at SCALE 0.01)")
 	sample := flag.Int("validate-sample", 300, "most content files the validator checks per product (an even sample; the tileset JSON and external tilesets are always validated whole; -1: all)")
 	flag.Parse()
 
@@ -89,7 +91,7 @@ func run() error {
 	}
 	fmt.Printf("generated %d km², %d buildings, %.0f MB LoD2, %.0f MB OSM in %.1f s\n", m.AreaKM2, m.LoD2.Buildings, float64(m.LoD2.Bytes)/1e6, float64(m.OSM.Bytes)/1e6, m.Seconds)
 	r, err := scalerun.Run(ctx, scalerun.Options{SVC: *svc, Data: filepath.Join(dir, "data"), Manifest: m, Workers: *workers,
-		Load: *load, Conns: *conns, Log: os.Stdout, Judges: judges})
+		Load: *load, Conns: *conns, Log: os.Stdout, Judges: judges, Irradiance: absOrEmpty(*irradiance), SolarKM2: *solarKM2})
 	if err != nil {
 		return err
 	}
@@ -99,6 +101,17 @@ func run() error {
 	}
 	fmt.Printf("done in %.1f s: %s\n", r.TotalS, md)
 	return nil
+}
+
+// absOrEmpty is path made absolute (the stages run in other directories).
+func absOrEmpty(path string) string {
+	if path == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 func envOr(name, def string) string {

@@ -32,7 +32,7 @@ var (
 // basis says what a stage scales with: buildings, km² or OSM bytes.
 func basis(name string) string {
 	switch name {
-	case "import lod2", "build tileset":
+	case "import lod2", "build tileset", "build solar":
 		return "buildings"
 	case "import osm":
 		return "OSM bytes"
@@ -44,6 +44,10 @@ func basis(name string) string {
 func factor(st Stage, m *scalegen.Manifest, t Target) float64 {
 	switch basis(st.Name) {
 	case "buildings":
+		if st.Name == "build solar" {
+			// It may have computed a sample of the buildings (SolarKM2).
+			return t.Buildings / float64(max(st.Items, 1))
+		}
 		return t.Buildings / float64(m.LoD2.Buildings)
 	case "OSM bytes":
 		return t.OSMBytes / float64(m.OSM.Bytes)
@@ -159,8 +163,32 @@ func Markdown(w io.Writer, r *Result, m *scalegen.Manifest, runs []runFile) {
 	for _, k := range keys {
 		p("| %s | %.1f |\n", k, mb(r.DiskByDir[k]))
 	}
+	solarMarkdown(w, r, m)
 	extrapolate(w, r, m)
 	rssCurve(w, runs)
+}
+
+// solarMarkdown writes the figures of the build solar stage: buildings
+// (roofs) and facets per second, per core (per CPU second), and the
+// totals for one state and all 16 at the cores it used.
+func solarMarkdown(w io.Writer, r *Result, m *scalegen.Manifest) {
+	i := slices.IndexFunc(r.Stages, func(s Stage) bool { return s.Name == "build solar" })
+	if i < 0 {
+		return
+	}
+	s := r.Stages[i]
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	perCore := float64(s.Items) / max(s.CPUS, 1e-9)
+	p("\n## Solar build\n\n`svc build solar` computed %d of the %d buildings (%d roof facets; terrain and building shading, trees where the CDSM has crowns) with `%s`:\n\n",
+		s.Items, m.LoD2.Buildings, s.Facets, strings.TrimPrefix(s.Args, "build solar "))
+	p("| roofs/s | roofs/s per core (per CPU s) | facets/s | cores | CPU ms per roof | peak RSS MiB | disk KB per roof | %s wall h | %s CPU h | %s wall h | %s CPU h |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		NRW.Name, NRW.Name, Germany.Name, Germany.Name)
+	fn, fd := factor(s, m, NRW), factor(s, m, Germany)
+	p("| %.2f | %.2f | %.1f | %.2f | %.0f | %.0f | %.2f | %.1f | %.0f | %.0f | %.0f |\n\n",
+		s.ItemsPerS(), perCore, float64(s.Facets)/max(s.WallS, 1e-9), s.Cores(), 1000/max(perCore, 1e-9), mib(s.PeakRSS),
+		float64(s.OutBytes)/1e3/float64(max(s.Items, 1)), s.WallS*fn/3600, s.CPUS*fn/3600, s.WallS*fd/3600, s.CPUS*fd/3600)
+	p("A roof is a building; the totals scale the CPU time per building to %.0f M (%s) and %.0f M buildings (%s): divide the CPU hours by the cores a machine gives the build (its parallel efficiency is in docs/performance.md).\n",
+		NRW.Buildings/1e6, NRW.Name, Germany.Buildings/1e6, Germany.Name)
 }
 
 func workersText(n int) string {

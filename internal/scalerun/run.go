@@ -10,8 +10,10 @@ package scalerun
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/internal/scalegen"
 )
 
@@ -39,6 +42,15 @@ type Options struct {
 	// Judges are the tools that judge the 3D Tiles output (FindJudges);
 	// the zero value skips both, saying so in the table.
 	Judges Judges
+	// Irradiance is the climate file of the build solar stage (a PVGIS
+	// TMY); "" leaves the stage out.
+	Irradiance string
+	// SolarKM2 is the area of generated km² tiles build solar computes (its
+	// --bbox; at ~0.1 CPU s a building a whole state takes hours): whole
+	// tiles, or below 1 the square of that area in one tile's south-east
+	// corner, where the template's buildings are (0.01: 29 of its 109,
+	// 0.02: 67); 0 all. Its figures are scaled by the buildings computed.
+	SolarKM2 float64
 }
 
 // Stage is one measured command.
@@ -63,6 +75,8 @@ type Stage struct {
 	// features), -1 when it printed none.
 	Reported int    `json:"reported"`
 	Summary  string `json:"summary"`
+	// Facets is the roof facets build solar reported (0 other stages).
+	Facets int `json:"facets,omitempty"`
 }
 
 // Cores is the CPU time over the wall time.
@@ -125,6 +139,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(o.Data, 0o755); err != nil {
 		return r, fmt.Errorf("scalerun: %w", err)
 	}
+	if o.Irradiance != "" {
+		// A sample of one day a month is made a year (FullYearTMY).
+		full := filepath.Join(filepath.Dir(o.Data), "full-year-"+filepath.Base(o.Irradiance))
+		switch err := FullYearTMY(o.Irradiance, full); {
+		case err == nil:
+			o.Irradiance = full
+		case !errors.Is(err, ErrNotDaily):
+			return r, err
+		}
+	}
 	for _, s := range plan(o) {
 		if err := ctx.Err(); err != nil {
 			return r, err
@@ -135,6 +159,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		st, out, err := runStage(ctx, o, s.name, args)
 		st.Unit, st.Items, st.InBytes = s.unit, s.items, s.in
+		st.Facets = facetCount(st.Summary)
 		if s.count != nil {
 			// The summary line first, then the other lines but the
 			// progress lines (", ETA "), which carry running counts in
@@ -152,6 +177,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if mm := s.count.FindStringSubmatch(src); mm != nil {
 				st.Reported, _ = strconv.Atoi(mm[1])
 			}
+		}
+		if s.items < 0 {
+			st.Items = max(st.Reported, 0) // a sample: the count it reported
 		}
 		r.Stages = append(r.Stages, st)
 		fmt.Fprintf(o.Log, "%-20s %8.1f s wall %6.2f cores %7.0f MiB peak  %s\n", s.name, st.WallS, st.Cores(), float64(st.PeakRSS)/(1<<20), st.Summary)
@@ -206,7 +234,7 @@ func plan(o Options) []step {
 	common := []string{"--data", o.Data, "--bl", m.BL}
 	imp := append([]string{"--snapshot", o.Snapshot}, common...)
 	lic := []string{"--license", "dl-de-zero-2.0"}
-	return []step{
+	steps := []step{
 		{"import lod2", "buildings", cat([]string{"import", "lod2"}, imp, lic, []string{m.LoD2.Dir}), m.LoD2.Buildings, m.LoD2.Bytes, reCount(`(\d+) buildings`)},
 		{"import dgm", "tiles", cat([]string{"import", "dgm"}, imp, lic, []string{m.DGM.Dir}), m.DGM.Tiles, m.DGM.Bytes, reCount(`(\d+) tiles`)},
 		{"import vegetation", "tiles", cat([]string{"import", "vegetation"}, imp, lic, []string{"--cdsm", m.CDSM.Dir}), m.CDSM.Tiles, m.CDSM.Bytes, nil},
@@ -216,7 +244,49 @@ func plan(o Options) []step {
 		{"build vegetation", "tiles", cat([]string{"build", "vegetation"}, common), m.CDSM.Tiles, 0, reCount(`cdsm: (\d+) tiles`)},
 		{"build osm-cover", "tiles", cat([]string{"build", "osm-cover"}, common), m.DGM.Tiles, 0, reCount(`surface (\d+) tiles`)},
 	}
+	if o.Irradiance != "" {
+		args := cat([]string{"build", "solar"}, common, []string{"--irradiance", o.Irradiance})
+		items := m.LoD2.Buildings
+		if o.SolarKM2 > 0 && len(m.Tiles) > 0 {
+			args, items = append(args, "--bbox", solarBBox(m.Tiles, o.SolarKM2)), -1
+		}
+		steps = append(steps, step{"build solar", "buildings", args, items, 0, reCount(`: (\d+) buildings`)})
+	}
+	return steps
 }
+
+// solarBBox is the WGS84 box around km2 generated km² tiles from the
+// middle of the list (the probe tile first); below 1 km², the square of
+// that area in the middle tile's south-east corner.
+func solarBBox(tiles []scalegen.Tile, km2 float64) string {
+	mid := len(tiles) / 2
+	n := max(1, int(math.Round(km2)))
+	sel := tiles[mid:min(mid+n, len(tiles))]
+	minE, minN, maxE, maxN := sel[0].EKM, sel[0].NKM, sel[0].EKM, sel[0].NKM
+	for _, t := range sel {
+		minE, minN, maxE, maxN = min(minE, t.EKM), min(minN, t.NKM), max(maxE, t.EKM), max(maxN, t.NKM)
+	}
+	e0, n0, e1, n1 := float64(minE)*1000, float64(minN)*1000, float64(maxE+1)*1000, float64(maxN+1)*1000
+	if km2 < 1 {
+		// The template tile's buildings lie in its south-east corner.
+		e0, n1 = e1-math.Sqrt(km2)*1000, n0+math.Sqrt(km2)*1000
+	}
+	lon0, lat0 := geo.FromUTM(geo.Zone32, e0, n0)
+	lon1, lat1 := geo.FromUTM(geo.Zone32, e1, n1)
+	return fmt.Sprintf("%.6f,%.6f,%.6f,%.6f", min(lon0, lon1), min(lat0, lat1), max(lon0, lon1), max(lat0, lat1))
+}
+
+// facetCount is the "N roof facets" a build solar summary reports; 0 for
+// other stages.
+func facetCount(summary string) int {
+	if mm := reFacets.FindStringSubmatch(summary); mm != nil {
+		n, _ := strconv.Atoi(mm[1])
+		return n
+	}
+	return 0
+}
+
+var reFacets = regexp.MustCompile(`(\d+) roof facets`)
 
 func cat(parts ...[]string) []string {
 	var out []string

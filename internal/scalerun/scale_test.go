@@ -58,8 +58,10 @@ func TestBenchScaleSmoke(t *testing.T) {
 		t.Fatalf("SCALE=0.002 placed %d km², want 68", m.AreaKM2)
 	}
 	judges := smokeJudges(t, samples)
+	root, _ := testtool.ModuleRoot()
 	var log strings.Builder
-	r, err := Run(ctx, Options{SVC: svc, Data: filepath.Join(dir, "data"), Manifest: m, Workers: 2, Load: 2 * time.Second, Conns: 8, Log: &log, Judges: judges})
+	r, err := Run(ctx, Options{SVC: svc, Data: filepath.Join(dir, "data"), Manifest: m, Workers: 2, Load: 2 * time.Second, Conns: 8, Log: &log, Judges: judges,
+		Irradiance: filepath.Join(root, "solar", "climate", "testdata", "tmy_potsdam.csv"), SolarKM2: 0.01})
 	t.Log("\n" + log.String())
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +70,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 	want := map[string]int{
 		"import lod2": m.LoD2.Buildings, "import dgm": m.DGM.Tiles, "import vegetation": -1, "import osm": -1,
 		"build tileset": m.LoD2.Buildings, "build terrain-mesh": m.DGM.Tiles, "build vegetation": m.CDSM.Tiles, "build osm-cover": m.DGM.Tiles,
+		"build solar": -1, // one km² of buildings: checked below
 	}
 	for _, s := range r.Stages {
 		w, ok := want[s.Name]
@@ -84,6 +87,11 @@ func TestBenchScaleSmoke(t *testing.T) {
 		}
 		if w >= 0 && s.Reported != w {
 			t.Errorf("%s reported %d %s, generated %d (%q)", s.Name, s.Reported, s.Unit, w, s.Summary)
+		}
+		// The template tile holds 109 buildings, 29 of them in the 100 m
+		// square of its south-east corner (the smoke test's time).
+		if s.Name == "build solar" && (s.Items < 5 || s.Items > 100 || s.Facets < s.Items || s.Items != s.Reported) {
+			t.Errorf("build solar computed %d buildings (reported %d), %d facets (%q)", s.Items, s.Reported, s.Facets, s.Summary)
 		}
 	}
 	for n := range want {
@@ -121,7 +129,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(md)
-	for _, s := range []string{"| import lod2 | 7412 buildings", "| build osm-cover |", "## Extrapolation", "cold start", "## Judges", "| address lookup | clients |", "| misspelt |"} {
+	for _, s := range []string{"| import lod2 | 7412 buildings", "| build osm-cover |", "| build solar |", "## Solar build", "## Extrapolation", "cold start", "## Judges", "| address lookup | clients |", "| misspelt |"} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("%s lacks %q", md, s)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/maplayer"
+	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/tilecache"
 )
 
@@ -45,7 +46,7 @@ type Env struct {
 	// compression).
 	// Climate is the irradiance file of `svc serve --irradiance`; nil:
 	// none, the solar route answers 503.
-	Climate   *Climate
+	Climate   *roofsolar.Climate
 	Log       *slog.Logger
 	RequestID func(context.Context) string
 }

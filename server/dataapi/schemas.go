@@ -132,7 +132,7 @@ func Schemas() apidoc.Obj {
 			"svc": apidoc.Object("", []string{"gmlid", "bl"}, apidoc.Obj{"gmlid": apidoc.Str("the resolved id"), "bl": apidoc.Str("source BL"),
 				"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "licence of the source BL")})}),
 		"SolarResponse": apidoc.Object("Solar irradiation of a building's roof facets (docs/solar.md section 10)",
-			[]string{"gmlid", "bl", "facets", "total", "model", "shading", "best_plane", "climate", "attribution"}, apidoc.Obj{
+			[]string{"gmlid", "bl", "facets", "total", "model", "shading", "best_plane", "climate", "attribution", "computed"}, apidoc.Obj{
 				"gmlid": apidoc.Str("the requested id"), "bl": apidoc.Str("source BL"),
 				"facets": apidoc.Array(apidoc.Object("", nil, apidoc.Obj{
 					"index":                  apidoc.Int("position of the facet in GET /v1/buildings/{gmlid}/roof"),
@@ -160,7 +160,9 @@ func Schemas() apidoc.Obj {
 					"source":     apidoc.Str("where the data come from, as the file states it"),
 					"first_year": apidoc.Int("first year the records were taken from (0: not stated)"), "last_year": apidoc.Int("last year"),
 					"latitude": apidoc.Num("site of the file, degrees"), "longitude": apidoc.Num("degrees"), "elevation_m": apidoc.Num("metres")}),
-				"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "licence of the source BL")}),
+				"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "licence of the source BL"),
+				"computed": apidoc.Enum("precomputed: read from the BL's solar pack (svc build solar; whole Wh/m2, so a value may differ from the on-demand one "+
+					"by 0.01 in its last decimal); on_demand: computed for this request", "precomputed", "on_demand")}),
 	}
 }
 

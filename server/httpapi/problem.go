@@ -79,8 +79,12 @@ var (
 	ErrForbidden    = errors.New("forbidden")
 	ErrKeylessLimit = errors.New("keyless daily limit")
 	ErrUnavailable  = errors.New("component unavailable")
-	ErrRange        = errors.New("range not satisfiable")
-	ErrPrecondition = errors.New("precondition failed")
+	// ErrNotConfigured is a 503 for a feature the operator has not set up
+	// (a serve flag not given): a configuration, not a fault, so the
+	// server logs it below ERROR.
+	ErrNotConfigured = errors.New("not configured")
+	ErrRange         = errors.New("range not satisfiable")
+	ErrPrecondition  = errors.New("precondition failed")
 )
 
 // Fault is a failure reported for the client: kind (one of the kinds above
@@ -190,6 +194,7 @@ var ProblemTable = []problemRow{
 		detail: fixed("The request took longer than this operation's time budget and was abandoned; try again shortly."),
 		header: http.Header{"Retry-After": {"5"}}},
 	{kind: ErrUnavailable, status: http.StatusServiceUnavailable, Slug: "service-unavailable"},
+	{kind: ErrNotConfigured, status: http.StatusServiceUnavailable, Slug: "service-unavailable"},
 }
 
 // ProblemsOf returns the problem types (slugs) response r can carry: its
