@@ -41,7 +41,7 @@ func NewDefaultClimates(maxCells int) *DefaultClimates {
 // At returns the default climate of the cell of the WGS84 point. Beyond
 // Germany's grid it returns a 503 problem (the operator must give a file).
 // The first request of a cell prepares it to the end even if its client
-// hangs up (about 0.3 s of CPU, then cached for everyone); a request whose
+// hangs up (0.1 s of CPU, then cached for everyone); a request whose
 // ctx ends while it waits returns ctx's error.
 func (d *DefaultClimates) At(ctx context.Context, latDeg, lonDeg float64) (*Climate, error) {
 	cell, err := germany.CellAt(latDeg, lonDeg)
