@@ -42,6 +42,12 @@ func TestTable(t *testing.T) {
 	if len(tb.v) != nLat*nLon*12 {
 		t.Fatalf("%d values", len(tb.v))
 	}
+	// The table's own header, Source and Attribution state the same period.
+	period := fmt.Sprintf("%d-%d", FirstYear, LastYear)
+	if !strings.Contains(string(tableCSV[:min(len(tableCSV), 1000)]), "monthly means "+period) || !strings.Contains(Source, period) ||
+		!strings.Contains(Attribution, period) {
+		t.Errorf("period %s not stated alike in the table header, Source %q and Attribution", period, Source)
+	}
 	// Germany's extreme points (VG5000) lie inside the grid with a step to spare.
 	for _, p := range [][2]float64{{55.058, 8.417}, {47.270, 10.178}, {51.05, 5.866}, {51.27, 15.042}} {
 		if _, err := Monthly(p[0], p[1], Bilinear); err != nil {
@@ -230,8 +236,8 @@ func poaKWh(t *testing.T, s *climate.Series, tilt, az float64) float64 {
 // TestLinkeSensitivity: the Linke turbidity sets the clear days' beam and
 // their number; the plane-of-array year depends on it a little.
 func TestLinkeSensitivity(t *testing.T) {
-	saved := LinkeByMonth
-	t.Cleanup(func() { LinkeByMonth = saved })
+	saved := linkeByMonth
+	t.Cleanup(func() { linkeByMonth = saved })
 	site := solar.Site{LatDeg: 52.4, LonDeg: 13.0}
 	mo, err := Monthly(site.LatDeg, site.LonDeg, Nearest)
 	if err != nil {
@@ -239,8 +245,8 @@ func TestLinkeSensitivity(t *testing.T) {
 	}
 	var poa [2]float64
 	for i, tl := range []float64{3, 5} {
-		for m := range LinkeByMonth {
-			LinkeByMonth[m] = tl
+		for m := range linkeByMonth {
+			linkeByMonth[m] = tl
 		}
 		s, err := Series(context.Background(), site, mo)
 		if err != nil {

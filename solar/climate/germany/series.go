@@ -15,13 +15,13 @@ import (
 // for and is not a leap year (a February of 28 days, as in a TMY).
 const Year = LastYear
 
-// LinkeByMonth is the Linke turbidity of the clear-sky days, January
+// linkeByMonth is the Linke turbidity of the clear-sky days, January
 // first: the typical range of Germany (about 3 in winter, 4.5 in summer;
 // package solar's ClearSky). The monthly sums are fixed by the table; the
 // turbidity sets how much beam a clear day brings and so how many clear
 // days a month has: TL 3 instead of 5 in every month moves the annual
 // irradiation of a south-facing 35° plane by 3.5 % (TestLinkeSensitivity).
-var LinkeByMonth = [12]float64{3.0, 3.0, 3.5, 4.0, 4.5, 4.5, 4.5, 4.5, 4.0, 3.5, 3.0, 3.0}
+var linkeByMonth = [12]float64{3.0, 3.0, 3.5, 4.0, 4.5, 4.5, 4.5, 4.5, 4.0, 3.5, 3.0, 3.0}
 
 // Method names how Series turns monthly means into hours, for answers.
 const Method = "hourly year synthesized from the monthly means: the month's diffuse share by Erbs, Klein & Duffie (1982, monthly-average " +
@@ -29,7 +29,7 @@ const Method = "hourly year synthesized from the monthly means: the month's diff
 	"the rest of the diffuse on overcast days shaped like the clear-sky global"
 
 // Source is the Series.Source of the default climate.
-var Source = fmt.Sprintf("CM SAF SIS monthly means %d-%d, %s grid (IWU clidamonger %s)", FirstYear, LastYear, Resolution, clidamongerVersion)
+const Source = "CM SAF SIS monthly means 2006-2025, " + Resolution + " grid (IWU clidamonger " + clidamongerVersion + ")"
 
 // Series returns a year of hourly records at site (the sun at HH:30 UTC of
 // Year) whose global horizontal irradiation in every month equals the
@@ -46,7 +46,7 @@ var Source = fmt.Sprintf("CM SAF SIS monthly means %d-%d, %s grid (IWU clidamong
 //     0.3-0.8 and the share to 0-1;
 //  3. a month is made of clear and overcast days, as skies mostly are: the
 //     month's beam H - Hd comes on clear days, as many as the Ineichen-Perez
-//     clear sky (LinkeByMonth) needs to bring it (its beam scaled to the
+//     clear sky (linkeByMonth) needs to bring it (its beam scaled to the
 //     exact sum), spread evenly over the month, with their clear-sky
 //     diffuse; the rest of Hd falls on the overcast days, shaped like the
 //     clear-sky global of the hour.
@@ -93,7 +93,7 @@ func month(site solar.Site, spa solar.SPAOptions, mo time.Month, meanWM2 float64
 	recs := make([]solar.Record, n)
 	beam, diff, cosZ := make([]float64, n), make([]float64, n), make([]float64, n)
 	dayBeam, dayDiff, dayGlobal := make([]float64, days), make([]float64, days), make([]float64, days)
-	cs := solar.ClearSky{LinkeTurbidity: LinkeByMonth[mo-1], AltitudeM: site.ElevationM}
+	cs := solar.ClearSky{LinkeTurbidity: linkeByMonth[mo-1], AltitudeM: site.ElevationM}
 	if err := cs.Validate(); err != nil {
 		return nil, err
 	}
