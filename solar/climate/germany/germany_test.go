@@ -218,14 +218,20 @@ func TestOutside(t *testing.T) {
 	}
 }
 
-// poaKWh is the annual unshaded irradiation of a plane (Perez, albedo 0.2).
-func poaKWh(t *testing.T, s *climate.Series, tilt, az float64) float64 {
+// newSky prepares a series for poaKWh (Perez, albedo 0.2).
+func newSky(t *testing.T, s *climate.Series) *solar.Sky {
 	t.Helper()
 	sky, err := solar.NewSky(context.Background(), s.Records, solar.SkyOptions{Site: s.Site, SPA: solar.DefaultSPAOptions(),
 		Model: solar.Perez, StepH: s.StepH, Albedo: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sky
+}
+
+// poaKWh is the annual unshaded irradiation of a plane, kWh/m².
+func poaKWh(t *testing.T, sky *solar.Sky, tilt, az float64) float64 {
+	t.Helper()
 	var res solar.Result
 	if err := sky.Irradiation(solar.Facet{TiltDeg: tilt, AzimuthDeg: az, SkyView: 1}, nil, &res); err != nil {
 		t.Fatal(err)
@@ -252,7 +258,7 @@ func TestLinkeSensitivity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		poa[i] = poaKWh(t, s, 35, 180)
+		poa[i] = poaKWh(t, newSky(t, s), 35, 180)
 	}
 	d := (poa[1] - poa[0]) / poa[0]
 	t.Logf("south 35°: TL 3 %.1f kWh/m², TL 5 %.1f: %+.2f %%", poa[0], poa[1], 100*d)
@@ -342,12 +348,13 @@ func TestPOAAgainstMeasuredYear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ghiRef, ghiSyn := poaKWh(t, ref, 0, 180), poaKWh(t, syn, 0, 180)
+	skyRef, skySyn := newSky(t, ref), newSky(t, syn)
+	ghiRef, ghiSyn := poaKWh(t, skyRef, 0, 180), poaKWh(t, skySyn, 0, 180)
 	t.Logf("horizontal: NSRDB 2019 %.1f kWh/m², default climate %.1f (%+.1f %%)", ghiRef, ghiSyn, 100*(ghiSyn/ghiRef-1))
 	worst := 0.0
 	for _, tilt := range []float64{20, 35, 50, 90} {
 		for _, az := range []float64{90, 135, 180, 225, 270} {
-			pr, ps := poaKWh(t, ref, tilt, az), poaKWh(t, syn, tilt, az)
+			pr, ps := poaKWh(t, skyRef, tilt, az), poaKWh(t, skySyn, tilt, az)
 			gr, gs := pr/ghiRef, ps/ghiSyn
 			d := gs/gr - 1
 			worst = max(worst, math.Abs(d))
