@@ -15,7 +15,7 @@ import (
 // period 2006-2025, the grid point next to the building), how its hours are
 // made and whom the data credit; a flat roof facet receives the table's
 // annual horizontal irradiation of the cell, and the building's south-facing
-// facets more than its north-facing ones.
+// facets more than its north-facing ones; /v1/attribution credits it.
 func TestSolarRouteDefaultClimate(t *testing.T) {
 	data, ids := nrwSample(t)
 	base := serveData(t, data)
@@ -85,5 +85,19 @@ func TestSolarRouteDefaultClimate(t *testing.T) {
 		n, time.Since(start).Round(time.Millisecond), flat, south, north)
 	if flat == 0 || south == 0 || !(south > north) {
 		t.Errorf("flat facets %d, south %.1f, north %.1f", flat, south, north)
+	}
+	// /v1/attribution credits the default climate while it is in use.
+	var attr struct {
+		Attribution []struct{ Product, License, Attribution string }
+	}
+	getStatusJSON(t, base+"/v1/attribution", 200, &attr)
+	found := false
+	for _, e := range attr.Attribution {
+		if e.Product == "solar-climate" {
+			found = e.License == "CC BY 4.0" && strings.Contains(e.Attribution, "EUMETSAT") && strings.Contains(e.Attribution, "clidamonger")
+		}
+	}
+	if !found {
+		t.Errorf("/v1/attribution does not credit the default climate: %+v", attr.Attribution)
 	}
 }

@@ -37,6 +37,9 @@ const (
 	clidamongerVersion   = "1.5.0"
 	clidamongerCommit    = "44b0e0177e4490a42e35b4e35fd84eb95c49cf23"
 	clidamongerReference = "https://github.com/IWUGERMANY/clidamonger"
+	// Compiled is the date IWU compiled the monthly values (clidamonger's
+	// Date_Compiled), the snapshot of the default climate.
+	Compiled = "2026-01-22"
 )
 
 // Attribution credits the data of the default climate as the CM SAF terms
