@@ -22,7 +22,7 @@ var layers = []struct {
 	pkgs []string
 	may  []string
 }{
-	{"foundation", []string{"geo", "bl", "pack", "raster", "geoid", "glb", "glb/draco", "citygml", "citygml/measure", "adv", "osmdata", "rtin", "hillshade", "tilecache", "cql2", "mvt", "solar", "solar/climate", "pmtiles", "maplayer", "threetz"}, []string{"foundation"}},
+	{"foundation", []string{"geo", "bl", "pack", "raster", "geoid", "glb", "glb/draco", "citygml", "citygml/measure", "adv", "osmdata", "rtin", "hillshade", "tilecache", "cql2", "mvt", "solar", "solar/climate", "solar/climate/germany", "pmtiles", "maplayer", "threetz"}, []string{"foundation"}},
 	{"storage", []string{"lod2store", "lod2store/spatialite", "solarstore", "terrain", "shading", "roofsolar", "state", "state/sqlite", "state/postgres"}, []string{"foundation", "storage"}},
 	{"catalog", []string{"catalog"}, []string{"foundation", "storage"}},
 	{"use cases", []string{"buildings", "query", "export", "contour"}, []string{"foundation", "storage", "catalog"}},

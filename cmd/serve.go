@@ -25,6 +25,7 @@ import (
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/server"
+	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -91,7 +92,8 @@ is given. The start-up log line "gc policy" shows what applies (docs/performance
 	f.IntVar(&o.vectorTileCacheMB, "vector-tile-cache-mb", 64, "MiB of building vector tiles kept in memory; 0 keeps none, every request cuts its tile (cold benchmarks)")
 	f.StringVar(&o.stateURL, "state", "", stateFlagHelp)
 	f.StringVar(&o.irradiance, "irradiance", "", "climate file for GET /v1/buildings/{gmlid}/solar: a PVGIS TMY (CSV or JSON) or EnergyPlus EPW file, "+
-		"read once at start (a bad file stops the start); without it the route answers 503 (docs/solar.md)")
+		"read once at start (a bad file stops the start); without it the route uses the built-in default climate of Germany "+
+		"(CM SAF monthly means 2006-2025, 0.2° grid; outside Germany it answers 503; docs/solar.md)")
 	f.StringVar(&o.memoryLimit, "memory-limit", "auto", "soft memory limit of the Go runtime: auto (3/4 of the cgroup limit, else 1/2 of the machine's memory; "+
 		"GOMEMLIMIT when set), off, a size (2GiB, 1500MB) or a percentage of the memory (50%)")
 	f.StringVar(&o.gcHeadroom, "gc-headroom", defaultGCHeadroom, "least heap growth between garbage collections (a size, or off for Go's GOGC=100; "+
@@ -147,7 +149,11 @@ func runServe(ctx context.Context, o serveOptions) error {
 		}
 	}
 	var clim *roofsolar.Climate
-	if o.irradiance != "" {
+	var defClim *dataapi.DefaultClimates
+	if o.irradiance == "" {
+		// 64 cells of about 200 KB each: the buildings of a state's busiest areas.
+		defClim = dataapi.NewDefaultClimates(64)
+	} else {
 		if clim, err = roofsolar.LoadClimate(ctx, o.irradiance); err != nil {
 			return fmt.Errorf("--irradiance: %w", err)
 		}
@@ -206,7 +212,7 @@ func runServe(ctx context.Context, o serveOptions) error {
 	srv, err := server.New(server.Config{BaseURL: o.baseURL, TilesURL: o.tilesURL, ErrorsBase: o.errorsBase,
 		AdminToken: o.adminToken, TrustedProxies: proxies, TrialMintingOff: !o.trialMinting, HeightModel: hm,
 		BatchMaxPoints: o.batchMaxPoints, PublicSourceURL: o.publicSourceURL, VectorTileCacheBytes: vectorTileCacheBytes(o.vectorTileCacheMB)},
-		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc, Bundles: bundles, Climate: clim})
+		server.Deps{Catalog: cat, Logger: log, Reload: reload, Access: acc, Bundles: bundles, Climate: clim, DefaultClimate: defClim})
 	if err != nil {
 		return err
 	}

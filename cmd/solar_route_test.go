@@ -159,8 +159,7 @@ func TestServeIrradianceBadFile(t *testing.T) {
 	}
 }
 
-// TestSolarRoute: on the real NRW sample, without --irradiance the route
-// answers a 503 problem naming the flag; with a PVGIS TMY CSV constructed
+// TestSolarRoute: on the real NRW sample, with a PVGIS TMY CSV constructed
 // for the tile's location, every roof facet's annual irradiation equals
 // pvlib's get_total_irradiance (Perez, albedo 0.2) on the same file for the
 // facet's tilt and azimuth within 1 %, monthly values add up to it, the
@@ -169,15 +168,7 @@ func TestServeIrradianceBadFile(t *testing.T) {
 func TestSolarRoute(t *testing.T) {
 	py, pvlib := testtool.PythonPvlib(t)
 	data, ids := nrwSample(t)
-	base := serveData(t, data)
-	var prob struct {
-		Status int
-		Detail string
-	}
-	getStatusJSON(t, base+"/v1/buildings/"+ids[0]+"/solar", 503, &prob)
-	if !strings.Contains(prob.Detail, "--irradiance") || !strings.Contains(prob.Detail, "EPW") {
-		t.Fatalf("503 detail %q does not tell the operator what to configure", prob.Detail)
-	}
+	base := serveData(t, data) // default climate (TestSolarRouteDefaultClimate)
 	// The tile's location from the first building's roof.
 	var roof struct {
 		Features []struct {

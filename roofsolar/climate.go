@@ -33,6 +33,9 @@ type Climate struct {
 	// Best is the plane of the highest annual irradiation at the climate's
 	// site (tilt 0-90° in 1° steps, azimuth 0-355° in 5° steps), unshaded.
 	BestTiltDeg, BestAzimuthDeg, BestWhM2 float64
+	// Method and Attribution describe the built-in default climate (how
+	// its hours are made, whom its data credit); "" for a file.
+	Method, Attribution string
 }
 
 // Model and Albedo are the sky model and ground albedo of every roof:
@@ -67,12 +70,23 @@ func LoadClimate(ctx context.Context, path string) (*Climate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	sky, err := solar.NewSky(ctx, series.Records, solar.SkyOptions{Site: series.Site, SPA: solar.DefaultSPAOptions(),
-		Model: Model, StepH: series.StepH, Albedo: Albedo})
+	c, err := Prepare(ctx, series)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c := &Climate{File: filepath.Base(path), SHA256: hex.EncodeToString(sum[:]), Series: series, Sky: sky}
+	c.File, c.SHA256 = filepath.Base(path), hex.EncodeToString(sum[:])
+	return c, nil
+}
+
+// Prepare builds the sky of a series at its site and finds its best plane
+// (a climate without a file: File and SHA256 empty).
+func Prepare(ctx context.Context, series *climate.Series) (*Climate, error) {
+	sky, err := solar.NewSky(ctx, series.Records, solar.SkyOptions{Site: series.Site, SPA: solar.DefaultSPAOptions(),
+		Model: Model, StepH: series.StepH, Albedo: Albedo})
+	if err != nil {
+		return nil, err
+	}
+	c := &Climate{Series: series, Sky: sky}
 	var r solar.Result
 	for tilt := 0.0; tilt <= 90; tilt++ {
 		for az := 0.0; az < 360; az += 5 {

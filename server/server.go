@@ -85,8 +85,11 @@ type Deps struct {
 	// source data (offline bundles). Nil holds none.
 	Bundles *maplayer.Bundles
 	// Climate is the irradiance file of `svc serve --irradiance` for the
-	// solar route; nil: none (the route answers 503).
+	// solar route; nil: none (the route uses DefaultClimate).
 	Climate *roofsolar.Climate
+	// DefaultClimate is the built-in climate of Germany the solar route
+	// uses without Climate; nil with Climate nil too: the route answers 503.
+	DefaultClimate *dataapi.DefaultClimates
 }
 
 // Server answers every route. Create it with New.
@@ -201,7 +204,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(infraSite, s.readyRoutes()...)...)
 	de := dataapi.Env{Catalog: s.deps.Catalog, TilesURL: s.cfg.TilesURL, AdminTok: s.cfg.AdminToken,
 		HeightModel: s.qmesh.HeightModel, Footprints: s.footprints, VectorTiles: s.vectorTiles, Bundles: s.deps.Bundles, BaseURL: s.cfg.BaseURL, NoteDamage: s.damage.note, SetBL: setBL,
-		Climate: s.deps.Climate, Log: s.log, RequestID: requestID}
+		Climate: s.deps.Climate, DefaultClimate: s.deps.DefaultClimate, Log: s.log, RequestID: requestID}
 	rs = append(rs, httpapi.On(dataAPI, dataapi.DiscoveryRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.BuildingRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.AttributeRoutes(de)...)...)

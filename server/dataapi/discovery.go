@@ -12,6 +12,7 @@ import (
 	"github.com/svc-geodata/svc/geoid"
 	"github.com/svc-geodata/svc/pack"
 	"github.com/svc-geodata/svc/server/httpapi"
+	"github.com/svc-geodata/svc/solar/climate/germany"
 )
 
 const discoveryCache = "public, max-age=300"
@@ -323,8 +324,18 @@ func (s *surface) attribution(v *catalog.View) any {
 			Source:  "Bundesamt für Kartographie und Geodäsie (BKG): German Combined Quasigeoid GCG2016, as distributed by PROJ",
 			License: l.Label, LicenseID: l.ID, URL: l.URL, Attribution: geoid.GCG2016Credit, MustDisplay: l.Attribution})
 	}
+	if s.Climate == nil && s.DefaultClimate != nil && len(v.Packs(pack.LoD2)) > 0 { // the solar route answers from it
+		l := bl.LicenseOf("cc-by-4.0")
+		out = append(out, attributionEntry{Product: SolarClimateProduct, Snapshot: germany.Compiled, Source: germany.Source,
+			License: l.Label, LicenseID: l.ID, URL: l.URL, Attribution: germany.Attribution, MustDisplay: l.Attribution})
+	}
 	return map[string]any{"attribution": out, "count": len(out)}
 }
+
+// SolarClimateProduct is the product of the /v1/attribution entry of the
+// built-in default climate, listed while the solar route uses it (no
+// --irradiance file) and a LoD2 pack is published; its bundesland_code is "".
+const SolarClimateProduct = "solar-climate"
 
 // HeightModelProduct is the product of the /v1/attribution entry of the
 // height model: the 3D content's heights carry its undulation. Its

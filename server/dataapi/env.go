@@ -45,10 +45,14 @@ type Env struct {
 	// Log and RequestID report what a client is not told (a failed Draco
 	// compression).
 	// Climate is the irradiance file of `svc serve --irradiance`; nil:
-	// none, the solar route answers 503.
-	Climate   *roofsolar.Climate
-	Log       *slog.Logger
-	RequestID func(context.Context) string
+	// none, the solar route uses DefaultClimate.
+	Climate *roofsolar.Climate
+	// DefaultClimate is the built-in climate of Germany per grid cell,
+	// used without Climate; nil with it nil too: the solar route answers
+	// 503.
+	DefaultClimate *DefaultClimates
+	Log            *slog.Logger
+	RequestID      func(context.Context) string
 }
 
 type surface struct{ Env }

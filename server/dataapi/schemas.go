@@ -155,11 +155,17 @@ func Schemas() apidoc.Obj {
 				"shading": apidoc.Str("what shades the facets: \"terrain, buildings\" or \"terrain, buildings, trees\" (with a vegetation pack), or \"not evaluated: <reason>\" (no DGM pack in the building's CRS; open-plane values)"),
 				"best_plane": apidoc.Object("the unshaded plane of the highest annual irradiation at the climate's site (tilt 1° and azimuth 5° steps)", nil, apidoc.Obj{
 					"tilt_deg": apidoc.Num(""), "azimuth_deg": apidoc.Num(""), "annual_kwh_m2": apidoc.Num("")}),
-				"climate": apidoc.Object("the operator's climate file (--irradiance)", nil, apidoc.Obj{
-					"file": apidoc.Str("base name"), "format": apidoc.Enum("", "pvgis-tmy-csv", "pvgis-tmy-json", "epw"),
-					"source":     apidoc.Str("where the data come from, as the file states it"),
-					"first_year": apidoc.Int("first year the records were taken from (0: not stated)"), "last_year": apidoc.Int("last year"),
-					"latitude": apidoc.Num("site of the file, degrees"), "longitude": apidoc.Num("degrees"), "elevation_m": apidoc.Num("metres")}),
+				"climate": apidoc.Object("the climate input: the operator's file (--irradiance) or the built-in default climate of Germany",
+					[]string{"format", "source", "first_year", "last_year", "latitude", "longitude", "elevation_m"}, apidoc.Obj{
+						"file": apidoc.Str("base name of the operator's file; absent for the default climate"),
+						"format": apidoc.Enum("cmsaf-monthly-means: the default climate, an hourly year synthesized from CM SAF monthly means",
+							"pvgis-tmy-csv", "pvgis-tmy-json", "epw", "cmsaf-monthly-means"),
+						"source":     apidoc.Str("where the data come from, as the file states it (default climate: CM SAF SIS monthly means, period, grid)"),
+						"first_year": apidoc.Int("first year the records were taken from (0: not stated)"), "last_year": apidoc.Int("last year"),
+						"latitude": apidoc.Num("site of the file, or the default climate's grid point, degrees"), "longitude": apidoc.Num("degrees"),
+						"elevation_m": apidoc.Num("metres (default climate: 0, the grid point at sea level)"),
+						"method":      apidoc.Str("default climate only: how its hourly year is made from the monthly means"),
+						"attribution": apidoc.Str("default climate only: the credit its data ask for (CM SAF / EUMETSAT, IWU clidamonger CC BY 4.0)")}),
 				"attribution": apidoc.Array(apidoc.Ref("AttributionEntry"), "licence of the source BL"),
 				"computed": apidoc.Enum("precomputed: read from the BL's solar pack (svc build solar; whole Wh/m2, so a value may differ from the on-demand one "+
 					"by 0.01 in its last decimal); on_demand: computed for this request", "precomputed", "on_demand")}),

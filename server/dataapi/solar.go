@@ -31,8 +31,11 @@ func SolarRoute(env Env, gmlidParam httpapi.Param) httpapi.Route {
 	s := &surface{env}
 	return httpapi.Route{Method: "GET", Path: "/v1/buildings/{gmlid}/solar", OpID: "getBuildingSolar", Tag: "Buildings", Stability: "beta", Since: "0.2.0",
 		Summary: "Annual and monthly solar irradiation of each roof facet of a building",
-		Desc: "From the operator's climate file (`svc serve --irradiance FILE`: PVGIS TMY CSV/JSON or EPW, " +
-			"named in `climate`): per roof facet of GET /v1/buildings/{gmlid}/roof (same order, `index`), the irradiation on the " +
+		Desc: "From the operator's climate file (`svc serve --irradiance FILE`: PVGIS TMY CSV/JSON or EPW) or, " +
+			"without one, from the built-in default climate of Germany: EUMETSAT CM SAF monthly mean global horizontal irradiance " +
+			"2006-2025 on a 0.2° grid (about 22 x 14 km; IWU clidamonger, CC BY 4.0; © EUMETSAT) of the building's grid cell, turned " +
+			"into an hourly year (Erbs et al. 1982 monthly diffuse share, clear-sky and overcast days; `climate.method`, credited in " +
+			"`climate.attribution`; docs/solar.md). `climate` names the input and its period. Per roof facet of GET /v1/buildings/{gmlid}/roof (same order, `index`), the irradiation on the " +
 			"facet's plane per UTC calendar month and per year (kWh/m², NREL SPA sun, Perez sky diffuse, albedo 0.2, `model`), the " +
 			"plane's area (the projected `area_m2` / cos tilt) and the yearly total on it (`yield_kwh` = annual x plane area). " +
 			"A facet with tilt < 5° has no azimuth (null) and is computed facing south. `class` rates the facet's annual irradiation as a " +
@@ -42,7 +45,8 @@ func SolarRoute(env Env, gmlidParam httpapi.Param) httpapi.Route {
 			"from `unshaded_annual_kwh_m2`; `loss_kwh_m2` splits the loss in that order (terrain, then buildings, then trees; the " +
 			"three add up to the difference). Without a DGM pack in the building's CRS `shading` says \"not evaluated: ...\", " +
 			"`loss_kwh_m2` is null and the values are those of " +
-			"the open plane. The sun positions are those of the climate's site. 503 when no climate is configured; " +
+			"the open plane. The sun positions are those of the climate's site (the file's, or the grid point of the default climate). " +
+			"503 for a building outside the default climate's grid when no file is configured; " +
 			"a building without roof facets answers an empty `facets` list. " +
 			"`computed` says where the values come from: `precomputed` when `svc build solar` stored the building in the BL's solar pack for " +
 			"the published LoD2 pack, with this server's climate file (same SHA-256) and the terrain and vegetation packs published now " +
@@ -50,7 +54,7 @@ func SolarRoute(env Env, gmlidParam httpapi.Param) httpapi.Route {
 			"(no solar pack, another climate or LoD2 snapshot, a building part's gml:id), computed for the request (docs/solar.md).",
 		Params: []httpapi.Param{gmlidParam},
 		Responses: []httpapi.Response{{Status: 200, Desc: "Irradiation of the roof facets", Schema: "SolarResponse", ContentType: "application/json"},
-			httpapi.Resp404, {Status: 503, Desc: "No climate configured (serve flag --irradiance)", Schema: "Problem"}},
+			httpapi.Resp404, {Status: 503, Desc: "No climate for the building: outside Germany's default climate grid and no --irradiance file", Schema: "Problem"}},
 		Handle: s.handleSolar}
 }
 
@@ -103,7 +107,7 @@ type solarBest struct {
 }
 
 type solarClimate struct {
-	File       string  `json:"file"`
+	File       string  `json:"file,omitempty"`
 	Format     string  `json:"format"`
 	Source     string  `json:"source"`
 	FirstYear  int     `json:"first_year"`
@@ -111,6 +115,9 @@ type solarClimate struct {
 	LatDeg     float64 `json:"latitude"`
 	LonDeg     float64 `json:"longitude"`
 	ElevationM float64 `json:"elevation_m"`
+	// Method and Attribution: the default climate's (omitted for a file).
+	Method      string `json:"method,omitempty"`
+	Attribution string `json:"attribution,omitempty"`
 }
 
 // r2 rounds to 2 decimals, as the roof route does.
@@ -118,8 +125,7 @@ func r2(v float64) float64 { return math.Round(v*100) / 100 }
 
 func (s *surface) handleSolar(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
 	gmlid := in.Str("gmlid")
-	c := s.Climate
-	if c == nil {
+	if s.Climate == nil && s.DefaultClimate == nil {
 		return errNoClimate()
 	}
 	v, release := s.Catalog.Acquire()
@@ -128,6 +134,10 @@ func (s *surface) handleSolar(w http.ResponseWriter, r *http.Request, in *httpap
 	if errors.Is(err, lod2store.ErrNotFound) {
 		return notFound(gmlid)
 	}
+	if err != nil {
+		return err
+	}
+	c, err := s.solarClimateOf(r.Context(), src, gmlid, facets)
 	if err != nil {
 		return err
 	}
@@ -190,7 +200,7 @@ func solarFacets(c *roofsolar.Climate, facets []lod2store.Facet, roof roofsolar.
 	ans := &solarAnswer{Facets: make([]solarFacet, 0, len(facets)), Model: c.Sky.Description(), Shading: roof.Shading,
 		Best: solarBest{TiltDeg: c.BestTiltDeg, AzimuthDeg: c.BestAzimuthDeg, AnnualKWhM2: r2(c.BestWhM2 / 1000)},
 		Climate: solarClimate{File: c.File, Format: string(se.Format), Source: se.Source, FirstYear: se.FirstYear, LastYear: se.LastYear,
-			LatDeg: se.Site.LatDeg, LonDeg: se.Site.LonDeg, ElevationM: se.Site.ElevationM}}
+			LatDeg: se.Site.LatDeg, LonDeg: se.Site.LonDeg, ElevationM: se.Site.ElevationM, Method: c.Method, Attribution: c.Attribution}}
 	var total float64
 	for i, f := range facets {
 		fv := roof.Facets[i]

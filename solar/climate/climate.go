@@ -33,6 +33,10 @@ const (
 	PVGISCSV  Format = "pvgis-tmy-csv"
 	PVGISJSON Format = "pvgis-tmy-json"
 	EPW       Format = "epw"
+	// CMSAFMonthly is a year synthesized from long-term monthly means of
+	// CM SAF (package solar/climate/germany, the default climate); it is
+	// not a file format Read accepts.
+	CMSAFMonthly Format = "cmsaf-monthly-means"
 )
 
 // Series is a climate time series at one site: hourly records of GHI, DNI
