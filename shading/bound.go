@@ -56,46 +56,6 @@ func boxDist(px, py, x0, y0, x1, y1 float64) float64 {
 	return math.Hypot(dx, dy)
 }
 
-// bound returns the scene's obstacle bound around UTM point p. Triangles
-// entirely below p cannot stop a rising ray; triangles in the plane pl
-// (within 2 cm: the facet's own plane, from whose front side the rays
-// leave) cannot either.
-func (s *Scene) bound(px, py, pz float64, pl facetPlane) *bound {
-	b := newBound()
-	lx, ly := px-s.ox, py-s.oy
-	for ti := 0; ti < len(s.tri)/9; ti++ {
-		t := s.tri[ti*9 : ti*9+9]
-		zMax := max(t[2], t[5], t[8])
-		if zMax <= pz {
-			continue
-		}
-		coplanar := true
-		for k := 0; k < 9 && coplanar; k += 3 {
-			coplanar = math.Abs(t[k+2]-pl.z(t[k]+s.ox, t[k+1]+s.oy)) < 0.02
-		}
-		if coplanar {
-			continue
-		}
-		d := boxDist(lx, ly, min(t[0], t[3], t[6]), min(t[1], t[4], t[7]), max(t[0], t[3], t[6]), max(t[1], t[4], t[7]))
-		v := math.Inf(1)
-		if d > 1e-6 {
-			v = (zMax - pz) / d
-		}
-		a0 := azimuthDeg(t[0]-lx, t[1]-ly)
-		lo, hi := 0.0, 0.0
-		for k := 3; k < 9; k += 3 {
-			da := math.Mod(azimuthDeg(t[k]-lx, t[k+1]-ly)-a0+540, 360) - 180
-			lo, hi = math.Min(lo, da), math.Max(hi, da)
-		}
-		if hi-lo >= 180 || d <= 1e-6 {
-			b.add(0, 360, v)
-			continue
-		}
-		b.add(a0+lo, a0+hi, v)
-	}
-	return b
-}
-
 // bound returns the crowns' obstacle bound around UTM point p: each crown
 // cell above p spans the azimuths of its circumscribed circle.
 func (c *Canopy) bound(px, py, pz float64) *bound {

@@ -46,14 +46,25 @@ const (
 // location cell (nil: made here). Errors: those of the stores, ErrInvalid,
 // ctx's error.
 func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []Facet) ([]*Shading, error) {
+	o, sun, err := prepare(ctx, sky, sun, src, facets)
+	if err != nil {
+		return nil, err
+	}
+	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions)
+}
+
+// prepare reads what Roof evaluates the facets against: the terrain view,
+// the scene and the crowns around the roof's centre, and the sun (sun, or
+// made here when nil).
+func prepare(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []Facet) (Obstacles, *Sun, error) {
 	if len(facets) == 0 || src.DGM == nil {
-		return nil, fmt.Errorf("shading: %d facets, DGM %v: %w", len(facets), src.DGM != nil, ErrInvalid)
+		return Obstacles{}, nil, fmt.Errorf("shading: %d facets, DGM %v: %w", len(facets), src.DGM != nil, ErrInvalid)
 	}
 	var cx, cy float64
 	zLo, zHi := math.Inf(1), math.Inf(-1)
 	for _, f := range facets {
 		if _, err := samplePoints(f, FacetOptions{MaxPoints: 1}); err != nil {
-			return nil, err
+			return Obstacles{}, nil, err
 		}
 		c := centroid(f.Ring, f)
 		cx += c[0] / float64(len(facets))
@@ -70,7 +81,7 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 	}
 	hs, err := TerrainHorizon(ctx, src.DGM, cx, cy, zs, conv, src.TerrainOptions)
 	if err != nil {
-		return nil, err
+		return Obstacles{}, nil, err
 	}
 	o := Obstacles{Terrain: &TerrainView{Z: zs, H: hs}, Season: src.Season, ConvDeg: conv}
 	if src.LoD2 != nil {
@@ -79,7 +90,7 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 			r = defaultBuildingRadiusM
 		}
 		if o.Buildings, err = LoadScene(ctx, src.LoD2, cx, cy, r); err != nil {
-			return nil, err
+			return Obstacles{}, nil, err
 		}
 		o.HorizonM = r
 	}
@@ -92,10 +103,10 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 			cell = 1
 		}
 		if o.Trees, err = LoadCanopy(ctx, src.CDSM, src.DGM, src.TDSM, cx, cy, r, cell); err != nil {
-			return nil, err
+			return Obstacles{}, nil, err
 		}
 	}
-	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions)
+	return o, sun, nil
 }
 
 // evaluateAll evaluates the facets on GOMAXPROCS goroutines (the obstacles

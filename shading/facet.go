@@ -154,39 +154,56 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 		o.Season = DefaultSeason()
 	}
 	out := &Shading{Points: pts, VisTerrain: make([]float32, n), VisBuildings: make([]float32, n), Vis: make([]float32, n)}
-	b := f.TiltDeg * math.Pi / 180
-	a := f.AzimuthDeg * math.Pi / 180
-	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
-	horizons, sceneB, treeB := o.perPoint(f, pts)
+	front := frontSteps(sun, f)
+	pl := fitPlane(ringXY(f.Ring))
+	var cands *candidates
+	if o.Buildings != nil && !o.exhaustive {
+		cands = new(candidates)
+	}
+	// Point after point, so one point's candidates are in memory at a time;
+	// each step's visibility sums the points in their order as before.
+	for _, p := range pts {
+		var hz Horizon
+		if o.Terrain != nil {
+			hz = o.Terrain.At(p[2])
+		}
+		if cands != nil {
+			cands.build(o.Buildings, p[0], p[1], p[2], pl)
+		}
+		treeB := o.Trees.bound(p[0], p[1], p[2])
+		if o.exhaustive {
+			treeB = &bound{}
+			for j := range boundBins {
+				treeB[j] = math.Inf(1)
+			}
+		}
+		for j, i := range front {
+			if j%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if o.Terrain != nil && sun.ElevationDeg[i] <= hz.At(sun.AzimuthDeg[i]) {
+				continue
+			}
+			out.VisTerrain[i]++
+			if cands != nil && cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||
+				cands == nil && o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
+				continue
+			}
+			out.VisBuildings[i]++
+			if treeB.clear(sun.GridAzimuthDeg[i], sun.TanElev[i]) {
+				out.Vis[i]++
+				continue
+			}
+			out.Vis[i] += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
+		}
+	}
 	inv := 1 / float32(len(pts))
-	for i := range n {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		// Angle of incidence against the true-azimuth normal.
-		if sun.TrueE[i]*nE+sun.TrueN[i]*nN+sun.Up[i]*nU <= 0 {
-			continue
-		}
-		var vt, vb, va float32
-		for k, p := range pts {
-			if o.Terrain != nil && sun.ElevationDeg[i] <= horizons[k].At(sun.AzimuthDeg[i]) {
-				continue
-			}
-			vt++
-			az, tanE := sun.GridAzimuthDeg[i], sun.TanElev[i]
-			if o.Buildings != nil && !sceneB[k].clear(az, tanE) && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
-				continue
-			}
-			vb++
-			if treeB[k].clear(az, tanE) {
-				va++
-				continue
-			}
-			va += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
-		}
-		out.VisTerrain[i], out.VisBuildings[i], out.Vis[i] = vt*inv, vb*inv, va*inv
+	for _, i := range front {
+		out.VisTerrain[i] *= inv
+		out.VisBuildings[i] *= inv
+		out.Vis[i] *= inv
 	}
 	if err := o.irradiate(sky, f, out); err != nil {
 		return nil, err
@@ -194,29 +211,20 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	return out, nil
 }
 
-// perPoint returns, per sample point, the terrain horizon at its height and
-// the sector bounds of the buildings and the crowns (all +Inf when
-// exhaustive).
-func (o Obstacles) perPoint(f Facet, pts [][3]float64) ([]Horizon, []*bound, []*bound) {
-	horizons := make([]Horizon, len(pts))
-	sceneB, treeB := make([]*bound, len(pts)), make([]*bound, len(pts))
-	pl := fitPlane(ringXY(f.Ring))
-	for k, p := range pts {
-		if o.Terrain != nil {
-			horizons[k] = o.Terrain.At(p[2])
-		}
-		if o.Buildings != nil {
-			sceneB[k] = o.Buildings.bound(p[0], p[1], p[2], pl)
-		}
-		treeB[k] = o.Trees.bound(p[0], p[1], p[2])
-		if o.exhaustive {
-			sceneB[k], treeB[k] = &bound{}, &bound{}
-			for j := range boundBins {
-				sceneB[k][j], treeB[k][j] = math.Inf(1), math.Inf(1)
-			}
+// frontSteps are the steps of sun in front of the facet's plane (angle of
+// incidence against the true-azimuth normal below 90°); the others get no
+// beam and no rays.
+func frontSteps(sun *Sun, f Facet) []int32 {
+	b := f.TiltDeg * math.Pi / 180
+	a := f.AzimuthDeg * math.Pi / 180
+	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
+	out := make([]int32, 0, len(sun.Up)/2)
+	for i := range sun.Up {
+		if sun.TrueE[i]*nE+sun.TrueN[i]*nN+sun.Up[i]*nU > 0 {
+			out = append(out, int32(i))
 		}
 	}
-	return horizons, sceneB, treeB
+	return out
 }
 
 // irradiate sets out's sky-view factors at the facet's centroid and runs
