@@ -57,27 +57,40 @@ func boxDist(px, py, x0, y0, x1, y1 float64) float64 {
 }
 
 // bound returns the crowns' obstacle bound around UTM point p: each crown
-// cell above p spans the azimuths of its circumscribed circle.
+// cell above p spans the azimuths of its circumscribed circle (half-width
+// atan of its radius over the tangent length, which is at least the exact
+// asin, widened by fastAzimuthDeg's error). Blocks of canopyBlock² cells
+// whose highest crown is not above p are skipped whole.
 func (c *Canopy) bound(px, py, pz float64) *bound {
 	b := newBound()
 	if c == nil || pz >= c.maxTop {
 		return b
 	}
 	r := c.cellM * math.Sqrt2 / 2
-	for k, top := range c.top {
-		if !(float64(top) > pz) {
+	for bk, bt := range c.blockTop {
+		if !(bt > pz) {
 			continue
 		}
-		x := c.minX + (float64(k%c.w)+0.5)*c.cellM
-		y := c.maxY - (float64(k/c.w)+0.5)*c.cellM
-		d := math.Hypot(x-px, y-py)
-		if d <= r*1.01 {
-			b.add(0, 360, math.Inf(1))
-			continue
+		r0, c0 := bk/c.bw*canopyBlock, bk%c.bw*canopyBlock
+		for row := r0; row < min(r0+canopyBlock, c.h); row++ {
+			for col := c0; col < min(c0+canopyBlock, c.w); col++ {
+				top := float64(c.top[row*c.w+col])
+				if !(top > pz) {
+					continue
+				}
+				x := c.minX + (float64(col)+0.5)*c.cellM
+				y := c.maxY - (float64(row)+0.5)*c.cellM
+				d := math.Hypot(x-px, y-py)
+				if d <= r*1.01 {
+					b.add(0, 360, math.Inf(1))
+					continue
+				}
+				s := r / d
+				half := s/math.Sqrt(1-s*s)*180/math.Pi + fastAtanErrDeg
+				a := fastAzimuthDeg(x-px, y-py)
+				b.add(a-half, a+half, (top-pz)/(d-r))
+			}
 		}
-		half := math.Asin(r/d) * 180 / math.Pi
-		a := azimuthDeg(x-px, y-py)
-		b.add(a-half, a+half, (float64(top)-pz)/(d-r))
 	}
 	return b
 }

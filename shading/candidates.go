@@ -52,14 +52,28 @@ func up32(v float64) float32 {
 }
 
 // build files the triangles of s that can stop a rising ray from UTM point
-// p. Triangles entirely below p cannot; triangles in the plane pl (within 2
-// cm: the facet's own plane, from whose front side the rays leave) cannot
-// either.
-func (c *candidates) build(s *Scene, px, py, pz float64, pl facetPlane) {
+// p toward a sun of the point's steps: minTan[k] is the lowest
+// tan(elevation) of those in sector k (+Inf for none), and a triangle is
+// filed in sector k only when its bound reaches minTan[k]. Triangles
+// entirely below p cannot stop a rising ray; triangles in the plane pl
+// (within 2 cm: the facet's own plane, from whose front side the rays
+// leave) cannot either.
+func (c *candidates) build(s *Scene, px, py, pz float64, pl facetPlane, minTan *[boundBins]float64) {
 	c.span, c.key = c.span[:0], c.key[:0]
 	lx, ly := px-s.ox, py-s.oy
+	lowest := math.Inf(1)
+	for _, v := range minTan {
+		lowest = min(lowest, v)
+	}
 	for ti := range s.above(pz) {
 		t := s.tri[ti*9 : ti*9+9]
+		b := s.box[ti*4 : ti*4+4]
+		// The cheap bound of the plan box first: most triangles of a
+		// scene are too far and low for any sun of the point.
+		db := boxDist(lx, ly, b[0], b[1], b[2], b[3])
+		if db > 1e-6 && (s.zMax[ti]-pz)/db < lowest {
+			continue
+		}
 		coplanar := true
 		for k := 0; k < 9 && coplanar; k += 3 {
 			coplanar = math.Abs(t[k+2]-pl.z(t[k]+s.ox, t[k+1]+s.oy)) < 0.02
@@ -72,6 +86,13 @@ func (c *candidates) build(s *Scene, px, py, pz float64, pl facetPlane) {
 			sp.v = up32((s.zMax[ti] - pz) / d)
 			sp.lo, sp.hi = triSectors(t, lx, ly)
 		}
+		reaches := false
+		for i := sp.lo; i <= sp.hi && !reaches; i++ {
+			reaches = float64(sp.v) >= minTan[sector(int(i))]
+		}
+		if !reaches {
+			continue
+		}
 		// Positive float32 bits order as the values: the complement sorts
 		// the highest bound first, the low half finds the span again.
 		c.key = append(c.key, uint64(^math.Float32bits(sp.v))<<32|uint64(len(c.span)))
@@ -81,7 +102,9 @@ func (c *candidates) build(s *Scene, px, py, pz float64, pl facetPlane) {
 	clear(c.next[:])
 	for _, sp := range c.span {
 		for i := sp.lo; i <= sp.hi; i++ {
-			c.next[sector(int(i))]++
+			if k := sector(int(i)); float64(sp.v) >= minTan[k] {
+				c.next[k]++
+			}
 		}
 	}
 	c.start[0] = 0
@@ -93,9 +116,10 @@ func (c *candidates) build(s *Scene, px, py, pz float64, pl facetPlane) {
 	for _, key := range c.key {
 		sp := c.span[uint32(key)]
 		for i := sp.lo; i <= sp.hi; i++ {
-			k := sector(int(i))
-			c.ent[c.next[k]] = sp.cand
-			c.next[k]++
+			if k := sector(int(i)); float64(sp.v) >= minTan[k] {
+				c.ent[c.next[k]] = sp.cand
+				c.next[k]++
+			}
 		}
 	}
 }
@@ -113,10 +137,10 @@ func triDist(t []float64, px, py float64) float64 {
 		l2 := ex*ex + ey*ey
 		f := 0.0
 		if l2 > 0 {
-			f = math.Min(1, math.Max(0, -(ax*ex+ay*ey)/l2))
+			f = min(1, max(0, -(ax*ex+ay*ey)/l2))
 		}
 		qx, qy := ax+f*ex, ay+f*ey
-		d2 = math.Min(d2, qx*qx+qy*qy)
+		d2 = min(d2, qx*qx+qy*qy)
 	}
 	if side[0] >= 0 && side[1] >= 0 && side[2] >= 0 || side[0] <= 0 && side[1] <= 0 && side[2] <= 0 {
 		return 0 // inside in plan (or a vertical triangle through the point)
@@ -159,8 +183,8 @@ func triSectors(t []float64, px, py float64) (lo, hi int16) {
 	if first < 0 || last < 0 {
 		return 0, boundBins - 1
 	}
-	a0 := azimuthDeg(x[first], y[first])
-	a1 := azimuthDeg(x[last], y[last])
+	a0 := fastAzimuthDeg(x[first], y[first]) - fastAtanErrDeg
+	a1 := fastAzimuthDeg(x[last], y[last]) + fastAtanErrDeg
 	if a1 < a0 {
 		a1 += 360
 	}
@@ -170,13 +194,54 @@ func triSectors(t []float64, px, py float64) (lo, hi int16) {
 	return int16(math.Floor(a0)), int16(math.Floor(a1))
 }
 
+// fastAtanErrDeg bounds the error of fastAzimuthDeg (the polynomial's 1e-5
+// rad, 0.0006°, with a margin); the sector ranges are widened by it so
+// they still hold every azimuth of the triangle.
+const fastAtanErrDeg = 0.002
+
+// fastAzimuthDeg is azimuthDeg (grid azimuth of dx, dy in degrees) to
+// within fastAtanErrDeg, without math.Atan2's cost: a minimax polynomial of
+// atan on [0, 1] (Abramowitz and Stegun 4.4.49 form, |error| < 1e-5 rad)
+// folded into the octants. The value may lie a little outside 0..360.
+func fastAzimuthDeg(dx, dy float64) float64 {
+	ax, ay := math.Abs(dx), math.Abs(dy)
+	if ax == 0 && ay == 0 {
+		return 0
+	}
+	// Angle from north toward east in the first quadrant: atan(ax/ay).
+	swap := ax > ay
+	t := ax / ay
+	if swap {
+		t = ay / ax
+	}
+	t2 := t * t
+	a := t * (0.99997726 + t2*(-0.33262347+t2*(0.19354346+t2*(-0.11643287+t2*(0.05265332+t2*-0.01172120)))))
+	if swap {
+		a = math.Pi/2 - a
+	}
+	a *= 180 / math.Pi
+	switch {
+	case dx >= 0 && dy >= 0:
+		return a
+	case dx >= 0:
+		return 180 - a
+	case dy < 0:
+		return 180 + a
+	default:
+		return 360 - a
+	}
+}
+
 // sector maps a sector number of any sign to 0..359.
 func sector(i int) int { return ((i % boundBins) + boundBins) % boundBins }
+
+// sunSector is the 1° sector of grid azimuth of the sun of step i.
+func sunSector(sun *Sun, i int) int { return sector(int(math.Floor(sun.GridAzimuthDeg[i]))) }
 
 // blocked reports whether the ray from UTM point p toward the sun of step
 // i hits a triangle of s (p the point build filed the candidates for).
 func (c *candidates) blocked(s *Scene, sun *Sun, i int, px, py, pz float64) bool {
-	k := sector(int(math.Floor(sun.GridAzimuthDeg[i])))
+	k := sunSector(sun, i)
 	tanE := sun.TanElev[i]
 	ent := c.ent[c.start[k]:c.start[k+1]]
 	if len(ent) == 0 || float64(ent[0].v) < tanE {

@@ -160,15 +160,32 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	if o.Buildings != nil && !o.exhaustive {
 		cands = new(candidates)
 	}
+	var vis []int32               // the steps of a point with the sun above its terrain horizon
+	var minTan [boundBins]float64 // per sector, their lowest tan(elevation)
 	// Point after point, so one point's candidates are in memory at a time;
-	// each step's visibility sums the points in their order as before.
+	// each step's visibility sums the points in their order.
 	for _, p := range pts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var hz Horizon
 		if o.Terrain != nil {
 			hz = o.Terrain.At(p[2])
 		}
+		vis = vis[:0]
+		for k := range minTan {
+			minTan[k] = math.Inf(1)
+		}
+		for _, i := range front {
+			if o.Terrain != nil && sun.ElevationDeg[i] <= hz.At(sun.AzimuthDeg[i]) {
+				continue
+			}
+			vis = append(vis, i)
+			k := sunSector(sun, int(i))
+			minTan[k] = min(minTan[k], sun.TanElev[i])
+		}
 		if cands != nil {
-			cands.build(o.Buildings, p[0], p[1], p[2], pl)
+			cands.build(o.Buildings, p[0], p[1], p[2], pl, &minTan)
 		}
 		treeB := o.Trees.bound(p[0], p[1], p[2])
 		if o.exhaustive {
@@ -177,14 +194,11 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 				treeB[j] = math.Inf(1)
 			}
 		}
-		for j, i := range front {
+		for j, i := range vis {
 			if j%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-			}
-			if o.Terrain != nil && sun.ElevationDeg[i] <= hz.At(sun.AzimuthDeg[i]) {
-				continue
 			}
 			out.VisTerrain[i]++
 			if cands != nil && cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||

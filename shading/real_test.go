@@ -285,3 +285,25 @@ func TestRealBuildingCPU(t *testing.T) {
 		t.Errorf("one building of %d facets costs %.1f ms of CPU, want < 100 ms", len(facets), best.Seconds()*1000)
 	}
 }
+
+// TestFastAzimuth: fastAzimuthDeg stays within fastAtanErrDeg of
+// azimuthDeg around the circle, on the axes and at tiny offsets.
+func TestFastAzimuth(t *testing.T) {
+	worst := 0.0
+	check := func(dx, dy float64) {
+		want, got := azimuthDeg(dx, dy), fastAzimuthDeg(dx, dy)
+		d := math.Abs(math.Mod(got-want+540, 360) - 180)
+		worst = math.Max(worst, d)
+		if d > fastAtanErrDeg {
+			t.Fatalf("azimuth of %g, %g: %.6f°, want %.6f°", dx, dy, got, want)
+		}
+	}
+	for i := range 3600000 {
+		a := float64(i) / 10000 * math.Pi / 180
+		check(math.Sin(a)*37.5, math.Cos(a)*37.5)
+	}
+	for _, v := range [][2]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1e-12, 1}, {-1e-12, 1}, {1, 1}, {-1, -1}, {1e-300, -1e-300}} {
+		check(v[0], v[1])
+	}
+	t.Logf("worst %.2e°", worst)
+}
