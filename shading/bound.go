@@ -51,9 +51,9 @@ func azimuthDeg(dx, dy float64) float64 {
 
 // boxDist is the plan distance from (px, py) to the box, 0 inside.
 func boxDist(px, py, x0, y0, x1, y1 float64) float64 {
-	dx := math.Max(0, math.Max(x0-px, px-x1))
-	dy := math.Max(0, math.Max(y0-py, py-y1))
-	return math.Hypot(dx, dy)
+	dx := max(0, x0-px, px-x1)
+	dy := max(0, y0-py, py-y1)
+	return math.Sqrt(dx*dx + dy*dy) // metres: no overflow for Hypot to guard
 }
 
 // bound returns the crowns' obstacle bound around UTM point p: each crown
