@@ -85,8 +85,10 @@ type Obstacles struct {
 	// view (default 72); HorizonM how far it looks (default 200 m).
 	HorizonRays int
 	HorizonM    float64
-	// exhaustive casts every ray (the sector bounds off), for the test
-	// that the bounds skip no blocked ray.
+	// exhaustive casts every ray: the building rays walk the grid of the
+	// whole scene (Scene.Blocked) instead of the per-point candidate
+	// lists, the crowns' sector bounds are off; the exact path the tests
+	// compare the fast one with.
 	exhaustive bool
 }
 
