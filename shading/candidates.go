@@ -98,6 +98,13 @@ func (c *candidates) build(s *Scene, px, py, pz float64, pl facetPlane, minTan *
 		c.key = append(c.key, uint64(^math.Float32bits(sp.v))<<32|uint64(len(c.span)))
 		c.span = append(c.span, sp)
 	}
+	c.file(minTan)
+}
+
+// file sorts the spans build collected by descending bound and files each
+// in the sectors whose lowest sun its bound reaches (a counting sort by
+// sector, so each sector keeps the descending order).
+func (c *candidates) file(minTan *[boundBins]float64) {
 	slices.Sort(c.key)
 	clear(c.next[:])
 	for _, sp := range c.span {

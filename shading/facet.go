@@ -158,61 +158,15 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	out := &Shading{Points: pts, VisTerrain: make([]float32, n), VisBuildings: make([]float32, n), Vis: make([]float32, n)}
 	front := frontSteps(sun, f)
 	pl := fitPlane(ringXY(f.Ring))
-	var cands *candidates
+	sc := &pointScratch{}
 	if o.Buildings != nil && !o.exhaustive {
-		cands = new(candidates)
+		sc.cands = new(candidates)
 	}
-	var vis []int32               // the steps of a point with the sun above its terrain horizon
-	var minTan [boundBins]float64 // per sector, their lowest tan(elevation)
 	// Point after point, so one point's candidates are in memory at a time;
 	// each step's visibility sums the points in their order.
 	for _, p := range pts {
-		if err := ctx.Err(); err != nil {
+		if err := o.shadePoint(ctx, sun, front, p, pl, sc, out); err != nil {
 			return nil, err
-		}
-		var hz Horizon
-		if o.Terrain != nil {
-			hz = o.Terrain.At(p[2])
-		}
-		vis = vis[:0]
-		for k := range minTan {
-			minTan[k] = math.Inf(1)
-		}
-		for _, i := range front {
-			if o.Terrain != nil && sun.ElevationDeg[i] <= hz.At(sun.AzimuthDeg[i]) {
-				continue
-			}
-			vis = append(vis, i)
-			k := sunSector(sun, int(i))
-			minTan[k] = min(minTan[k], sun.TanElev[i])
-		}
-		if cands != nil {
-			cands.build(o.Buildings, p[0], p[1], p[2], pl, &minTan)
-		}
-		treeB := o.Trees.bound(p[0], p[1], p[2])
-		if o.exhaustive {
-			treeB = &bound{}
-			for j := range boundBins {
-				treeB[j] = math.Inf(1)
-			}
-		}
-		for j, i := range vis {
-			if j%256 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			out.VisTerrain[i]++
-			if cands != nil && cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||
-				cands == nil && o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
-				continue
-			}
-			out.VisBuildings[i]++
-			if treeB.clear(sun.GridAzimuthDeg[i], sun.TanElev[i]) {
-				out.Vis[i]++
-				continue
-			}
-			out.Vis[i] += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
 		}
 	}
 	inv := 1 / float32(len(pts))
@@ -225,6 +179,69 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 		return nil, err
 	}
 	return out, nil
+}
+
+// pointScratch is what Evaluate reuses from one sample point to the next:
+// the candidate lists (nil on the exact path or without buildings), the
+// point's steps with the sun above its terrain horizon, and per sector
+// their lowest tan(elevation).
+type pointScratch struct {
+	cands  *candidates
+	vis    []int32
+	minTan [boundBins]float64
+}
+
+// shadePoint adds sample point p's visibility (0 or 1 for the terrain and
+// the buildings, the crowns' transmission) to out's three series for the
+// steps front (the sun in front of the facet's plane pl).
+func (o Obstacles) shadePoint(ctx context.Context, sun *Sun, front []int32, p [3]float64, pl facetPlane, sc *pointScratch, out *Shading) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var hz Horizon
+	if o.Terrain != nil {
+		hz = o.Terrain.At(p[2])
+	}
+	sc.vis = sc.vis[:0]
+	for k := range sc.minTan {
+		sc.minTan[k] = math.Inf(1)
+	}
+	for _, i := range front {
+		if o.Terrain != nil && sun.ElevationDeg[i] <= hz.At(sun.AzimuthDeg[i]) {
+			continue
+		}
+		sc.vis = append(sc.vis, i)
+		k := sunSector(sun, int(i))
+		sc.minTan[k] = min(sc.minTan[k], sun.TanElev[i])
+	}
+	if sc.cands != nil {
+		sc.cands.build(o.Buildings, p[0], p[1], p[2], pl, &sc.minTan)
+	}
+	treeB := o.Trees.bound(p[0], p[1], p[2])
+	if o.exhaustive {
+		for j := range boundBins {
+			treeB[j] = math.Inf(1)
+		}
+	}
+	for j, i := range sc.vis {
+		if j%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		out.VisTerrain[i]++
+		if sc.cands != nil && sc.cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||
+			sc.cands == nil && o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
+			continue
+		}
+		out.VisBuildings[i]++
+		if treeB.clear(sun.GridAzimuthDeg[i], sun.TanElev[i]) {
+			out.Vis[i]++
+			continue
+		}
+		out.Vis[i] += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
+	}
+	return nil
 }
 
 // frontSteps are the steps of sun in front of the facet's plane (angle of

@@ -84,6 +84,13 @@ func NewScene(ox, oy float64, triangles []float64) (*Scene, error) {
 		s.edge = append(s.edge, t[3]-t[0], t[4]-t[1], t[5]-t[2], t[6]-t[0], t[7]-t[1], t[8]-t[2])
 		s.box = append(s.box, min(t[0], t[3], t[6]), min(t[1], t[4], t[7]), max(t[0], t[3], t[6]), max(t[1], t[4], t[7]))
 	}
+	s.buildGrid(minX, minY, maxX, maxY)
+	return s, nil
+}
+
+// buildGrid files the triangles in the grid's cells over their plan box
+// minX..maxX, minY..maxY (local metres) with a cell of margin.
+func (s *Scene) buildGrid(minX, minY, maxX, maxY float64) {
 	s.minX, s.minY = minX-s.cellM, minY-s.cellM
 	s.nx = int((maxX-s.minX)/s.cellM) + 2
 	s.ny = int((maxY-s.minY)/s.cellM) + 2
@@ -113,7 +120,6 @@ func NewScene(ox, oy float64, triangles []float64) (*Scene, error) {
 			}
 		}
 	}
-	return s, nil
 }
 
 // bandRange is the x-range of triangle t (9 local coordinates) within the
