@@ -114,10 +114,21 @@ func prepare(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets 
 func evaluateAll(ctx context.Context, sky *solar.Sky, sun *Sun, facets []Facet, o Obstacles, opt FacetOptions) ([]*Shading, error) {
 	out := make([]*Shading, len(facets))
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	n := runtime.GOMAXPROCS(0)
+	g.SetLimit(n)
+	// Scratch space (the candidate lists) passes from facet to facet: at
+	// most n are in use at once.
+	free := make(chan *pointScratch, n)
 	for i, f := range facets {
 		g.Go(func() error {
-			s, err := Evaluate(ctx, sky, sun, f, o, opt)
+			var sc *pointScratch
+			select {
+			case sc = <-free:
+			default:
+				sc = &pointScratch{}
+			}
+			defer func() { free <- sc }()
+			s, err := evaluate(ctx, sky, sun, f, o, opt, sc)
 			if err != nil {
 				return fmt.Errorf("shading: facet %d: %w", i, err)
 			}

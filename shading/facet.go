@@ -144,6 +144,12 @@ const normalOffsetM = 0.05
 // three points, a tilt out of 0..90 or a non-finite value; ctx's error;
 // errors of sky.Irradiation.
 func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacles, opt FacetOptions) (*Shading, error) {
+	return evaluate(ctx, sky, sun, f, o, opt, &pointScratch{})
+}
+
+// evaluate is Evaluate with the scratch space sc, which evaluateAll hands
+// from one facet to the next on a goroutine.
+func evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacles, opt FacetOptions, sc *pointScratch) (*Shading, error) {
 	pts, err := samplePoints(f, opt)
 	if err != nil {
 		return nil, err
@@ -158,8 +164,8 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	out := &Shading{Points: pts, VisTerrain: make([]float32, n), VisBuildings: make([]float32, n), Vis: make([]float32, n)}
 	front := frontSteps(sun, f)
 	pl := fitPlane(ringXY(f.Ring))
-	sc := &pointScratch{}
-	if o.Buildings != nil && !o.exhaustive {
+	sc.lists = o.Buildings != nil && !o.exhaustive
+	if sc.lists && sc.cands == nil {
 		sc.cands = new(candidates)
 	}
 	// Point after point, so one point's candidates are in memory at a time;
@@ -181,11 +187,13 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	return out, nil
 }
 
-// pointScratch is what Evaluate reuses from one sample point to the next:
-// the candidate lists (nil on the exact path or without buildings), the
-// point's steps with the sun above its terrain horizon, and per sector
-// their lowest tan(elevation).
+// pointScratch is what Evaluate reuses from one sample point to the next
+// (and evaluateAll from one facet to the next): the candidate lists (used
+// when lists is set; the exact path and a facet without buildings do
+// without), the point's steps with the sun above its terrain horizon, and
+// per sector their lowest tan(elevation).
 type pointScratch struct {
+	lists  bool
 	cands  *candidates
 	vis    []int32
 	minTan [boundBins]float64
@@ -214,7 +222,7 @@ func (o Obstacles) shadePoint(ctx context.Context, sun *Sun, front []int32, p [3
 		k := sunSector(sun, int(i))
 		sc.minTan[k] = min(sc.minTan[k], sun.TanElev[i])
 	}
-	if sc.cands != nil {
+	if sc.lists {
 		sc.cands.build(o.Buildings, p[0], p[1], p[2], pl, &sc.minTan)
 	}
 	treeB := o.Trees.bound(p[0], p[1], p[2])
@@ -230,8 +238,8 @@ func (o Obstacles) shadePoint(ctx context.Context, sun *Sun, front []int32, p [3
 			}
 		}
 		out.VisTerrain[i]++
-		if sc.cands != nil && sc.cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||
-			sc.cands == nil && o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
+		if sc.lists && sc.cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||
+			!sc.lists && o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
 			continue
 		}
 		out.VisBuildings[i]++
