@@ -124,8 +124,10 @@ func TestWallSouthOfFlatRoof(t *testing.T) {
 // base Zb to top Zt, centred D south of the roof's centre, attenuating by
 // exp(−k·path). The path of each ray through the cylinder is computed here
 // (chord of the circle clipped to the crown's height band) and the hourly
-// visibility and annual beam loss compared; the crown is rasterised at
-// 0.25 m, so a tolerance covers the staircase at its rim.
+// visibility and annual beam loss compared, and the beam loss of the
+// leaf-on months (k 0.175/m) and of the leaf-off months (0.05/m) each on
+// its own; the crown is rasterised at 0.25 m, so a tolerance covers the
+// staircase at its rim.
 func TestTreeSouthOfFlatRoof(t *testing.T) {
 	sky, recs, conv := testSky(t)
 	const roofZ, R, Zb, Zt, D, cellM = 6.0, 4.0, 5.0, 18.0, 14.0, 0.25
@@ -156,6 +158,7 @@ func TestTreeSouthOfFlatRoof(t *testing.T) {
 	}
 	var wantLoss, sumAbs float64
 	var worst float64
+	var seasonGot, seasonWant [2]float64 // leaf-off, leaf-on
 	for i := range sky.Len() {
 		tm, az, el := sunAt(sky, i)
 		azGrid := (az + conv) * math.Pi / 180
@@ -185,8 +188,27 @@ func TestTreeSouthOfFlatRoof(t *testing.T) {
 		got := float64(sh.Vis[i])
 		worst = math.Max(worst, math.Abs(got-want))
 		sumAbs += math.Abs(got - want)
-		wantLoss += recs[tm.Unix()].DNI * math.Sin(el*math.Pi/180) * (1 - want)
+		beam := recs[tm.Unix()].DNI * math.Sin(el*math.Pi/180)
+		wantLoss += beam * (1 - want)
+		s := 0
+		if k == season.LeafOnPerM {
+			s = 1
+		}
+		seasonGot[s] += beam * (1 - got)
+		seasonWant[s] += beam * (1 - want)
 	}
+	// The leaf-on (May-October, k 0.175/m) and leaf-off (k 0.05/m) halves
+	// of the year each on their own, so neither season's transmissivity
+	// hides behind the other's.
+	for s, name := range []string{"leaf-off", "leaf-on"} {
+		if seasonWant[s] < 5000 {
+			t.Fatalf("%s: expected beam loss %.0f Wh/m²: the season judges nothing", name, seasonWant[s])
+		}
+		if rel := math.Abs(seasonGot[s]-seasonWant[s]) / seasonWant[s]; rel > 0.02 {
+			t.Errorf("%s beam loss %.1f Wh/m², want %.1f (%.2f %%)", name, seasonGot[s], seasonWant[s], 100*rel)
+		}
+	}
+	t.Logf("beam loss leaf-off %.1f kWh/m² (hand-computed %.1f), leaf-on %.1f (%.1f)", seasonGot[0]/1000, seasonWant[0]/1000, seasonGot[1]/1000, seasonWant[1]/1000)
 	a := sh.Shaded.Annual()
 	gotLoss := a.BeamUnshaded - a.Beam
 	if wantLoss < 10000 {

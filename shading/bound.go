@@ -51,73 +51,46 @@ func azimuthDeg(dx, dy float64) float64 {
 
 // boxDist is the plan distance from (px, py) to the box, 0 inside.
 func boxDist(px, py, x0, y0, x1, y1 float64) float64 {
-	dx := math.Max(0, math.Max(x0-px, px-x1))
-	dy := math.Max(0, math.Max(y0-py, py-y1))
-	return math.Hypot(dx, dy)
-}
-
-// bound returns the scene's obstacle bound around UTM point p. Triangles
-// entirely below p cannot stop a rising ray; triangles in the plane pl
-// (within 2 cm: the facet's own plane, from whose front side the rays
-// leave) cannot either.
-func (s *Scene) bound(px, py, pz float64, pl facetPlane) *bound {
-	b := newBound()
-	lx, ly := px-s.ox, py-s.oy
-	for ti := 0; ti < len(s.tri)/9; ti++ {
-		t := s.tri[ti*9 : ti*9+9]
-		zMax := max(t[2], t[5], t[8])
-		if zMax <= pz {
-			continue
-		}
-		coplanar := true
-		for k := 0; k < 9 && coplanar; k += 3 {
-			coplanar = math.Abs(t[k+2]-pl.z(t[k]+s.ox, t[k+1]+s.oy)) < 0.02
-		}
-		if coplanar {
-			continue
-		}
-		d := boxDist(lx, ly, min(t[0], t[3], t[6]), min(t[1], t[4], t[7]), max(t[0], t[3], t[6]), max(t[1], t[4], t[7]))
-		v := math.Inf(1)
-		if d > 1e-6 {
-			v = (zMax - pz) / d
-		}
-		a0 := azimuthDeg(t[0]-lx, t[1]-ly)
-		lo, hi := 0.0, 0.0
-		for k := 3; k < 9; k += 3 {
-			da := math.Mod(azimuthDeg(t[k]-lx, t[k+1]-ly)-a0+540, 360) - 180
-			lo, hi = math.Min(lo, da), math.Max(hi, da)
-		}
-		if hi-lo >= 180 || d <= 1e-6 {
-			b.add(0, 360, v)
-			continue
-		}
-		b.add(a0+lo, a0+hi, v)
-	}
-	return b
+	dx := max(0, x0-px, px-x1)
+	dy := max(0, y0-py, py-y1)
+	return math.Sqrt(dx*dx + dy*dy) // metres: no overflow for Hypot to guard
 }
 
 // bound returns the crowns' obstacle bound around UTM point p: each crown
-// cell above p spans the azimuths of its circumscribed circle.
+// cell above p spans the azimuths of its circumscribed circle (half-width
+// atan of its radius over the tangent length, which is at least the exact
+// asin, widened by fastAzimuthDeg's error). Blocks of canopyBlock² cells
+// whose highest crown is not above p are skipped whole.
 func (c *Canopy) bound(px, py, pz float64) *bound {
 	b := newBound()
 	if c == nil || pz >= c.maxTop {
 		return b
 	}
 	r := c.cellM * math.Sqrt2 / 2
-	for k, top := range c.top {
-		if !(float64(top) > pz) {
+	for bk, bt := range c.blockTop {
+		if !(bt > pz) {
 			continue
 		}
-		x := c.minX + (float64(k%c.w)+0.5)*c.cellM
-		y := c.maxY - (float64(k/c.w)+0.5)*c.cellM
-		d := math.Hypot(x-px, y-py)
-		if d <= r*1.01 {
-			b.add(0, 360, math.Inf(1))
-			continue
+		r0, c0 := bk/c.bw*canopyBlock, bk%c.bw*canopyBlock
+		for row := r0; row < min(r0+canopyBlock, c.h); row++ {
+			for col := c0; col < min(c0+canopyBlock, c.w); col++ {
+				top := float64(c.top[row*c.w+col])
+				if !(top > pz) {
+					continue
+				}
+				x := c.minX + (float64(col)+0.5)*c.cellM
+				y := c.maxY - (float64(row)+0.5)*c.cellM
+				d := math.Hypot(x-px, y-py)
+				if d <= r*1.01 {
+					b.add(0, 360, math.Inf(1))
+					continue
+				}
+				s := r / d
+				half := s/math.Sqrt(1-s*s)*180/math.Pi + fastAtanErrDeg
+				a := fastAzimuthDeg(x-px, y-py)
+				b.add(a-half, a+half, (top-pz)/(d-r))
+			}
 		}
-		half := math.Asin(r/d) * 180 / math.Pi
-		a := azimuthDeg(x-px, y-py)
-		b.add(a-half, a+half, (float64(top)-pz)/(d-r))
 	}
 	return b
 }

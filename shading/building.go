@@ -49,14 +49,25 @@ const (
 // location cell (nil: made here). Errors: those of the stores, ErrInvalid,
 // ctx's error.
 func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []Facet) ([]*Shading, error) {
+	o, sun, err := prepare(ctx, sky, sun, src, facets)
+	if err != nil {
+		return nil, err
+	}
+	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions, src.Workers)
+}
+
+// prepare reads what Roof evaluates the facets against: the terrain view,
+// the scene and the crowns around the roof's centre, and the sun (sun, or
+// made here when nil).
+func prepare(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []Facet) (Obstacles, *Sun, error) {
 	if len(facets) == 0 || src.DGM == nil {
-		return nil, fmt.Errorf("shading: %d facets, DGM %v: %w", len(facets), src.DGM != nil, ErrInvalid)
+		return Obstacles{}, nil, fmt.Errorf("shading: %d facets, DGM %v: %w", len(facets), src.DGM != nil, ErrInvalid)
 	}
 	var cx, cy float64
 	zLo, zHi := math.Inf(1), math.Inf(-1)
 	for _, f := range facets {
 		if _, err := samplePoints(f, FacetOptions{MaxPoints: 1}); err != nil {
-			return nil, err
+			return Obstacles{}, nil, err
 		}
 		c := centroid(f.Ring, f)
 		cx += c[0] / float64(len(facets))
@@ -73,7 +84,7 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 	}
 	hs, err := TerrainHorizon(ctx, src.DGM, cx, cy, zs, conv, src.TerrainOptions)
 	if err != nil {
-		return nil, err
+		return Obstacles{}, nil, err
 	}
 	o := Obstacles{Terrain: &TerrainView{Z: zs, H: hs}, Season: src.Season, ConvDeg: conv}
 	if src.LoD2 != nil {
@@ -82,7 +93,7 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 			r = defaultBuildingRadiusM
 		}
 		if o.Buildings, err = LoadScene(ctx, src.LoD2, cx, cy, r); err != nil {
-			return nil, err
+			return Obstacles{}, nil, err
 		}
 		o.HorizonM = r
 	}
@@ -95,10 +106,10 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 			cell = 1
 		}
 		if o.Trees, err = LoadCanopy(ctx, src.CDSM, src.DGM, src.TDSM, cx, cy, r, cell); err != nil {
-			return nil, err
+			return Obstacles{}, nil, err
 		}
 	}
-	return evaluateAll(ctx, sky, sun, facets, o, src.FacetOptions, src.Workers)
+	return o, sun, nil
 }
 
 // evaluateAll evaluates the facets on workers goroutines (0: GOMAXPROCS;
@@ -106,13 +117,24 @@ func Roof(ctx context.Context, sky *solar.Sky, sun *Sun, src Sources, facets []F
 func evaluateAll(ctx context.Context, sky *solar.Sky, sun *Sun, facets []Facet, o Obstacles, opt FacetOptions, workers int) ([]*Shading, error) {
 	out := make([]*Shading, len(facets))
 	g, ctx := errgroup.WithContext(ctx)
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	n := workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
 	}
-	g.SetLimit(workers)
+	g.SetLimit(n)
+	// Scratch space (the candidate lists) passes from facet to facet: at
+	// most n are in use at once.
+	free := make(chan *pointScratch, n)
 	for i, f := range facets {
 		g.Go(func() error {
-			s, err := Evaluate(ctx, sky, sun, f, o, opt)
+			var sc *pointScratch
+			select {
+			case sc = <-free:
+			default:
+				sc = &pointScratch{}
+			}
+			defer func() { free <- sc }()
+			s, err := evaluate(ctx, sky, sun, f, o, opt, sc)
 			if err != nil {
 				return fmt.Errorf("shading: facet %d: %w", i, err)
 			}

@@ -1,8 +1,9 @@
 // Package shading computes what stands between a roof facet and the sun and
 // sky: the terrain horizon from the DGM (several km, with the earth's
-// curvature), the LoD2 buildings nearby (rays against their triangles in a
-// uniform grid) and the trees of the CDSM (rays through the crowns,
-// attenuated by a seasonal extinction). For one facet it returns the beam
+// curvature), the LoD2 buildings nearby (rays against their triangles,
+// filed per sample point by azimuth sector and elevation bound; a uniform
+// grid for the sky-view horizon) and the trees of the CDSM (rays through
+// the crowns, attenuated by a seasonal extinction). For one facet it returns the beam
 // visibility of every daylight step of a solar.Sky and the sky-view factor,
 // and evaluates the facet's irradiation with the loss split into terrain,
 // buildings and trees (docs/solar.md, sections 6-9).

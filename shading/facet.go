@@ -85,8 +85,10 @@ type Obstacles struct {
 	// view (default 72); HorizonM how far it looks (default 200 m).
 	HorizonRays int
 	HorizonM    float64
-	// exhaustive casts every ray (the sector bounds off), for the test
-	// that the bounds skip no blocked ray.
+	// exhaustive casts every ray: the building rays walk the grid of the
+	// whole scene (Scene.Blocked) instead of the per-point candidate
+	// lists, the crowns' sector bounds are off; the exact path the tests
+	// compare the fast one with.
 	exhaustive bool
 }
 
@@ -142,6 +144,12 @@ const normalOffsetM = 0.05
 // three points, a tilt out of 0..90 or a non-finite value; ctx's error;
 // errors of sky.Irradiation.
 func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacles, opt FacetOptions) (*Shading, error) {
+	return evaluate(ctx, sky, sun, f, o, opt, &pointScratch{})
+}
+
+// evaluate is Evaluate with the scratch space sc, which evaluateAll hands
+// from one facet to the next on a goroutine.
+func evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacles, opt FacetOptions, sc *pointScratch) (*Shading, error) {
 	pts, err := samplePoints(f, opt)
 	if err != nil {
 		return nil, err
@@ -154,39 +162,24 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 		o.Season = DefaultSeason()
 	}
 	out := &Shading{Points: pts, VisTerrain: make([]float32, n), VisBuildings: make([]float32, n), Vis: make([]float32, n)}
-	b := f.TiltDeg * math.Pi / 180
-	a := f.AzimuthDeg * math.Pi / 180
-	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
-	horizons, sceneB, treeB := o.perPoint(f, pts)
+	front := frontSteps(sun, f)
+	pl := fitPlane(ringXY(f.Ring))
+	sc.lists = o.Buildings != nil && !o.exhaustive
+	if sc.lists && sc.cands == nil {
+		sc.cands = new(candidates)
+	}
+	// Point after point, so one point's candidates are in memory at a time;
+	// each step's visibility sums the points in their order.
+	for _, p := range pts {
+		if err := o.shadePoint(ctx, sun, front, p, pl, sc, out); err != nil {
+			return nil, err
+		}
+	}
 	inv := 1 / float32(len(pts))
-	for i := range n {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		// Angle of incidence against the true-azimuth normal.
-		if sun.TrueE[i]*nE+sun.TrueN[i]*nN+sun.Up[i]*nU <= 0 {
-			continue
-		}
-		var vt, vb, va float32
-		for k, p := range pts {
-			if o.Terrain != nil && sun.ElevationDeg[i] <= horizons[k].At(sun.AzimuthDeg[i]) {
-				continue
-			}
-			vt++
-			az, tanE := sun.GridAzimuthDeg[i], sun.TanElev[i]
-			if o.Buildings != nil && !sceneB[k].clear(az, tanE) && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
-				continue
-			}
-			vb++
-			if treeB[k].clear(az, tanE) {
-				va++
-				continue
-			}
-			va += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
-		}
-		out.VisTerrain[i], out.VisBuildings[i], out.Vis[i] = vt*inv, vb*inv, va*inv
+	for _, i := range front {
+		out.VisTerrain[i] *= inv
+		out.VisBuildings[i] *= inv
+		out.Vis[i] *= inv
 	}
 	if err := o.irradiate(sky, f, out); err != nil {
 		return nil, err
@@ -194,29 +187,85 @@ func Evaluate(ctx context.Context, sky *solar.Sky, sun *Sun, f Facet, o Obstacle
 	return out, nil
 }
 
-// perPoint returns, per sample point, the terrain horizon at its height and
-// the sector bounds of the buildings and the crowns (all +Inf when
-// exhaustive).
-func (o Obstacles) perPoint(f Facet, pts [][3]float64) ([]Horizon, []*bound, []*bound) {
-	horizons := make([]Horizon, len(pts))
-	sceneB, treeB := make([]*bound, len(pts)), make([]*bound, len(pts))
-	pl := fitPlane(ringXY(f.Ring))
-	for k, p := range pts {
-		if o.Terrain != nil {
-			horizons[k] = o.Terrain.At(p[2])
+// pointScratch is what Evaluate reuses from one sample point to the next
+// (and evaluateAll from one facet to the next): the candidate lists (used
+// when lists is set; the exact path and a facet without buildings do
+// without), the point's steps with the sun above its terrain horizon, and
+// per sector their lowest tan(elevation).
+type pointScratch struct {
+	lists  bool
+	cands  *candidates
+	vis    []int32
+	minTan [boundBins]float64
+}
+
+// shadePoint adds sample point p's visibility (0 or 1 for the terrain and
+// the buildings, the crowns' transmission) to out's three series for the
+// steps front (the sun in front of the facet's plane pl).
+func (o Obstacles) shadePoint(ctx context.Context, sun *Sun, front []int32, p [3]float64, pl facetPlane, sc *pointScratch, out *Shading) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var hz Horizon
+	if o.Terrain != nil {
+		hz = o.Terrain.At(p[2])
+	}
+	sc.vis = sc.vis[:0]
+	for k := range sc.minTan {
+		sc.minTan[k] = math.Inf(1)
+	}
+	for _, i := range front {
+		if o.Terrain != nil && sun.ElevationDeg[i] <= hz.At(sun.AzimuthDeg[i]) {
+			continue
 		}
-		if o.Buildings != nil {
-			sceneB[k] = o.Buildings.bound(p[0], p[1], p[2], pl)
-		}
-		treeB[k] = o.Trees.bound(p[0], p[1], p[2])
-		if o.exhaustive {
-			sceneB[k], treeB[k] = &bound{}, &bound{}
-			for j := range boundBins {
-				sceneB[k][j], treeB[k][j] = math.Inf(1), math.Inf(1)
-			}
+		sc.vis = append(sc.vis, i)
+		k := sunSector(sun, int(i))
+		sc.minTan[k] = min(sc.minTan[k], sun.TanElev[i])
+	}
+	if sc.lists {
+		sc.cands.build(o.Buildings, p[0], p[1], p[2], pl, &sc.minTan)
+	}
+	treeB := o.Trees.bound(p[0], p[1], p[2])
+	if o.exhaustive {
+		for j := range boundBins {
+			treeB[j] = math.Inf(1)
 		}
 	}
-	return horizons, sceneB, treeB
+	for j, i := range sc.vis {
+		if j%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		out.VisTerrain[i]++
+		if sc.lists && sc.cands.blocked(o.Buildings, sun, int(i), p[0], p[1], p[2]) ||
+			!sc.lists && o.Buildings != nil && o.Buildings.Blocked(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i]) {
+			continue
+		}
+		out.VisBuildings[i]++
+		if treeB.clear(sun.GridAzimuthDeg[i], sun.TanElev[i]) {
+			out.Vis[i]++
+			continue
+		}
+		out.Vis[i] += float32(o.Season.Transmitted(sun.Month[i], o.Trees.PathM(p[0], p[1], p[2], sun.GridE[i], sun.GridN[i], sun.Up[i])))
+	}
+	return nil
+}
+
+// frontSteps are the steps of sun in front of the facet's plane (angle of
+// incidence against the true-azimuth normal below 90°); the others get no
+// beam and no rays.
+func frontSteps(sun *Sun, f Facet) []int32 {
+	b := f.TiltDeg * math.Pi / 180
+	a := f.AzimuthDeg * math.Pi / 180
+	nE, nN, nU := math.Sin(b)*math.Sin(a), math.Sin(b)*math.Cos(a), math.Cos(b)
+	out := make([]int32, 0, len(sun.Up)/2)
+	for i := range sun.Up {
+		if sun.TrueE[i]*nE+sun.TrueN[i]*nN+sun.Up[i]*nU > 0 {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // irradiate sets out's sky-view factors at the facet's centroid and runs

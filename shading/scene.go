@@ -3,6 +3,7 @@ package shading
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Scene is the triangles of the buildings around a facet in a uniform grid
@@ -20,6 +21,11 @@ type Scene struct {
 	cells    [][]int32 // triangle indices per cell, row-major from the south-west
 	cellMaxZ []float64
 	maxZ     float64
+	// Per triangle, in descending order of zMax (the triangles are sorted
+	// so, and the ones above a height are a prefix): its highest corner and
+	// its plan box (local x0, y0, x1, y1).
+	zMax []float64
+	box  []float64
 }
 
 // sceneCellM is the grid cell: a few triangles of a house per cell.
@@ -70,11 +76,21 @@ func NewScene(ox, oy float64, triangles []float64) (*Scene, error) {
 	if len(s.tri) == 0 {
 		return s, nil
 	}
+	s.sortByTop()
 	s.edge = make([]float64, 0, len(s.tri)/9*6)
+	s.box = make([]float64, 0, len(s.tri)/9*4)
 	for i := 0; i < len(s.tri); i += 9 {
 		t := s.tri[i : i+9]
 		s.edge = append(s.edge, t[3]-t[0], t[4]-t[1], t[5]-t[2], t[6]-t[0], t[7]-t[1], t[8]-t[2])
+		s.box = append(s.box, min(t[0], t[3], t[6]), min(t[1], t[4], t[7]), max(t[0], t[3], t[6]), max(t[1], t[4], t[7]))
 	}
+	s.buildGrid(minX, minY, maxX, maxY)
+	return s, nil
+}
+
+// buildGrid files the triangles in the grid's cells over their plan box
+// minX..maxX, minY..maxY (local metres) with a cell of margin.
+func (s *Scene) buildGrid(minX, minY, maxX, maxY float64) {
 	s.minX, s.minY = minX-s.cellM, minY-s.cellM
 	s.nx = int((maxX-s.minX)/s.cellM) + 2
 	s.ny = int((maxY-s.minY)/s.cellM) + 2
@@ -85,20 +101,83 @@ func NewScene(ox, oy float64, triangles []float64) (*Scene, error) {
 	}
 	for ti := 0; ti < len(s.tri)/9; ti++ {
 		t := s.tri[ti*9 : ti*9+9]
-		x0, x1 := min(t[0], t[3], t[6]), max(t[0], t[3], t[6])
-		y0, y1 := min(t[1], t[4], t[7]), max(t[1], t[4], t[7])
-		z1 := max(t[2], t[5], t[8])
-		c0, c1 := s.cellX(x0), s.cellX(x1)
-		r0, r1 := s.cellY(y0), s.cellY(y1)
+		b := s.box[ti*4 : ti*4+4]
+		r0, r1 := s.cellY(b[1]), s.cellY(b[3])
 		for r := r0; r <= r1; r++ {
-			for c := c0; c <= c1; c++ {
+			// The triangle's x-range within the row's band: the clipped
+			// edges' end points span it (the band cuts a convex polygon).
+			// A sliver of a long earcut fan enters only the cells it
+			// crosses, not every cell of its box.
+			y0 := s.minY + float64(r)*s.cellM
+			x0, x1, ok := bandRange(t, y0, y0+s.cellM)
+			if !ok {
+				continue
+			}
+			for c := s.cellX(x0); c <= s.cellX(x1); c++ {
 				k := r*s.nx + c
 				s.cells[k] = append(s.cells[k], int32(ti))
-				s.cellMaxZ[k] = math.Max(s.cellMaxZ[k], z1)
+				s.cellMaxZ[k] = math.Max(s.cellMaxZ[k], s.zMax[ti])
 			}
 		}
 	}
-	return s, nil
+}
+
+// bandRange is the x-range of triangle t (9 local coordinates) within the
+// band y0 <= y <= y1, widened by a millimetre; ok is false when the band
+// misses it.
+func bandRange(t []float64, y0, y1 float64) (x0, x1 float64, ok bool) {
+	const eps = 1e-3
+	y0, y1 = y0-eps, y1+eps
+	x0, x1 = math.Inf(1), math.Inf(-1)
+	for k := range 3 {
+		j := (k + 1) % 3
+		ax, ay, bx, by := t[k*3], t[k*3+1], t[j*3], t[j*3+1]
+		if ay > by {
+			ax, ay, bx, by = bx, by, ax, ay
+		}
+		if by < y0 || ay > y1 {
+			continue
+		}
+		// Clip the edge to the band.
+		lo, hi := ax, bx
+		if by-ay > 1e-12 {
+			f0 := math.Max(0, (y0-ay)/(by-ay))
+			f1 := math.Min(1, (y1-ay)/(by-ay))
+			lo, hi = ax+f0*(bx-ax), ax+f1*(bx-ax)
+		}
+		x0, x1 = math.Min(x0, math.Min(lo, hi)), math.Max(x1, math.Max(lo, hi))
+	}
+	if x0 > x1 {
+		return 0, 0, false
+	}
+	return x0 - eps, x1 + eps, true
+}
+
+// sortByTop orders the triangles by descending highest corner and sets
+// zMax, so the triangles above a height are a prefix (above).
+func (s *Scene) sortByTop() {
+	n := len(s.tri) / 9
+	order := make([]int, n)
+	top := make([]float64, n)
+	for i := range order {
+		order[i] = i
+		t := s.tri[i*9 : i*9+9]
+		top[i] = max(t[2], t[5], t[8])
+	}
+	sort.SliceStable(order, func(a, b int) bool { return top[order[a]] > top[order[b]] })
+	tri := make([]float64, len(s.tri))
+	s.zMax = make([]float64, n)
+	for k, i := range order {
+		copy(tri[k*9:k*9+9], s.tri[i*9:i*9+9])
+		s.zMax[k] = top[i]
+	}
+	s.tri = tri
+}
+
+// above returns how many triangles have their highest corner above z (the
+// prefix of the sorted triangles).
+func (s *Scene) above(z float64) int {
+	return sort.Search(len(s.zMax), func(i int) bool { return !(s.zMax[i] > z) })
 }
 
 // Triangles returns the number of triangles in the scene.
