@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/svc-geodata/svc/catalog"
@@ -69,6 +70,7 @@ type solarTileJSON struct {
 	MaxZoom     int       `json:"maxzoom"`
 	Bounds      []float64 `json:"bounds"`
 	Attribution string    `json:"attribution"`
+	LegendText  string    `json:"legend"`
 	Legend      struct {
 		Property string `json:"property"`
 		Stops    []struct {
@@ -81,7 +83,7 @@ type solarTileJSON struct {
 			MinShare float64  `json:"min_share_of_best"`
 			MinKWhM2 *float64 `json:"min_kwh_m2"`
 		} `json:"classes"`
-	} `json:"legend"`
+	} `json:"solar_legend"`
 }
 
 // colourAt interpolates the legend's stops linearly in sRGB, as the
@@ -204,6 +206,11 @@ func TestSolarMapTiles(t *testing.T) {
 	if tj.MinZoom != 14 || tj.MaxZoom != 19 || len(tj.Tiles) != 1 || len(tj.Bounds) != 4 || tj.Bounds[0] < 5.8 || tj.Bounds[2] > 6 ||
 		tj.Bounds[0] >= tj.Bounds[2] || tj.Bounds[1] >= tj.Bounds[3] || tj.Legend.Property != "annual_kwh_m2" || len(tj.Legend.Stops) < 2 {
 		t.Fatalf("tiles.json: %s", body)
+	}
+	for _, want := range []string{"kWh/m²", "300 #440154", "1300 #fde725", "very good from 90 % (1035 kWh/m²)", "poor below"} {
+		if !strings.Contains(tj.LegendText, want) {
+			t.Errorf("legend %q (TileJSON 3.11: a string) does not say %q", tj.LegendText, want)
+		}
 	}
 	for _, want := range []string{"PVGIS-SARAH3 (test fixture) 2005–2023", "fixture.csv"} {
 		if !bytes.Contains([]byte(tj.Attribution), []byte(want)) {

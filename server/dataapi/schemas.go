@@ -23,11 +23,12 @@ func Schemas() apidoc.Obj {
 				"id": apidoc.Str("layer name"), "description": apidoc.Str(""), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""),
 				"fields": apidoc.Obj{"type": "object", "description": "field name to type (Number, String, Boolean)",
 					"additionalProperties": apidoc.Enum("", "Number", "String", "Boolean")}}), "")}),
-		"SolarTileJSON": apidoc.Object("TileJSON 3.0.0 of the solar potential map tiles with the extension member `legend`", []string{"tilejson", "tiles", "legend"}, apidoc.Obj{
+		"SolarTileJSON": apidoc.Object("TileJSON 3.0.0 of the solar potential map tiles with the extension member `solar_legend`", []string{"tilejson", "tiles", "legend", "solar_legend"}, apidoc.Obj{
 			"tilejson": apidoc.Str("3.0.0"), "name": apidoc.Str(""), "scheme": apidoc.Enum("", "xyz"), "format": apidoc.Enum("", "png"),
 			"tiles": apidoc.Array(apidoc.Str(""), "URL templates"), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""), "tileSize": apidoc.Int("pixels"),
 			"bounds": apidoc.Array(apidoc.Num(""), "west, south, east, north (WGS84)"), "attribution": apidoc.Str("the LoD2 data, the model and the climate input"),
-			"legend": apidoc.Object("The colour ramp (extension member; TileJSON has no legend)", []string{"property", "unit", "stops", "classes"}, apidoc.Obj{
+			"legend": apidoc.Str("TileJSON 3.0.0 section 3.11: the ramp and the classes as literal text"),
+			"solar_legend": apidoc.Object("The colour ramp for a program (extension member: TileJSON's `legend` is a string)", []string{"property", "unit", "stops", "classes"}, apidoc.Obj{
 				"property": apidoc.Str("the roof facets' value the colour shows: annual_kwh_m2"), "unit": apidoc.Str("kWh/m²"),
 				"description": apidoc.Str(""),
 				"stops": apidoc.Array(apidoc.Object("", []string{"value", "color"}, apidoc.Obj{

@@ -34,8 +34,9 @@ func SolarTileRoutes(env Env) []httpapi.Route {
 			Summary: "TileJSON of the solar potential map tiles, with their legend (beyond the spec)",
 			Desc: "TileJSON 3.0.0 for MapLibre (`{type: 'raster', url: '<base>" + solarTileBase + "/tiles.json', tileSize: 256}`), Leaflet, " +
 				"OpenLayers and QGIS: the tile URL template, zoom " + zooms + " (clients overzoom beyond), the bounds of the BLs with a " +
-				"published solar pack and an attribution naming the LoD2 data, the model and the climate input. TileJSON has no legend; the " +
-				"extension member `legend` carries the colour ramp: `stops` (annual irradiation on the facet's plane in kWh/m² and the colour " +
+				"published solar pack, an attribution naming the LoD2 data, the model and the climate input, and `legend` (TileJSON 3.0.0 " +
+				"section 3.11: literal text, the ramp and classes in words). The extension member `solar_legend` carries the colour ramp " +
+				"for a program: `stops` (annual irradiation on the facet's plane in kWh/m² and the colour " +
 				"there, interpolated linearly in sRGB between stops, held beyond the ends) and `classes` (the suitability classes of " +
 				"GET /v1/buildings/{gmlid}/solar with their share of the best plane and, when every published store has the same best plane, " +
 				"the kWh/m² where each starts; each stop then also names its class). 404 when no solar pack is published (`svc build solar`).",
@@ -229,7 +230,39 @@ func (s *surface) handleSolarTileJSON(w http.ResponseWriter, r *http.Request, in
 		"tilejson": "3.0.0", "name": "svc solar potential of roofs", "scheme": "xyz", "format": "png",
 		"tiles":   []string{s.BaseURL + solarTileBase + "/{z}/{x}/{y}.png"},
 		"minzoom": buildings.SolarMinZoom, "maxzoom": buildings.SolarMaxZoom, "bounds": bounds[:], "tileSize": buildings.SolarTileSize,
-		"attribution": strings.Join(attr, "; "), "legend": leg})
+		"attribution": strings.Join(attr, "; "), "legend": legendText(leg), "solar_legend": leg})
+}
+
+// legendText is the TileJSON `legend` (a string, TileJSON 3.0.0 section
+// 3.11, which clients may show as literal text): the ramp and the classes
+// in words.
+func legendText(l solarLegend) string {
+	var b strings.Builder
+	b.WriteString("Annual solar irradiation on the roof facet's plane after shading, kWh/m² (viridis):")
+	for i, s := range l.Stops {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "%s %g %s", sep, s.KWhM2, s.Colour)
+	}
+	b.WriteString(". Classes by share of the best plane's irradiation:")
+	for i, c := range l.Classes {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		if c.MinShare == 0 {
+			fmt.Fprintf(&b, "%s %s below", sep, strings.ReplaceAll(c.Class, "_", " "))
+			continue
+		}
+		fmt.Fprintf(&b, "%s %s from %g %%", sep, strings.ReplaceAll(c.Class, "_", " "), math.Round(c.MinShare*100))
+		if c.MinKWhM2 != nil {
+			fmt.Fprintf(&b, " (%g kWh/m²)", *c.MinKWhM2)
+		}
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 // addClimate adds BL code to the entry of info's model and climate.

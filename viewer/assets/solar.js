@@ -2,7 +2,7 @@
 // (/v1/solar/tiles.json: every roof facet coloured by its precomputed
 // annual irradiation) as a raster layer over the building footprints,
 // shown with the Solar button, and the legend the TileJSON carries
-// (`legend`: the ramp's stops in kWh/m² and the suitability classes).
+// (`solar_legend`: the ramp's stops in kWh/m² and the suitability classes).
 // viewer.js calls svcSolar once its map exists and add() once the
 // building layers are there; the button stays hidden when the server
 // publishes no solar pack (tiles.json answers 404).
@@ -28,7 +28,7 @@ window.svcSolar = function (o) {
     map.addLayer({ id: 'solar', type: 'raster', source: 'solar', minzoom: tj.minzoom, layout: { visibility: 'none' },
       paint: { 'raster-opacity': 1, 'raster-fade-duration': 0 } }, map.getLayer('roof-fill') ? 'roof-fill' : undefined);
     sv.solarSource = true;
-    sv.solarLegend = tj.legend || null;
+    sv.solarLegend = tj.solar_legend || null;
     drawLegend(tj);
     $('btn-solar').hidden = !$('globe').hidden;
     return true;
@@ -37,7 +37,7 @@ window.svcSolar = function (o) {
   // The legend: the ramp's stops from the top (most sun), each with its
   // class when the server names one, and the zoom the layer starts at.
   function drawLegend(tj) {
-    const l = tj.legend;
+    const l = tj.solar_legend;
     if (!l || !Array.isArray(l.stops)) return;
     const rows = l.stops.slice().reverse().map((s) => '<span><i style="background:' + esc(s.color) + '"></i>' +
       esc(Math.round(s.value)) + ' ' + esc(l.unit || '') + (s.class ? ' · ' + esc(classNames[s.class] || s.class) : '') + '</span>');
