@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"sync"
 
 	"golang.org/x/image/vector"
 
@@ -149,13 +150,27 @@ func RenderSolarTile(ctx context.Context, srcs []SolarSource, z, x, y int) (Sola
 	}
 	out.Facets = len(facets)
 	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: pngBuffers}
 	if err := enc.Encode(&buf, img); err != nil {
 		return SolarTile{}, fmt.Errorf("buildings: solar tile %d/%d/%d: %w", z, x, y, err)
 	}
 	out.PNG = buf.Bytes()
 	return out, nil
 }
+
+// pngBuffers reuses the PNG encoder's row and zlib buffers across tiles:
+// without it each tile allocates about 1.2 MB for them (a flate writer),
+// most of a small tile's cost (BenchmarkRenderSolarTile).
+var pngBuffers = &pngPool{}
+
+type pngPool struct{ p sync.Pool }
+
+func (p *pngPool) Get() *png.EncoderBuffer {
+	b, _ := p.p.Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (p *pngPool) Put(b *png.EncoderBuffer) { p.p.Put(b) }
 
 // appendSolarFacets appends the facets of src's roof surfaces meeting
 // bbox that its store holds, projected by proj.
