@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"golang.org/x/image/vector"
@@ -213,39 +213,97 @@ func appendSolarFacets(ctx context.Context, dst []solarFacet, src SolarSource, b
 	if err != nil {
 		return dst, err
 	}
-	var polys [][][][]float64
 	for _, h := range hits {
-		polys = polys[:0]
-		if err := json.Unmarshal(h.Coords, &polys); err != nil {
-			return dst, fmt.Errorf("%w: roof surface %d coordinates: %v", lod2store.ErrCorrupt, h.SurfaceID, err)
-		}
-		for part, rings := range polys {
+		err := eachPolygon(h.Coords, proj, func(part int, xy []float64, ends []int, zM float64) error {
 			wh, ok := sun[facetKey{h.SurfaceID, part}]
-			if !ok || len(rings) == 0 {
-				continue
+			if !ok || len(ends) == 0 {
+				return nil
 			}
-			f := solarFacet{sid: h.SurfaceID, part: part, colour: SolarColour(float64(wh) / 1000)}
-			var zSum float64
-			for ri, ring := range rings {
-				start := len(f.xy)
-				for _, p := range ring {
-					if len(p) < 2 {
-						return dst, fmt.Errorf("%w: roof surface %d: a vertex of %d values", lod2store.ErrCorrupt, h.SurfaceID, len(p))
-					}
-					px, py := proj.Project(p[0], p[1])
-					f.xy = append(f.xy, px, py)
-					if ri == 0 && len(p) > 2 {
-						zSum += p[2]
-					}
-				}
-				orient(f.xy[start:], ri == 0)
-				f.ends = append(f.ends, len(f.xy))
+			f := solarFacet{sid: h.SurfaceID, part: part, zM: zM, colour: SolarColour(float64(wh) / 1000),
+				xy: append([]float64(nil), xy...), ends: append([]int(nil), ends...)}
+			start := 0
+			for i, end := range f.ends {
+				orient(f.xy[start:end], i == 0)
+				start = end
 			}
-			f.zM = zSum / float64(len(rings[0]))
 			dst = append(dst, f)
+			return nil
+		})
+		if err != nil {
+			return dst, fmt.Errorf("roof surface %d: %w", h.SurfaceID, err)
 		}
 	}
 	return dst, nil
+}
+
+// eachPolygon calls fn with each polygon of GeoJSON MultiPolygon
+// coordinates (WGS84, with or without z) in order (part 0, 1, ...): its
+// rings projected by proj (x, y pairs; ends the end of each ring in xy,
+// both reused after fn returns) and the mean z of its outer ring's
+// positions (0 without z). A byte scanner rather than encoding/json: a z14
+// tile decodes thousands of surfaces. Errors wrap lod2store.ErrCorrupt.
+func eachPolygon(coords []byte, proj mvt.Projector, fn func(part int, xy []float64, ends []int, zM float64) error) error {
+	var xy []float64
+	var ends []int
+	depth, axis, part, ring, nOuter := 0, 0, 0, 0, 0
+	var lon, zSum float64
+	for i := 0; i < len(coords); i++ {
+		switch coords[i] {
+		case '[':
+			depth++
+			axis = 0
+		case ']':
+			depth--
+			switch depth {
+			case 2: // a ring ends
+				ends = append(ends, len(xy))
+				ring++
+			case 1: // a polygon ends
+				zM := 0.0
+				if nOuter > 0 {
+					zM = zSum / float64(nOuter)
+				}
+				if err := fn(part, xy, ends, zM); err != nil {
+					return err
+				}
+				part++
+				xy, ends, ring, nOuter, zSum = xy[:0], ends[:0], 0, 0, 0
+			}
+		case ',', ' ', '\n', '\r', '\t':
+		default:
+			if depth != 4 {
+				return fmt.Errorf("%w: coordinates at depth %d", lod2store.ErrCorrupt, depth)
+			}
+			j := i
+			for j < len(coords) && coords[j] != ',' && coords[j] != ']' && coords[j] != ' ' {
+				j++
+			}
+			v, err := strconv.ParseFloat(string(coords[i:j]), 64)
+			if err != nil {
+				return fmt.Errorf("%w: coordinate %q", lod2store.ErrCorrupt, coords[i:j])
+			}
+			switch axis {
+			case 0:
+				lon = v
+			case 1:
+				x, y := proj.Project(lon, v)
+				xy = append(xy, x, y)
+				if ring == 0 {
+					nOuter++
+				}
+			case 2:
+				if ring == 0 {
+					zSum += v
+				}
+			}
+			axis++
+			i = j - 1
+		}
+	}
+	if depth != 0 {
+		return fmt.Errorf("%w: unbalanced coordinates", lod2store.ErrCorrupt)
+	}
+	return nil
 }
 
 // orient turns a ring (x, y pairs) so that outer rings and holes wind in
