@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -422,5 +424,68 @@ func TestSolarRoofAttributesWithGDAL(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSolarRoofAttributesInPMTilesExport: `svc export pmtiles --layers
+// buildings` over the real NRW sample with a solar pack writes roofs that
+// carry the solar fields: the z16 tile the pmtiles CLI reads back from the
+// archive, read by GDAL's MVT driver, has annual_kwh_m2 on every roof
+// feature, the stored value of one of its surface's facets.
+func TestSolarRoofAttributesInPMTilesExport(t *testing.T) {
+	ogr2ogr := testtool.Require(t, "ogr2ogr", "apt-get install gdal-bin")
+	cli := testtool.PMTilesCLI(t)
+	data, _, _ := solarSamples(t)
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "nrw.pmtiles")
+	const lon, lat, z = 5.8739, 51.0424, 16
+	if out, err := run(context.Background(), "export", "pmtiles", "--data", data, "--bbox", "5.872,51.041,5.875,51.043", "--layers", "buildings",
+		"--minzoom", "16", "--maxzoom", "16", "--workers", "1", archive); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	n := math.Exp2(z)
+	x := int((lon + 180) / 360 * n)
+	y := int((1 - math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi) / 2 * n)
+	raw, err := exec.Command(cli, "tile", archive, fmt.Sprint(z), fmt.Sprint(x), fmt.Sprint(y)).Output()
+	if err != nil || len(raw) == 0 {
+		t.Fatalf("pmtiles tile %d/%d/%d: %v (%d bytes)", z, x, y, err, len(raw))
+	}
+	if len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tile, out := filepath.Join(dir, "tile.mvt"), filepath.Join(dir, "roofs.json")
+	os.WriteFile(tile, raw, 0o644)
+	toolOut(t, ogr2ogr, "-f", "GeoJSON", out, tile, "-oo", fmt.Sprint("X=", x), "-oo", fmt.Sprint("Y=", y), "-oo", fmt.Sprint("Z=", z), "roofs")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Features []struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"features"`
+	}
+	if err := json.Unmarshal(b, &fc); err != nil || len(fc.Features) < 10 {
+		t.Fatalf("%v, %d roof features", err, len(fc.Features))
+	}
+	for _, f := range fc.Features {
+		sid, _ := f.Properties["surface_id"].(float64)
+		annual, ok := f.Properties["annual_kwh_m2"].(float64)
+		if !ok {
+			t.Fatalf("surface %v: no annual_kwh_m2 in the archive's tile: %v", sid, f.Properties)
+		}
+		match := false
+		for part := 0; part < 64 && !match; part++ {
+			match = annual == math.Round(float64(solarValue(int64(sid), part))/10)/100
+		}
+		if !match {
+			t.Errorf("surface %v: annual_kwh_m2 %v is no stored value of its facets", sid, annual)
+		}
 	}
 }
