@@ -14,6 +14,7 @@ import (
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/mvt"
+	"github.com/svc-geodata/svc/solarstore"
 )
 
 // The building vector tiles (docs/vector-tiles.md).
@@ -47,7 +48,8 @@ var ErrTileTooLarge = errors.New("buildings: tile too large")
 // Tiler cuts building vector tiles from LoD2 sources. It is safe for
 // concurrent use.
 type Tiler struct {
-	srcs []lod2store.Source
+	srcs  []lod2store.Source
+	solar map[string]*solarstore.Store // by BL; see WithSolar
 }
 
 // NewTiler returns a tiler over srcs (see Sources), every published BL in
@@ -104,7 +106,7 @@ func (t *Tiler) TileResult(ctx context.Context, z, x, y int) (TileResult, error)
 			continue
 		}
 		before := c.blds.Len()
-		if err := c.source(ctx, src, bbox, z >= RoofMinZoom); err != nil {
+		if err := c.source(ctx, src, t.solar[src.BL], bbox, z >= RoofMinZoom); err != nil {
 			return TileResult{}, Damaged(src, err)
 		}
 		if res.BL == "" && c.blds.Len() > before {
@@ -126,10 +128,12 @@ type tileCutter struct {
 	ends        []int
 	hits        []lod2store.FedHit
 	props       []mvt.Prop
+	sun         map[facetKey]solarstore.Facet // the solar values of the roofs of one source
 }
 
-// source adds the buildings (and roofs) of one BL.
-func (c *tileCutter) source(ctx context.Context, src lod2store.Source, bbox geo.BBox, roofs bool) error {
+// source adds the buildings (and roofs, with the solar values of sun when
+// not nil) of one BL.
+func (c *tileCutter) source(ctx context.Context, src lod2store.Source, sun *solarstore.Store, bbox geo.BBox, roofs bool) error {
 	one := []lod2store.Source{src}
 	c.hits = c.hits[:0]
 	for _, class := range []int{lod2store.ClassGround, lod2store.ClassRoof} {
@@ -238,8 +242,11 @@ func (c *tileCutter) source(ctx context.Context, src lod2store.Source, bbox geo.
 		}
 	}
 	slices.Sort(sids)
+	if err := c.solarOf(ctx, sun, sids); err != nil {
+		return err
+	}
 	return src.LoD2.RoofFacets(ctx, sids, func(sid, bid int64, facets []lod2store.Facet) error {
-		for _, f := range facets {
+		for part, f := range facets {
 			c.rings.Reset()
 			if err := c.addCoords(f.Coords, 3); err != nil {
 				return fmt.Errorf("roof surface %d: %w", sid, err)
@@ -250,6 +257,7 @@ func (c *tileCutter) source(ctx context.Context, src lod2store.Source, bbox geo.
 			if f.AzimuthDeg != nil {
 				c.props = append(c.props, mvt.Prop{Key: "azimuth_deg", Value: mvt.Double(*f.AzimuthDeg)})
 			}
+			c.appendSolar(sun, sid, part)
 			c.roofs.AddPolygon(0, c.rings, c.props)
 		}
 		return nil

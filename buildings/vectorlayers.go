@@ -12,7 +12,8 @@ var VectorLayers = []maplayer.VectorLayer{
 			"height_m": "Number", "ground_m": "Number", "roof_max_m": "Number", "function": "String", "function_label": "String",
 			"roof_type": "String", "roof_type_label": "String", "storeys": "Number"}},
 	{ID: LayerRoofs, MinZoom: RoofMinZoom, MaxZoom: TileMaxZoom,
-		Description: "One polygon per roof facet",
+		Description: "One polygon per roof facet; annual_kwh_m2, share_of_best and class where a solar pack of the BL is published",
 		Fields: map[string]string{"building_id": "Number", "surface_id": "Number", "bl": "String",
-			"tilt_deg": "Number", "azimuth_deg": "Number", "area_m2": "Number"}},
+			"tilt_deg": "Number", "azimuth_deg": "Number", "area_m2": "Number",
+			"annual_kwh_m2": "Number", "share_of_best": "Number", "class": "String"}},
 }

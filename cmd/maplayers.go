@@ -86,7 +86,7 @@ func buildingsLayer(cat *catalog.Catalog) maplayer.Layer {
 		Tile: func(ctx context.Context, z, x, y int) ([]byte, error) {
 			v, release := cat.Acquire()
 			defer release()
-			b, err := buildings.NewTiler(buildings.Sources(v)).Tile(ctx, z, x, y)
+			b, err := buildings.NewTiler(buildings.Sources(v)).WithSolar(buildings.SolarStores(v)).Tile(ctx, z, x, y)
 			if err != nil {
 				return nil, err
 			}

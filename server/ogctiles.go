@@ -21,7 +21,8 @@ func ogcTileSets(de dataapi.Env, te terrainapi.Env) []ogcapi.TileSet {
 				{ID: buildings.LayerBuildings, Title: "One polygon per building footprint", MinZoom: buildings.TileMinZoom, MaxZoom: buildings.TileMaxZoom,
 					Properties: map[string]string{"building_id": "integer", "gmlid": "string", "bl": "string", "height_m": "number", "ground_m": "number", "roof_max_m": "number"}},
 				{ID: buildings.LayerRoofs, Title: "One polygon per roof facet", MinZoom: buildings.RoofMinZoom, MaxZoom: buildings.TileMaxZoom,
-					Properties: map[string]string{"building_id": "integer", "surface_id": "integer", "bl": "string", "tilt_deg": "number", "azimuth_deg": "number", "area_m2": "number"}},
+					Properties: map[string]string{"building_id": "integer", "surface_id": "integer", "bl": "string", "tilt_deg": "number", "azimuth_deg": "number", "area_m2": "number",
+						"annual_kwh_m2": "number", "share_of_best": "number", "class": "string"}}, // the solar fields where a solar pack is published
 			},
 			Serve: dataapi.ServeVectorTile(de)},
 		{Title: "DGM1 hillshade", DataType: ogcapi.DataMap, MediaType: "image/png",

@@ -210,6 +210,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(dataAPI, dataapi.AttributeRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.FootprintRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, dataapi.VectorTileRoutes(de)...)...)
+	rs = append(rs, httpapi.On(dataAPI, dataapi.SolarTileRoutes(de)...)...)
 	rs = append(rs, httpapi.On(dataAPI, append(dataapi.TilesetRoutes(de), dataapi.GLBRoute(de))...)...)
 	te := terrainapi.Env{Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, MaxPoints: s.batchMax(),
 		Charge: s.chargePoints, NoteDamage: s.noteBatchDamage, SetBL: setBL, QMesh: s.qmesh, Hillshade: s.hillshade, DEMTiles: s.demTiles, Bundles: s.deps.Bundles,

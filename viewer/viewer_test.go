@@ -81,7 +81,7 @@ func TestHandler(t *testing.T) {
 // TestPageNamesNoOtherOrigin: the page and its script load nothing from
 // another origin (no CDN, no font service): the viewer must work offline.
 func TestPageNamesNoOtherOrigin(t *testing.T) {
-	for _, name := range []string{"assets/index.html", "assets/viewer.js", "assets/map3d.js", "assets/viewer.css"} {
+	for _, name := range []string{"assets/index.html", "assets/viewer.js", "assets/map3d.js", "assets/solar.js", "assets/viewer.css"} {
 		b, err := files.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

@@ -23,6 +23,27 @@ func Schemas() apidoc.Obj {
 				"id": apidoc.Str("layer name"), "description": apidoc.Str(""), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""),
 				"fields": apidoc.Obj{"type": "object", "description": "field name to type (Number, String, Boolean)",
 					"additionalProperties": apidoc.Enum("", "Number", "String", "Boolean")}}), "")}),
+		"SolarTileJSON": apidoc.Object("TileJSON 3.0.0 of the solar potential map tiles with the extension member `solar_legend`", []string{"tilejson", "tiles", "legend", "solar_legend"}, apidoc.Obj{
+			"tilejson": apidoc.Str("3.0.0"), "name": apidoc.Str(""), "scheme": apidoc.Enum("", "xyz"), "format": apidoc.Enum("", "png"),
+			"tiles": apidoc.Array(apidoc.Str(""), "URL templates"), "minzoom": apidoc.Int(""), "maxzoom": apidoc.Int(""), "tileSize": apidoc.Int("pixels"),
+			"bounds": apidoc.Array(apidoc.Num(""), "west, south, east, north (WGS84)"), "attribution": apidoc.Str("the LoD2 data, the model and the climate input"),
+			"legend": apidoc.Str("TileJSON 3.0.0 section 3.11: the ramp and the classes as literal text"),
+			"solar_legend": apidoc.Object("The colour ramp for a program (extension member: TileJSON's `legend` is a string)", []string{"property", "unit", "stops", "classes"}, apidoc.Obj{
+				"property": apidoc.Str("the roof facets' value the colour shows: annual_kwh_m2"), "unit": apidoc.Str("kWh/m²"),
+				"description": apidoc.Str(""),
+				"stops": apidoc.Array(apidoc.Object("", []string{"value", "color"}, apidoc.Obj{
+					"value": apidoc.Num("annual irradiation on the facet's plane, kWh/m²"), "color": apidoc.Str("#rrggbb"),
+					"class": apidoc.Str("the class of the value when every published store has the same best plane")}), "ascending"),
+				"classes": apidoc.Array(apidoc.Object("", []string{"class", "min_share_of_best"}, apidoc.Obj{
+					"class":             apidoc.Enum("", "very_good", "good", "fair", "poor"),
+					"min_share_of_best": apidoc.Num("the class starts at this share of the best plane's annual irradiation"),
+					"min_kwh_m2":        apidoc.Num("where the class starts, kWh/m² (when every published store has the same best plane)"),
+					"color":             apidoc.Str("the ramp's colour at min_kwh_m2")}), "best first"),
+				"best_plane": apidoc.Object("the best plane at the climate's site (when every published store has the same)", nil, apidoc.Obj{
+					"tilt_deg": apidoc.Num(""), "azimuth_deg": apidoc.Num(""), "annual_kwh_m2": apidoc.Num("")}),
+				"climate": apidoc.Array(apidoc.Object("model and climate input of the stores of some BLs", nil, apidoc.Obj{
+					"bl": apidoc.Array(apidoc.Str(""), "BL codes"), "model": apidoc.Str(""), "source": apidoc.Str(""), "file": apidoc.Str(""),
+					"first_year": apidoc.Int(""), "last_year": apidoc.Int("")}), "")})}),
 		"LoD2DatasetList": apidoc.ListOf("LoD2Dataset", "datasets", true),
 		"AttributionListEntry": apidoc.Object("Licence and attribution of one published product of one BL", nil, apidoc.Obj{
 			"bundesland_code": apidoc.Str(""), "product": apidoc.Enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",

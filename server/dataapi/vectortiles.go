@@ -48,7 +48,11 @@ func VectorTileRoutes(env Env) []httpapi.Route {
 				"AdV labels) and `storeys` (storeys above ground) where the pack has them. The feature id is " +
 				"2^32 × (the BL's position in the alphabetical list of BL codes, 1 for bb to 16 for th) + building_id. From zoom " +
 				strconv.Itoa(buildings.RoofMinZoom) + " layer `roofs`: one polygon per roof facet with `building_id`, `surface_id`, `bl`, " +
-				"`tilt_deg`, `azimuth_deg` (true north; left out below 5° tilt) and `area_m2` (horizontal). Vertices are only rounded to the " +
+				"`tilt_deg`, `azimuth_deg` (true north; left out below 5° tilt) and `area_m2` (horizontal); where a solar pack of the BL is " +
+				"published (`svc build solar`, for the published LoD2 snapshot) also `annual_kwh_m2` (irradiation on the facet's plane after " +
+				"shading, kWh/m² a year, two decimals), `share_of_best` (of the best plane's at the climate's site, three decimals) and " +
+				"`class` (>= 0.9 very_good, >= 0.8 good, >= 0.7 fair, else poor), the values GET /v1/buildings/{gmlid}/solar answers from " +
+				"that pack; without one the three are left out. Vertices are only rounded to the " +
 				"tile grid, no other simplification, so neighbours that share vertices stay touching at every zoom. A tile without buildings " +
 				"is an empty body (a tile without layers, 200). gzip-encoded for clients that accept it (`Content-Encoding: gzip`; the strong " +
 				"ETag differs per encoding and changes with the published snapshots; If-None-Match answers 304). Like the tile host, not " +
@@ -96,9 +100,9 @@ func (s *surface) serveVectorTile(w http.ResponseWriter, r *http.Request, z, x, 
 	if b, ok := s.buildingBundle(v); ok {
 		return httpapi.WriteBundleMVT(w, r, b, z, x, y)
 	}
-	key := fmt.Sprintf("mvt|%s|%d/%d/%d", lod2Generation(v), z, x, y)
+	key := fmt.Sprintf("mvt|%s|%s|%d/%d/%d", lod2Generation(v), solarGeneration(v), z, x, y)
 	e, err := s.VectorTiles.Get(r.Context(), key, func(ctx context.Context) (tilecache.Entry, error) {
-		res, err := buildings.NewTiler(buildings.Sources(v)).TileResult(ctx, z, x, y)
+		res, err := buildings.NewTiler(buildings.Sources(v)).WithSolar(buildings.SolarStores(v)).TileResult(ctx, z, x, y)
 		if err != nil {
 			return tilecache.Entry{}, err
 		}

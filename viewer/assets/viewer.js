@@ -136,6 +136,7 @@
   map.addControl(new maplibregl.ScaleControl(), 'bottom-left');
   map.on('error', (e) => { sv.errors.push(String(e.error && e.error.message || e)); });
   const m3d = window.svcMap3D({ map, sv, api, $, showBuilding: (...a) => showBuilding(...a) }); // map3d.js
+  const solar = window.svcSolar({ map, sv, api, $ }); // solar.js
 
   async function addHillshade() {
     try {
@@ -450,6 +451,7 @@
     try { extents = await addExtents(); } catch (e) { status('Datasets: ' + e.message); }
     addBuildingLayers();
     await m3d.addRelief();
+    await solar.add();
     map.addControl(new maplibregl.AttributionControl({ compact: false, customAttribution: attribution }), 'bottom-right');
     // Without a hash or a remembered view: everything published.
     if (extents.length && sv.startedFrom === 'extent') showAll(false);
