@@ -303,10 +303,23 @@ func (s *surface) handleTile(sc tileScope) httpapi.HandlerFunc {
 }
 
 // tilesetsLink is the link to the tilesets list of a scope.
+//
+// A collection's link carries no media type (OGC 20-057
+// /req/geodata-tilesets/desc-links asks only for the rel): GDAL's OGCAPI
+// driver, opening a collection with API=AUTO, takes the tiles branch for any
+// tilesets link typed application/json and never falls back to the items.
+// Its vector-tile branch is compiled out of GDAL 3.6 to 3.7.0 (CMake builds,
+// GDAL PR 7993), so the open failed; later versions would give one layer per
+// zoom level of clipped, simplified footprints. Untyped, GDAL opens the
+// collection's features (docs/ogc-tiles.md).
 func (s *surface) tilesetsLink(sc tileScope, collectionID string) ogcLink {
 	rel, title := relTilesetsVector, "the vector tilesets"
 	if sc.dataType == DataMap {
 		rel, title = relTilesetsMap, "the map tilesets"
 	}
-	return ogcLink{Href: s.BaseURL + sc.base(collectionID), Rel: rel, Type: "application/json", Title: title}
+	typ := "application/json"
+	if sc.collection {
+		typ = ""
+	}
+	return ogcLink{Href: s.BaseURL + sc.base(collectionID), Rel: rel, Type: typ, Title: title}
 }
