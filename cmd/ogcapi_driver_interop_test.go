@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"math"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -56,19 +55,11 @@ func TestOGCAPIDriverOpensBuildings(t *testing.T) {
 		got[field("gmlid")] = attrs{h, g}
 	}
 
-	packs, _ := filepath.Glob(filepath.Join(data, "lod2", "he", "*", "lod2.sqlite"))
-	if len(packs) != 1 {
-		t.Fatalf("demo LoD2 packs of he: %v", packs)
-	}
-	q := "SELECT b.gmlid, a.height_m, a.ground_z FROM building_bbox r JOIN buildings b USING (building_id) " +
-		"JOIN building_attrs a USING (building_id) WHERE a.part = 0 AND r.max_lon >= " + ftoa(w) + " AND r.min_lon <= " + ftoa(e) +
-		" AND r.max_lat >= " + ftoa(s) + " AND r.min_lat <= " + ftoa(n) + " ORDER BY 1"
 	want := map[string]attrs{}
-	for _, line := range strings.Split(strings.TrimSpace(toolOut(t, sqlite, "-readonly", packs[0], q)), "\n") {
-		p := strings.Split(line, "|")
-		h, _ := strconv.ParseFloat(p[1], 64)
-		g, _ := strconv.ParseFloat(p[2], 64)
-		want[p[0]] = attrs{h, g}
+	for id, p := range packBuildings(t, sqlite, data, [4]float64{w, s, e, n}) {
+		if p.inBox {
+			want[id] = attrs{p.height, p.ground}
+		}
 	}
 	if len(want) < 10 {
 		t.Fatalf("the pack has %d buildings in the box; the test needs a town", len(want))
