@@ -119,7 +119,9 @@ if vt.isValid():
     tiles["errors"] = [str(x.message) for x in job.errors()]
     tiles["layers"] = seen
 else:
-    tiles["error"] = vt.error().summary()
+    # QgsMapLayer.error() of an invalid layer crashes QGIS 3.22 (seen on the
+    # OGR provider): say only that it is invalid.
+    tiles["error"] = "invalid layer"
 out["tiles"] = tiles
 
 ogr = QgsVectorLayer(cfg["collection"], "gdal", "ogr")
@@ -133,7 +135,7 @@ if ogr.isValid():
         {name: plain(f.attribute(name)) for name in ("gmlid", "height_m", "ground_z_m")} for f in ogr.getFeatures(req)
     ]
 else:
-    gdal["error"] = ogr.error().summary()
+    gdal["error"] = "invalid layer"
 out["gdal"] = gdal
 print(json.dumps(out))
 sys.stdout.flush()
