@@ -1,14 +1,15 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/svc-geodata/svc/mvt"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/server/ogcapi"
+	"github.com/svc-geodata/svc/tilecache"
 )
 
 // mvtPart is one /v1 vector tile route inside a tileset of several, with
@@ -22,19 +23,21 @@ type mvtPart struct {
 // (not gzip-encoded) tiles of the parts that have zoom z, concatenated. An
 // MVT is a protobuf message whose layers are a repeated field (MVT 2.1,
 // 4.1), so the concatenation is one tile holding every part's layers, each
-// byte for byte as its /v1 route encodes it. The ETag is derived from the
-// parts' ETags (it changes when any part's does); gzip, 304 and the
-// headers are those of every /v1 vector tile (httpapi.WriteMVT). A part's
-// error is the tile's error.
-func composeMVT(parts ...mvtPart) ogcapi.TileServe {
+// byte for byte as its /v1 route encodes it. The parts answer from their
+// own caches; the concatenation and its gzip encoding are kept in cache
+// under the parts' ETags, which name their content, so the tile's ETag
+// changes when any part's does. gzip, 304 and the headers are those of
+// every /v1 vector tile (httpapi.WriteMVT). A part's error is the tile's
+// error.
+func composeMVT(cache *tilecache.Cache, parts ...mvtPart) ogcapi.TileServe {
 	return func(w http.ResponseWriter, r *http.Request, z, x, y int) error {
-		var body []byte
-		sum := sha256.New()
 		// The parts answer a plain, unconditional request.
 		sub := r.Clone(r.Context())
 		for _, h := range []string{"Accept-Encoding", "If-None-Match", "If-Modified-Since"} {
 			sub.Header.Del(h)
 		}
+		key := fmt.Sprintf("ogcmvt|%d/%d/%d", z, x, y)
+		var bodies [][]byte
 		for i, p := range parts {
 			if z < p.minZoom || z > p.maxZoom {
 				continue
@@ -46,18 +49,22 @@ func composeMVT(parts ...mvtPart) ogcapi.TileServe {
 			if rec.status != http.StatusOK {
 				return fmt.Errorf("server: part %d of vector tile %d/%d/%d answered %d", i, z, x, y, rec.status)
 			}
-			body = append(body, rec.body...)
-			fmt.Fprintf(sum, "%d %s\n", i, rec.header.Get("ETag"))
+			bodies = append(bodies, rec.body)
+			key += fmt.Sprintf("|%d %s", i, rec.header.Get("ETag"))
 		}
-		etag := `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`
-		var gz []byte
-		if httpapi.AcceptsGzip(r) {
-			var err error
-			if gz, err = mvt.Gzip(body); err != nil {
-				return fmt.Errorf("server: vector tile %d/%d/%d: %w", z, x, y, err)
+		e, err := cache.Get(r.Context(), key, func(context.Context) (tilecache.Entry, error) {
+			body := bytes.Join(bodies, nil)
+			gz, err := mvt.Gzip(body)
+			if err != nil {
+				return tilecache.Entry{}, fmt.Errorf("server: vector tile %d/%d/%d: %w", z, x, y, err)
 			}
+			return tilecache.Entry{Data: body, Meta: gz}, nil
+		})
+		if err != nil {
+			return err
 		}
-		return httpapi.WriteMVT(w, r, func() ([]byte, error) { return body, nil }, gz, etag)
+		gz, _ := e.Meta.([]byte)
+		return httpapi.WriteMVT(w, r, func() ([]byte, error) { return e.Data, nil }, gz, e.ETag)
 	}
 }
 

@@ -8,13 +8,14 @@ import (
 	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/server/ogcapi"
 	"github.com/svc-geodata/svc/server/terrainapi"
+	"github.com/svc-geodata/svc/tilecache"
 )
 
 // ogcTileSets are the tilesets of the OGC API - Tiles routes, each served
 // by the handler of its /v1 tile route, or for the dataset's vector
 // tileset by those of the building and contour routes together
 // (docs/ogc-tiles.md).
-func ogcTileSets(de dataapi.Env, te terrainapi.Env) []ogcapi.TileSet {
+func ogcTileSets(de dataapi.Env, te terrainapi.Env, cache *tilecache.Cache) []ogcapi.TileSet {
 	buildingLayers := []ogcapi.TileLayer{
 		{ID: buildings.LayerBuildings, Title: "One polygon per building footprint", MinZoom: buildings.TileMinZoom, MaxZoom: buildings.TileMaxZoom,
 			Properties: map[string]string{"building_id": "integer", "gmlid": "string", "bl": "string", "height_m": "number", "ground_m": "number", "roof_max_m": "number"}},
@@ -37,7 +38,7 @@ func ogcTileSets(de dataapi.Env, te terrainapi.Env) []ogcapi.TileSet {
 			MinZoom: contour.MinZoom, MaxZoom: max(buildings.TileMaxZoom, contour.MaxZoom), Products: []pack.Product{pack.LoD2, pack.Terrain},
 			V1:     "/v1/buildings/tiles and /v1/terrain/contours",
 			Layers: append(append([]ogcapi.TileLayer{}, buildingLayers...), contourLayer),
-			Serve: composeMVT(mvtPart{buildings.TileMinZoom, buildings.TileMaxZoom, serveBuildings},
+			Serve: composeMVT(cache, mvtPart{buildings.TileMinZoom, buildings.TileMaxZoom, serveBuildings},
 				mvtPart{contour.MinZoom, contour.MaxZoom, serveContours})},
 		{Title: "DGM1 hillshade", DataType: ogcapi.DataMap, MediaType: "image/png",
 			Desc: "Grey multidirectional hillshade of the DGM1 of every published BL, 256 px, the tiles of /v1/terrain/hillshade " +
