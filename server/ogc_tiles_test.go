@@ -2,11 +2,16 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/svc-geodata/svc/mvt"
 )
 
 // ogcTileSet is what a client reads of an OGC API - Tiles tileset.
@@ -44,7 +49,10 @@ func pathOf(href string) string {
 // TestOGCTiles follows OGC API - Tiles from the landing page as a client
 // does (tilesets-vector / tilesets-map links, the tilesets list, the
 // tileset, its item template) and checks that the tile it names is, byte
-// for byte and header for header, the /v1 tile of the same z/x/y; that
+// for byte and header for header, the /v1 tile of the same z/x/y (for the
+// dataset's vector tileset: the /v1 building and contour tiles
+// concatenated, layers buildings, roofs and contours, with its own ETag
+// and 304); that
 // the conformance lists the Tiles classes; and that a tile outside the
 // tileMatrixSetLimits or the tileset's zooms is a 404 problem, an unknown
 // tile matrix set 404 and a malformed index 400.
@@ -85,14 +93,18 @@ func TestOGCTiles(t *testing.T) {
 		name, tilesets, mediaType, dataType string
 		minZ, maxZ                          int
 		x, y                                int
-		v1                                  string
+		// v1 are the /v1 tiles whose bodies, concatenated, are the tile;
+		// layers the MVT layers it holds.
+		v1     []string
+		layers []string
 	}{
-		{"dataset vector", rel(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"), "application/vnd.mapbox-vector-tile", "vector", 12, 18, x16, y16,
-			fmt.Sprintf("/v1/buildings/tiles/16/%d/%d.mvt", x16, y16)},
+		{"dataset vector", rel(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"), "application/vnd.mapbox-vector-tile", "vector", 10, 18, x16, y16,
+			[]string{fmt.Sprintf("/v1/buildings/tiles/16/%d/%d.mvt", x16, y16), fmt.Sprintf("/v1/terrain/contours/16/%d/%d.mvt", x16, y16)},
+			[]string{"buildings", "roofs", "contours"}},
 		{"buildings collection vector", rel(coll.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"), "application/vnd.mapbox-vector-tile", "vector", 12, 18, x16, y16,
-			fmt.Sprintf("/v1/buildings/tiles/16/%d/%d.mvt", x16, y16)},
+			[]string{fmt.Sprintf("/v1/buildings/tiles/16/%d/%d.mvt", x16, y16)}, []string{"buildings", "roofs"}},
 		{"dataset map", rel(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-map"), "image/png", "map", 8, 20, xh, yh,
-			fmt.Sprintf("/v1/terrain/hillshade/16/%d/%d.png", xh, yh)},
+			[]string{fmt.Sprintf("/v1/terrain/hillshade/16/%d/%d.png", xh, yh)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var list struct{ Tilesets []ogcTileSet }
@@ -127,14 +139,44 @@ func TestOGCTiles(t *testing.T) {
 			}
 			for _, enc := range []string{"", "gzip"} {
 				hdr := map[string]string{"Accept-Encoding": enc}
-				want, wantBody := f.do(t, "GET", tc.v1, hdr)
 				got, gotBody := f.do(t, "GET", tile(16, tc.y, tc.x), hdr)
-				if got.StatusCode != 200 || want.StatusCode != 200 || !bytes.Equal(gotBody, wantBody) || len(gotBody) == 0 {
-					t.Fatalf("%s (%q): %d, %d bytes; /v1 %d, %d bytes", tile(16, tc.y, tc.x), enc, got.StatusCode, len(gotBody), want.StatusCode, len(wantBody))
+				var want *http.Response
+				var wantBody []byte
+				for _, p := range tc.v1 {
+					var b []byte
+					want, b = f.do(t, "GET", p, hdr)
+					if want.StatusCode != 200 {
+						t.Fatalf("%s: %d", p, want.StatusCode)
+					}
+					wantBody = append(wantBody, decoded(t, want, b)...)
 				}
-				for _, h := range []string{"Content-Type", "Content-Encoding", "ETag"} {
+				plain := decoded(t, got, gotBody)
+				if got.StatusCode != 200 || !bytes.Equal(plain, wantBody) || len(plain) == 0 {
+					t.Fatalf("%s (%q): %d, %d bytes; /v1 %v: %d bytes", tile(16, tc.y, tc.x), enc, got.StatusCode, len(plain), tc.v1, len(wantBody))
+				}
+				hs := []string{"Content-Type", "Content-Encoding", "ETag"}
+				if len(tc.v1) > 1 {
+					// A tileset of several routes has its own ETag; it
+					// still answers a conditional request with 304.
+					hs = hs[:2]
+					c, _ := f.do(t, "GET", tile(16, tc.y, tc.x), map[string]string{"Accept-Encoding": enc, "If-None-Match": got.Header.Get("ETag")})
+					if got.Header.Get("ETag") == "" || c.StatusCode != 304 {
+						t.Errorf("ETag %q, If-None-Match: %d", got.Header.Get("ETag"), c.StatusCode)
+					}
+				}
+				for _, h := range hs {
 					if got.Header.Get(h) != want.Header.Get(h) {
 						t.Errorf("%s: %q, /v1 %q", h, got.Header.Get(h), want.Header.Get(h))
+					}
+				}
+				if tc.layers != nil {
+					ls, err := mvt.Decode(plain)
+					var names []string
+					for _, l := range ls {
+						names = append(names, l.Name)
+					}
+					if err != nil || !slices.Equal(names, tc.layers) {
+						t.Errorf("layers %v (%v), want %v", names, err, tc.layers)
 					}
 				}
 			}
@@ -165,4 +207,21 @@ func TestOGCTiles(t *testing.T) {
 	if resp, _ := f.do(t, "GET", "/ogc/collections/roofs/tiles", nil); resp.StatusCode != 404 {
 		t.Errorf("a collection without tiles: %d", resp.StatusCode)
 	}
+}
+
+// decoded is the body of a tile answer without its gzip content coding.
+func decoded(t *testing.T, resp *http.Response, body []byte) []byte {
+	t.Helper()
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		return body
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -120,6 +120,9 @@ type Server struct {
 	vectorTiles *tilecache.Cache
 	// contours caches contour vector tiles, for the same reason.
 	contours *tilecache.Cache
+	// ogcTiles caches the OGC dataset's vector tiles (building and contour
+	// tiles concatenated) with their gzip encoding.
+	ogcTiles *tilecache.Cache
 	schemas  obj       // component schemas, for the exact members of request bodies
 	damage   damageLog // damaged files met while answering or found by verify
 	verify   verifier
@@ -150,7 +153,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, mux: http.NewServeMux(), metrics: metrics.New(),
 		qmesh: qmesh.New(cfg.HeightModel, cfg.QMeshCacheBytes), hillshade: tilecache.New(64 << 20), demTiles: tilecache.New(64 << 20),
-		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(cfg.VectorTileCacheBytes), contours: tilecache.New(64 << 20)}
+		footprints: tilecache.New(64 << 20), vectorTiles: tilecache.New(cfg.VectorTileCacheBytes), contours: tilecache.New(64 << 20),
+		ogcTiles: tilecache.New(64 << 20)}
 	comps, err := components()
 	if err != nil {
 		return nil, err
@@ -225,7 +229,7 @@ func (s *Server) routeTable() []httpapi.Route {
 	rs = append(rs, httpapi.On(ogcAPI, ogcapi.Routes(ogcapi.Env{
 		Catalog: s.deps.Catalog, BaseURL: s.cfg.BaseURL, OpenAPI: func() []byte { return s.ogcOpenAPI },
 		DamagedWarnings: func(d []*lod2store.DamagedError) []string { return dataapi.DamagedWarnings(d, s.damage.note) }, SetBL: setBL,
-		TileSets: ogcTileSets(de, te),
+		TileSets: ogcTileSets(de, te, s.ogcTiles),
 	})...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.QuantizedMeshRoutes(te)...)...)
 	rs = append(rs, httpapi.On(dataAPI, terrainapi.HillshadeRoutes(te)...)...)

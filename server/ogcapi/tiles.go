@@ -64,13 +64,15 @@ type TileSet struct {
 	Title, Desc string
 	DataType    string // DataVector or DataMap
 	// Collection is the collection whose tilesets list it holds it too;
-	// empty: a dataset tileset only.
+	// empty: a dataset tileset only. CollectionOnly keeps it out of the
+	// dataset's tilesets (where a tileset of the whole dataset stands).
 	Collection       string
+	CollectionOnly   bool
 	MediaType        string
 	MinZoom, MaxZoom int
-	// Product is whose published packs bound the tileset (its limits).
-	Product pack.Product
-	Layers  []TileLayer
+	// Products are whose published packs bound the tileset (its limits).
+	Products []pack.Product
+	Layers   []TileLayer
 	// V1 is the /v1 route of the same tiles, for the descriptions.
 	V1    string
 	Serve TileServe
@@ -143,7 +145,8 @@ func (s *surface) tileRoutes() []httpapi.Route {
 			httpapi.Route{Method: "GET", Path: base + "/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}", OpID: op + kind + "Tile", Tag: TilesTag, Since: "0.4.0", Exempt: true,
 				Summary: "One " + sc.dataType + " tile of the " + what,
 				Desc: tilesDesc + " The tile is the one the /v1 route answers for zoom tileMatrix, x tileCol and y tileRow, byte for byte " +
-					"(with its ETag, gzip encoding and 304), from the same handler. Like the /v1 tile routes, not counted against the keyless limit.",
+					"(with its ETag, gzip encoding and 304), from the same handler; the dataset's vector tile concatenates the plain tiles of its " +
+					"routes that have the zoom (its own ETag, gzip and 304 alike). Like the /v1 tile routes, not counted against the keyless limit.",
 				Params: append(append([]httpapi.Param{}, pre...), tileP...),
 				Responses: []httpapi.Response{{Status: 200, Desc: "The tile (Mapbox Vector Tile or PNG, as the tileset's item link states)", ContentType: "application/octet-stream"},
 					{Status: 304, Desc: "Not modified"}, httpapi.Resp400, httpapi.Resp404,
@@ -154,20 +157,21 @@ func (s *surface) tileRoutes() []httpapi.Route {
 	return rs
 }
 
-const tilesDesc = "OGC API - Tiles 1.0 (OGC 20-057), beta. Vector tiles: the building footprints and roofs of " +
-	"`/v1/buildings/tiles` (Mapbox Vector Tile, layers `buildings` and `roofs`), as the dataset's tileset (`/ogc/tiles`) and " +
-	"the `buildings` collection's (`/ogc/collections/buildings/tiles`). Map tiles: the hillshade of `/v1/terrain/hillshade` " +
-	"(PNG, style `shade`, 256 px), a rendered picture, as the dataset's map tileset (`/ogc/map/tiles`). The terrain-RGB and " +
-	"Terrarium tiles pack heights into colours: they are coverage tiles, not maps, and are not offered here (docs/ogc-tiles.md). " +
-	"Tile matrix set WebMercatorQuad only; `tileMatrixSetLimits` list, per zoom the tileset has, the rows and columns that meet " +
-	"the published data; a tile outside them is 404, as is an unknown tile matrix set."
+const tilesDesc = "OGC API - Tiles 1.0 (OGC 20-057), beta. Vector tiles: the dataset's tileset (`/ogc/tiles`) holds in one " +
+	"Mapbox Vector Tile the building footprints and roofs of `/v1/buildings/tiles` (layers `buildings` from zoom 12 and `roofs` " +
+	"from 16) and the contour lines of `/v1/terrain/contours` (layer `contours`, zoom 10 to 18), each layer as its /v1 route encodes it; " +
+	"the `buildings` collection's tileset (`/ogc/collections/buildings/tiles`) is the building tile of `/v1/buildings/tiles` byte for byte. " +
+	"Map tiles: the hillshade of `/v1/terrain/hillshade` (PNG, style `shade`, 256 px), a rendered picture, as the dataset's map tileset " +
+	"(`/ogc/map/tiles`). The terrain-RGB and Terrarium tiles pack heights into colours: they are coverage tiles, not maps, and are not " +
+	"offered here (docs/ogc-tiles.md). Tile matrix set WebMercatorQuad only; `tileMatrixSetLimits` list, per zoom the tileset has, the " +
+	"rows and columns that meet the published data; a tile outside them is 404, as is an unknown tile matrix set."
 
 // tileSetsIn are the tilesets of a scope (for a collection: of collection
 // id).
 func (s *surface) tileSetsIn(sc tileScope, id string) []TileSet {
 	var out []TileSet
 	for _, t := range s.TileSets {
-		if t.DataType == sc.dataType && (!sc.collection || t.Collection == id) {
+		if t.DataType == sc.dataType && (sc.collection && t.Collection == id || !sc.collection && !t.CollectionOnly) {
 			out = append(out, t)
 		}
 	}
@@ -192,12 +196,14 @@ func (s *surface) tileSetOf(sc tileScope, in *httpapi.Input) (TileSet, string, e
 }
 
 // boundsOf is the WGS84 box (west, south, east, north) of the published
-// packs of product p; the Web Mercator world when none is published.
-func boundsOf(v *catalog.View, p pack.Product) [4]float64 {
+// packs of products ps; the Web Mercator world when none is published.
+func boundsOf(v *catalog.View, ps []pack.Product) [4]float64 {
 	b := [4]float64{180, 90, -180, -90}
-	for _, pk := range v.Packs(p) {
-		if m := pk.Manifest.BBoxWGS84; len(m) == 4 {
-			b = [4]float64{math.Min(b[0], m[0]), math.Min(b[1], m[1]), math.Max(b[2], m[2]), math.Max(b[3], m[3])}
+	for _, p := range ps {
+		for _, pk := range v.Packs(p) {
+			if m := pk.Manifest.BBoxWGS84; len(m) == 4 {
+				b = [4]float64{math.Min(b[0], m[0]), math.Min(b[1], m[1]), math.Max(b[2], m[2]), math.Max(b[3], m[3])}
+			}
 		}
 	}
 	if b[0] > b[2] {
@@ -255,7 +261,7 @@ func (s *surface) handleTileSet(sc tileScope) httpapi.HandlerFunc {
 			return err
 		}
 		v, release := s.Catalog.Acquire()
-		b := boundsOf(v, t.Product)
+		b := boundsOf(v, t.Products)
 		release()
 		links := append(s.tileSetLinks(t, base, sc.collection), ogcLink{Href: s.BaseURL + base + "/" + tmsID + "/{tileMatrix}/{tileRow}/{tileCol}", Rel: "item", Type: t.MediaType,
 			Title: t.Title + " tiles"})
@@ -291,7 +297,7 @@ func (s *surface) handleTile(sc tileScope) httpapi.HandlerFunc {
 			return httpapi.Report(httpapi.ErrNotFound, "No tile matrix %d in this tileset: it has %d to %d.", z, t.MinZoom, t.MaxZoom)
 		}
 		v, release := s.Catalog.Acquire()
-		b := boundsOf(v, t.Product)
+		b := boundsOf(v, t.Products)
 		release()
 		l := limitsOf(b, z, z)[0]
 		if row < l.MinTileRow || row > l.MaxTileRow || col < l.MinTileCol || col > l.MaxTileCol {
@@ -303,10 +309,23 @@ func (s *surface) handleTile(sc tileScope) httpapi.HandlerFunc {
 }
 
 // tilesetsLink is the link to the tilesets list of a scope.
+//
+// A collection's link carries no media type (OGC 20-057
+// /req/geodata-tilesets/desc-links asks only for the rel): GDAL's OGCAPI
+// driver, opening a collection with API=AUTO, takes the tiles branch for any
+// tilesets link typed application/json and never falls back to the items.
+// Its vector-tile branch is compiled out of GDAL 3.6 to 3.7.0 (CMake builds,
+// GDAL PR 7993), so the open failed; later versions would give one layer per
+// zoom level of clipped, simplified footprints. Untyped, GDAL opens the
+// collection's features (docs/ogc-tiles.md).
 func (s *surface) tilesetsLink(sc tileScope, collectionID string) ogcLink {
 	rel, title := relTilesetsVector, "the vector tilesets"
 	if sc.dataType == DataMap {
 		rel, title = relTilesetsMap, "the map tilesets"
 	}
-	return ogcLink{Href: s.BaseURL + sc.base(collectionID), Rel: rel, Type: "application/json", Title: title}
+	typ := "application/json"
+	if sc.collection {
+		typ = ""
+	}
+	return ogcLink{Href: s.BaseURL + sc.base(collectionID), Rel: rel, Type: typ, Title: title}
 }

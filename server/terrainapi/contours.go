@@ -63,9 +63,19 @@ func parseContourTile(s string) (any, error) {
 }
 
 func (s *surface) handleContourTile(w http.ResponseWriter, r *http.Request, in *httpapi.Input) error {
-	z, x, y := in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile")
-	if x >= 1<<z || y >= 1<<z {
-		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: x and y are below 2^z.", z, x, y)
+	return s.serveContour(w, r, in.Integer("z"), in.Integer("x"), httpapi.ParsedAs[int](in, "tile"))
+}
+
+// ServeContourTile answers one contour tile as GET /v1/terrain/contours
+// does (same bytes, headers and errors), for the OGC API - Tiles routes;
+// a zoom outside contour.MinZoom to contour.MaxZoom is 404.
+func ServeContourTile(env Env) func(w http.ResponseWriter, r *http.Request, z, x, y int) error {
+	return (&surface{env}).serveContour
+}
+
+func (s *surface) serveContour(w http.ResponseWriter, r *http.Request, z, x, y int) error {
+	if z < contour.MinZoom || z > contour.MaxZoom || x >= 1<<z || y >= 1<<z {
+		return httpapi.Report(httpapi.ErrNotFound, "No tile %d/%d/%d: zoom %d to %d, x and y below 2^z.", z, x, y, contour.MinZoom, contour.MaxZoom)
 	}
 	v, release := s.Catalog.Acquire()
 	defer release()
