@@ -28,8 +28,15 @@ import (
 func TestTileFileSameTiles(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	if err := demo.Run(ctx, demo.Options{DataDir: data, Seed: 1}); err != nil {
-		t.Fatal(err)
+	for i, site := range demo.Sites {
+		src := filepath.Join(data, "sources", site.BL)
+		if err := demo.WriteLoD2Sources(src, i, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := importer.LoD2(ctx, importer.Common{DataDir: data, BL: site.BL, Snapshot: site.Snapshot, LicenseID: site.LicenseID},
+			[]string{src}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, s := range []struct{ bl, rel string }{{"nrw", "samples/real/LoD2_32_280_5659_1_NW.gml"}, {"be", "samples/real/3910_5817.gml"}} {
 		real := t.TempDir()
@@ -135,4 +142,63 @@ func firstFeatureDiff(a, b []byte) string {
 		}
 	}
 	return fmt.Sprintf("%d and %d features", len(fa), len(fb))
+}
+
+// BenchmarkTileFileZ15 cuts the four z15 tiles of BenchmarkBuildingTileZ15
+// (server) from the Hesse demo site alone, imported once: cold tiles from
+// the tile file and, as sub-benchmark search, from the same pack without it.
+func BenchmarkTileFileZ15(b *testing.B) {
+	ctx := context.Background()
+	data := b.TempDir()
+	site := demo.Sites[0]
+	src := filepath.Join(data, "sources", site.BL)
+	if err := demo.WriteLoD2Sources(src, 0, 1); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := importer.LoD2(ctx, importer.Common{DataDir: data, BL: site.BL, Snapshot: site.Snapshot, LicenseID: site.LicenseID}, []string{src}); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(data, "lod2", site.BL, site.Snapshot)
+	old := b.TempDir()
+	for _, name := range []string{importer.LoD2File, importer.LoD2File + lod2store.SearchFileSuffix} {
+		if err := os.Link(filepath.Join(dir, name), filepath.Join(old, name)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var tiles [][3]int
+	const z = 15
+	n := math.Exp2(z)
+	tx := func(lon float64) int { return int((lon + 180) / 360 * n) }
+	ty := func(lat float64) int { return int((1 - math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi) / 2 * n) }
+	for x := tx(8.6700); x <= tx(8.6840); x++ {
+		for y := ty(50.1130); y <= ty(50.1040); y++ {
+			tiles = append(tiles, [3]int{z, x, y})
+		}
+	}
+	for _, c := range []struct{ name, path string }{{"file", dir}, {"search", old}} {
+		b.Run(c.name, func(b *testing.B) {
+			st, err := lod2store.OpenLoD2(ctx, filepath.Join(c.path, importer.LoD2File))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			tiler := buildings.NewTiler([]lod2store.Source{{BL: site.BL, Pack: "lod2/" + site.BL, LoD2: st}})
+			feats := 0
+			b.ReportAllocs()
+			cpu0 := testtool.CPUTime()
+			for b.Loop() {
+				feats = 0
+				for _, t := range tiles {
+					r, err := tiler.TileResult(ctx, t[0], t[1], t[2])
+					if err != nil {
+						b.Fatal(err)
+					}
+					feats += r.Buildings
+				}
+			}
+			nt := float64(b.N * len(tiles))
+			b.ReportMetric(float64(testtool.CPUTime()-cpu0)/nt, "cpu-ns/tile")
+			b.ReportMetric(float64(feats)/float64(len(tiles)), "buildings/tile")
+		})
+	}
 }

@@ -104,14 +104,21 @@ func TestVectorTileHTTP(t *testing.T) {
 	}
 }
 
-// TestVectorTileDamagedIs503: where a BL's search file is damaged, its
-// vector tile is a 503 data-damaged problem (never a tile silently missing
-// that BL's buildings), the damage is noted for the admin health, and the
-// answer is not cached: the next request meets the damage again.
+// TestVectorTileDamagedIs503: where a BL's search file or tile file (the
+// buildings layer's, lod2.sqlite.tiles) is damaged, its vector tile is a
+// 503 data-damaged problem (never a tile silently missing that BL's
+// buildings), the damage is noted for the admin health, and the answer is
+// not cached: the next request meets the damage again.
 func TestVectorTileDamagedIs503(t *testing.T) {
+	for _, file := range []string{"lod2.sqlite.search", "lod2.sqlite.tiles"} {
+		t.Run(file, func(t *testing.T) { damagedTile503(t, file) })
+	}
+}
+
+func damagedTile503(t *testing.T, file string) {
 	ctx := context.Background()
 	data := twoStatesLoD2(t)
-	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", "lod2.sqlite.search")
+	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", file)
 	st, err := os.Stat(idx)
 	if err != nil {
 		t.Fatal(err)
