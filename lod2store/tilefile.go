@@ -92,6 +92,8 @@ func appendTileAttrs(dst []byte, a *TileAttrs) []byte {
 	return binary.AppendUvarint(dst, uint64(a.Storeys))
 }
 
+var errTileAttrs = fmt.Errorf("%w: tile file attributes", ErrCorrupt)
+
 // tileAttrRef is a decoded attrs blob whose strings are ranges of a byte
 // buffer (so that a tile makes one string for all of them).
 type tileAttrRef struct {
@@ -104,7 +106,7 @@ type tileAttrRef struct {
 // decodeTileAttrs decodes b, appending its strings to buf.
 func decodeTileAttrs(b []byte, buf []byte) (tileAttrRef, []byte, error) {
 	var r tileAttrRef
-	bad := fmt.Errorf("%w: tile file attributes", ErrCorrupt)
+	bad := errTileAttrs
 	if len(b) < 1 {
 		return r, buf, bad
 	}

@@ -63,6 +63,14 @@ func NewLayer(name string, extent int) *Layer {
 	return &Layer{name: name, extent: extent, keys: map[string]uint32{}, vals: map[Value]uint32{}}
 }
 
+// Reset empties l for the next tile, keeping its memory (the key and
+// value maps keep their size).
+func (l *Layer) Reset() {
+	clear(l.keys)
+	clear(l.vals)
+	l.keyLst, l.valLst, l.feats, l.n = l.keyLst[:0], l.valLst[:0], l.feats[:0], 0
+}
+
 // Len returns the number of features added.
 func (l *Layer) Len() int { return l.n }
 
