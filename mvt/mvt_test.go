@@ -3,6 +3,8 @@ package mvt
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -187,4 +189,35 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// TestManyKeysAndKinds: a layer past the keys it compares one by one
+// (smallKeys) still gives each key and value one index, and values of
+// different kinds with the same bits stay apart; Reset empties the layer
+// for the next tile.
+func TestManyKeysAndKinds(t *testing.T) {
+	l := NewLayer("x", Extent)
+	r := Rings{Pts: []Pt{{0, 0}, {10, 0}, {10, 10}}, Ends: []int{3}}
+	for round := range 2 {
+		for i := range 3 {
+			var props []Prop
+			for k := range 40 {
+				props = append(props, Prop{fmt.Sprintf("k%d", (k+i)%40), Int(int64(k))})
+			}
+			props = append(props, Prop{"s", String("1")}, Prop{"i", Int(1)}, Prop{"u", Uint(1)}, Prop{"b", Bool(true)}, Prop{"d", Double(math.Float64frombits(1))})
+			l.AddPolygon(uint64(i+1), r, props)
+		}
+		if len(l.keyLst) != 45 || len(l.valLst) != 44 {
+			t.Fatalf("round %d: %d keys, %d values; want 45 and 44", round, len(l.keyLst), len(l.valLst))
+		}
+		layers, err := Decode(AppendTile(nil, l))
+		if err != nil || len(layers[0].Features) != 3 {
+			t.Fatalf("%v %+v", err, layers)
+		}
+		f := layers[0].Features[2]
+		if f.Props["k2"] != int64(0) || f.Props["k1"] != int64(39) || f.Props["s"] != "1" || f.Props["u"] != uint64(1) || f.Props["b"] != true {
+			t.Fatalf("round %d: %v", round, f.Props)
+		}
+		l.Reset()
+	}
 }
