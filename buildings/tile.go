@@ -49,22 +49,22 @@ var ErrTileTooLarge = errors.New("buildings: tile too large")
 // concurrent use.
 type Tiler struct {
 	srcs []lod2store.Source
-	// cutters recycles what a cut reuses (layers with their key and value
-	// maps, scratch slices): a cold tile allocated about 100 KB without.
-	cutters sync.Pool
 }
+
+// cutters recycles what a cut reuses (layers with their key and value
+// maps, scratch slices) across tilers too (the route makes one per
+// request): a cold tile allocated about 100 KB without.
+var cutters = sync.Pool{New: func() any {
+	return &tileCutter{clip: mvt.NewClipper(mvt.Extent, TileBuffer),
+		blds: mvt.NewLayer(LayerBuildings, mvt.Extent), roofs: mvt.NewLayer(LayerRoofs, mvt.Extent)}
+}}
 
 // NewTiler returns a tiler over srcs (see Sources), every published BL in
 // both UTM zones.
 func NewTiler(srcs []lod2store.Source) *Tiler {
-	t := &Tiler{srcs: slices.SortedFunc(slices.Values(srcs), func(a, b lod2store.Source) int {
+	return &Tiler{srcs: slices.SortedFunc(slices.Values(srcs), func(a, b lod2store.Source) int {
 		return cmpStr(a.BL, b.BL)
 	})}
-	t.cutters.New = func() any {
-		return &tileCutter{clip: mvt.NewClipper(mvt.Extent, TileBuffer),
-			blds: mvt.NewLayer(LayerBuildings, mvt.Extent), roofs: mvt.NewLayer(LayerRoofs, mvt.Extent)}
-	}
-	return t
 }
 
 func cmpStr(a, b string) int {
@@ -105,8 +105,8 @@ func (t *Tiler) TileResult(ctx context.Context, z, x, y int) (TileResult, error)
 	}
 	w, s, e, n := id.BufferedWGS84(mvt.Extent, TileBuffer)
 	bbox := geo.BBox{MinLon: w, MinLat: s, MaxLon: e, MaxLat: n}
-	c := t.cutters.Get().(*tileCutter)
-	defer t.cutters.Put(c)
+	c := cutters.Get().(*tileCutter)
+	defer cutters.Put(c)
 	c.tile, c.proj = id, mvt.NewProjector(id, mvt.Extent)
 	c.blds.Reset()
 	c.roofs.Reset()

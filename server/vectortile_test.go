@@ -159,3 +159,38 @@ func damagedTile503(t *testing.T, file string) {
 		t.Errorf("damage log %q", l)
 	}
 }
+
+// TestVectorTileNoCache: without a tile cache (serve --vector-tile-cache-mb
+// 0) every request cuts its tile and compresses it only for a client that
+// takes gzip: both encodings carry the cached server's tile.
+func TestVectorTileNoCache(t *testing.T) {
+	cat, err := demoCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{BaseURL: "http://api.test", VectorTileCacheBytes: -1}, Deps{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	const lon, lat, z = 8.67815, 50.11295, 16
+	n := math.Exp2(z)
+	path := fmt.Sprintf("/v1/buildings/tiles/%d/%d/%d.mvt", z, int((lon+180)/360*n), int((1-math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi)/2*n))
+	_, want := demoFixture(t).do(t, "GET", path, nil)
+	nc := &fixture{ts: ts}
+	for range 2 {
+		resp, body := nc.do(t, "GET", path, nil)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, want) || len(want) == 0 {
+			t.Fatalf("plain: %d %v, %d bytes, want the cached server's %d", resp.StatusCode, resp.Header, len(body), len(want))
+		}
+		resp, gz := nc.do(t, "GET", path, map[string]string{"Accept-Encoding": "gzip"})
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil || resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("gzip: %v %v", err, resp.Header)
+		}
+		if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, want) {
+			t.Fatal("the gzipped tile differs")
+		}
+	}
+}
