@@ -239,6 +239,11 @@ func (s *LoD2) decodeTileRecord(pos int, sc *tileScratch, shift uint, ox, oy, lo
 	if err != nil {
 		return h, false, false, err
 	}
+	return decodeTileRecord(r, pos, sc, shift, ox, oy, lo, hi)
+}
+
+// decodeTileRecord is the method on the bytes r of record pos.
+func decodeTileRecord(r []byte, pos int, sc *tileScratch, shift uint, ox, oy, lo, hi int64) (h tileHit, in, touch bool, err error) {
 	bad := func(what string) (tileHit, bool, bool, error) {
 		return h, false, false, fmt.Errorf("%w: tile file record %d: %s", ErrCorrupt, pos, what)
 	}
