@@ -531,6 +531,7 @@ func (w *LoD2Writer) Abort() {
 	_ = os.Remove(w.path)
 	_ = os.Remove(w.path + SearchFileSuffix)
 	_ = os.Remove(w.path + TileFileSuffix)
+	_ = os.Remove(w.path + TileFileSuffix + attrsSuffix)
 }
 
 func syncFile(path string) error {

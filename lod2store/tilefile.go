@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/svc-geodata/svc/mvt"
@@ -46,6 +45,10 @@ const tileMagic = "SVCTILE1"
 
 // TileFileSuffix is appended to the SpatiaLite file's name.
 const TileFileSuffix = ".tiles"
+
+// attrsSuffix names the temporary file of the attributes while the tile
+// file is written (path + attrsSuffix).
+const attrsSuffix = ".attrs"
 
 // tileBoxShift turns World x 2^WorldBits into the z18 tile units
 // (x 2^30) of the index boxes.
@@ -157,11 +160,23 @@ func (r *tileAttrRef) attrs(bid int64, all string) TileAttrs {
 // 2^WorldBits) by them. It returns errNoTileFile for a coordinate outside
 // the exact range, ErrCorrupt for coordinates it cannot read.
 func appendWorldGeometry(dst []byte, coords []byte, bb *[4]int64) ([]byte, error) {
+	var sc geomScratch
+	return sc.appendWorldGeometry(dst, coords, bb)
+}
+
+// geomScratch is what appendWorldGeometry reuses from one surface to the
+// next (an import's tile file writes millions).
+type geomScratch struct {
+	polys []int // rings per polygon
+	rings []int // points per ring
+	pts   []int64
+}
+
+func (sc *geomScratch) appendWorldGeometry(dst []byte, coords []byte, bb *[4]int64) ([]byte, error) {
 	// First the structure: the rings of each polygon and their points.
+	polys, rings, pts := sc.polys[:0], sc.rings[:0], sc.pts[:0]
+	defer func() { sc.polys, sc.rings, sc.pts = polys, rings, pts }()
 	var (
-		polys      []int // rings per polygon
-		rings      []int // points per ring
-		pts        []int64
 		depth, ax  int
 		lon        float64
 		ringPoints int
@@ -280,7 +295,9 @@ func writeTileFile(ctx context.Context, s *LoD2, path string) (err error) {
 	}
 	// The attributes of every building with a footprint, in id order, in
 	// a temporary file; offs[id] is 1 + the offset of its blob (0: none).
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tileattrs-*")
+	// A fixed name (not a hidden temporary one): an import killed here
+	// and resumed writes over it, and never commits it with the pack.
+	tmp, err := os.Create(path + attrsSuffix)
 	if err != nil {
 		return err
 	}
@@ -367,6 +384,10 @@ func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, 
 				return err
 			}
 		}
+		if pos%dropEvery == 0 { // see writeSearchFile: RSS must not grow with the pack
+			dropPages(s.sf.data)
+			dropPages(attrs)
+		}
 		r, err := s.sf.record(pos)
 		if err != nil {
 			return err
@@ -389,12 +410,17 @@ func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, 
 	}
 	defer sw.close()
 	var rec []byte
+	var gs geomScratch
 	i := 0
 	for pos := range s.idx.n {
 		if pos%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if pos%dropEvery == 0 {
+			dropPages(s.sf.data)
+			dropPages(attrs)
 		}
 		r, _ := s.sf.record(pos)
 		p, _ := parseRecord(r)
@@ -407,7 +433,7 @@ func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, 
 		rec = binary.LittleEndian.AppendUint32(rec, uint32(pos))
 		rec = append(rec, blob...)
 		bb := [4]int64{math.MaxInt64, math.MaxInt64, math.MinInt64, math.MinInt64}
-		if rec, err = appendWorldGeometry(rec, p.coords, &bb); err != nil {
+		if rec, err = gs.appendWorldGeometry(rec, p.coords, &bb); err != nil {
 			return fmt.Errorf("surface %d: %w", p.surfaceID, err)
 		}
 		var b [4]float32
