@@ -33,7 +33,8 @@ type TileQuery struct {
 	Tile   mvt.TileID
 	Extent int // tile units a side, a power of two
 	Buffer int // clip buffer in tile units around the tile
-	// MaxSurfaces bounds the footprint surfaces read (ErrTooLarge beyond).
+	// MaxSurfaces bounds the footprint surfaces read (ErrTooLarge beyond;
+	// 0: no bound).
 	MaxSurfaces int
 }
 
@@ -203,7 +204,7 @@ func (s *LoD2) tileHits(ctx context.Context, q TileQuery, ebits int, sc *tileScr
 				return true
 			}
 		}
-		if len(sc.hits) >= q.MaxSurfaces {
+		if q.MaxSurfaces > 0 && len(sc.hits) >= q.MaxSurfaces {
 			err = fmt.Errorf("%w: more than %d footprint surfaces", ErrTooLarge, q.MaxSurfaces)
 			return false
 		}
