@@ -422,9 +422,18 @@ func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, 
 			dropPages(s.sf.data)
 			dropPages(attrs)
 		}
-		r, _ := s.sf.record(pos)
-		p, _ := parseRecord(r)
-		blob, ok, _ := footprintRecord(p, offs, attrs)
+		r, err := s.sf.record(pos)
+		if err != nil {
+			return err
+		}
+		p, err := parseRecord(r)
+		if err != nil {
+			return err
+		}
+		blob, ok, err := footprintRecord(p, offs, attrs)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
