@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/svc-geodata/svc/adv"
 
@@ -51,6 +52,14 @@ type Tiler struct {
 	srcs  []lod2store.Source
 	solar map[string]*solarstore.Store // by BL; see WithSolar
 }
+
+// cutters recycles what a cut reuses (layers with their key and value
+// maps, scratch slices) across tilers too (the route makes one per
+// request): a cold tile allocated about 100 KB without.
+var cutters = sync.Pool{New: func() any {
+	return &tileCutter{clip: mvt.NewClipper(mvt.Extent, TileBuffer),
+		blds: mvt.NewLayer(LayerBuildings, mvt.Extent), roofs: mvt.NewLayer(LayerRoofs, mvt.Extent)}
+}}
 
 // NewTiler returns a tiler over srcs (see Sources), every published BL in
 // both UTM zones.
@@ -98,8 +107,11 @@ func (t *Tiler) TileResult(ctx context.Context, z, x, y int) (TileResult, error)
 	}
 	w, s, e, n := id.BufferedWGS84(mvt.Extent, TileBuffer)
 	bbox := geo.BBox{MinLon: w, MinLat: s, MaxLon: e, MaxLat: n}
-	c := tileCutter{proj: mvt.NewProjector(id, mvt.Extent), clip: mvt.NewClipper(mvt.Extent, TileBuffer),
-		blds: mvt.NewLayer(LayerBuildings, mvt.Extent), roofs: mvt.NewLayer(LayerRoofs, mvt.Extent)}
+	c := cutters.Get().(*tileCutter)
+	defer cutters.Put(c)
+	c.tile, c.proj = id, mvt.NewProjector(id, mvt.Extent)
+	c.blds.Reset()
+	c.roofs.Reset()
 	var res TileResult
 	for _, src := range t.srcs {
 		if !bbox.Intersects(src.LoD2.BBox()) {
@@ -120,6 +132,7 @@ func (t *Tiler) TileResult(ctx context.Context, z, x, y int) (TileResult, error)
 
 // tileCutter holds what one tile's cut reuses.
 type tileCutter struct {
+	tile        mvt.TileID
 	proj        mvt.Projector
 	clip        *mvt.Clipper
 	blds, roofs *mvt.Layer
@@ -132,11 +145,39 @@ type tileCutter struct {
 }
 
 // source adds the buildings (and roofs, with the solar values of sun when
-// not nil) of one BL.
+// not nil) of one BL: from its tile file where the pack has one, else from
+// the search and the attribute rows.
 func (c *tileCutter) source(ctx context.Context, src lod2store.Source, sun *solarstore.Store, bbox geo.BBox, roofs bool) error {
+	if !src.LoD2.HasTileFile() {
+		return c.searchSource(ctx, src, sun, bbox, roofs)
+	}
+	blIndex := blNumber(src.BL)
+	err := src.LoD2.TileBuildings(ctx, lod2store.TileQuery{Tile: c.tile, Extent: mvt.Extent, Buffer: TileBuffer, MaxSurfaces: maxTileSurfaces},
+		func(b *lod2store.TileBuilding) error {
+			c.rings.Reset()
+			for xy, ends := range b.Polygons() {
+				c.clip.AppendRoundedPolygon(&c.rings, xy, ends)
+			}
+			c.addBuilding(blIndex, src.BL, &b.Attrs)
+			return nil
+		})
+	if errors.Is(err, lod2store.ErrTooLarge) {
+		return fmt.Errorf("%w: %w", ErrTileTooLarge, err)
+	}
+	if err != nil || !roofs {
+		return err
+	}
+	if err := c.search(ctx, src, bbox, []int{lod2store.ClassRoof}); err != nil {
+		return err
+	}
+	return c.addRoofs(ctx, src, sun)
+}
+
+// search collects the surfaces of the classes meeting bbox in c.hits.
+func (c *tileCutter) search(ctx context.Context, src lod2store.Source, bbox geo.BBox, classes []int) error {
 	one := []lod2store.Source{src}
 	c.hits = c.hits[:0]
-	for _, class := range []int{lod2store.ClassGround, lod2store.ClassRoof} {
+	for _, class := range classes {
 		var after lod2store.Position
 		for {
 			var next *lod2store.Position
@@ -157,6 +198,14 @@ func (c *tileCutter) source(ctx context.Context, src lod2store.Source, sun *sola
 			}
 			after = *next
 		}
+	}
+	return nil
+}
+
+// searchSource is source for a pack without a tile file.
+func (c *tileCutter) searchSource(ctx context.Context, src lod2store.Source, sun *solarstore.Store, bbox geo.BBox, roofs bool) error {
+	if err := c.search(ctx, src, bbox, []int{lod2store.ClassGround, lod2store.ClassRoof}); err != nil {
+		return err
 	}
 	if len(c.hits) == 0 {
 		return nil
@@ -199,42 +248,53 @@ func (c *tileCutter) source(ctx context.Context, src lod2store.Source, sun *sola
 				}
 			}
 		}
-		c.props = append(c.props[:0], mvt.Prop{Key: "building_id", Value: mvt.Int(a.BuildingID)},
-			mvt.Prop{Key: "gmlid", Value: mvt.String(a.GMLID)}, mvt.Prop{Key: "bl", Value: mvt.String(src.BL)})
-		for _, p := range []struct {
-			k  string
-			v  float64
-			ok bool
-		}{{"height_m", a.HeightM.Float64, a.HeightM.Valid}, {"ground_m", a.GroundZ.Float64, a.GroundZ.Valid},
-			{"roof_max_m", a.RidgeZ.Float64, a.RidgeZ.Valid}} {
-			if p.ok && !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
-				c.props = append(c.props, mvt.Prop{Key: p.k, Value: mvt.Double(p.v)})
-			}
-		}
-		// Function and roof type as the 3D Tiles metadata carry them
-		// (issue 25 point 4): the code and its German AdV label, so a
-		// style can match codes and a popup show words.
-		if a.Function != "" {
-			c.props = append(c.props, mvt.Prop{Key: "function", Value: mvt.String(a.Function)})
-			if e, ok := adv.BuildingFunction(a.Function); ok {
-				c.props = append(c.props, mvt.Prop{Key: "function_label", Value: mvt.String(e.De)})
-			}
-		}
-		if a.RoofType != "" {
-			c.props = append(c.props, mvt.Prop{Key: "roof_type", Value: mvt.String(a.RoofType)})
-			if e, ok := adv.RoofType(a.RoofType); ok {
-				c.props = append(c.props, mvt.Prop{Key: "roof_type_label", Value: mvt.String(e.De)})
-			}
-		}
-		if a.Storeys > 0 {
-			c.props = append(c.props, mvt.Prop{Key: "storeys", Value: mvt.Int(a.Storeys)})
-		}
-		c.blds.AddPolygon(blIndex<<32|uint64(a.BuildingID), c.rings, c.props)
+		c.addBuilding(blIndex, src.BL, a)
 		return nil
 	})
 	if err != nil || !roofs {
 		return err
 	}
+	return c.addRoofs(ctx, src, sun)
+}
+
+// addBuilding adds the feature of building a with the rings in c.rings.
+func (c *tileCutter) addBuilding(blIndex uint64, bl string, a *lod2store.TileAttrs) {
+	c.props = append(c.props[:0], mvt.Prop{Key: "building_id", Value: mvt.Int(a.BuildingID)},
+		mvt.Prop{Key: "gmlid", Value: mvt.String(a.GMLID)}, mvt.Prop{Key: "bl", Value: mvt.String(bl)})
+	for _, p := range []struct {
+		k  string
+		v  float64
+		ok bool
+	}{{"height_m", a.HeightM.Float64, a.HeightM.Valid}, {"ground_m", a.GroundZ.Float64, a.GroundZ.Valid},
+		{"roof_max_m", a.RidgeZ.Float64, a.RidgeZ.Valid}} {
+		if p.ok && !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
+			c.props = append(c.props, mvt.Prop{Key: p.k, Value: mvt.Double(p.v)})
+		}
+	}
+	// Function and roof type as the 3D Tiles metadata carry them
+	// (issue 25 point 4): the code and its German AdV label, so a
+	// style can match codes and a popup show words.
+	if a.Function != "" {
+		c.props = append(c.props, mvt.Prop{Key: "function", Value: mvt.String(a.Function)})
+		if e, ok := adv.BuildingFunction(a.Function); ok {
+			c.props = append(c.props, mvt.Prop{Key: "function_label", Value: mvt.String(e.De)})
+		}
+	}
+	if a.RoofType != "" {
+		c.props = append(c.props, mvt.Prop{Key: "roof_type", Value: mvt.String(a.RoofType)})
+		if e, ok := adv.RoofType(a.RoofType); ok {
+			c.props = append(c.props, mvt.Prop{Key: "roof_type_label", Value: mvt.String(e.De)})
+		}
+	}
+	if a.Storeys > 0 {
+		c.props = append(c.props, mvt.Prop{Key: "storeys", Value: mvt.Int(a.Storeys)})
+	}
+	c.blds.AddPolygon(blIndex<<32|uint64(a.BuildingID), c.rings, c.props)
+}
+
+// addRoofs adds the roof facets of the roof surfaces in c.hits, with the
+// solar values of sun when not nil.
+func (c *tileCutter) addRoofs(ctx context.Context, src lod2store.Source, sun *solarstore.Store) error {
 	var sids []int64
 	for _, h := range c.hits {
 		if h.Class == lod2store.ClassRoof {

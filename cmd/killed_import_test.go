@@ -127,7 +127,7 @@ func TestKilledImportResumes(t *testing.T) {
 		t.Errorf("the resumable directory is still there after the commit: %v", err)
 	}
 	want, _ := pack.ReadManifest(filepath.Join(ref, "lod2", "he", "2026-08-01"))
-	for _, f := range []string{"lod2.sqlite.search"} {
+	for _, f := range []string{"lod2.sqlite.search", "lod2.sqlite.tiles"} {
 		a, _ := os.ReadFile(filepath.Join(base, "2026-08-01", f))
 		b, _ := os.ReadFile(filepath.Join(ref, "lod2", "he", "2026-08-01", f))
 		if !bytes.Equal(a, b) {

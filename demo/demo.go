@@ -110,6 +110,12 @@ func Ground(e, n float64) float64 {
 	return 80 + 12*math.Sin(e/410)*math.Cos(n/530) + 4*math.Sin((e+n)/170)
 }
 
+// WriteLoD2Sources writes the CityGML files of Sites[i] into dir, the
+// ones Run writes and imports for the seed.
+func WriteLoD2Sources(dir string, i int, seed uint64) error {
+	return writeLoD2Sources(dir, Sites[i], rand.New(rand.NewPCG(seed, uint64(i))))
+}
+
 func writeLoD2Sources(dir string, s Site, rng *rand.Rand) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

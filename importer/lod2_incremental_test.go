@@ -125,6 +125,7 @@ func TestImportLoD2ReusesUnchangedFiles(t *testing.T) {
 			if tc.patched {
 				checkGaps(t, inc.file)
 			}
+			checkTilesLikeFull(t, "nrw", inc.file, full.file)
 			// The previous snapshot is only read.
 			prevDir := filepath.Join(data, "lod2", "nrw", "2026-01-01")
 			if m, err := pack.ReadManifest(prevDir); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"strconv"
 	"sync"
@@ -19,6 +20,7 @@ type LoD2 struct {
 	db     *sql.DB
 	sf     *searchFile
 	idx    *packedIndex
+	tf     *searchFile // the tile file (tilefile.go); nil in packs imported before it
 	epsg   int
 	zone   geo.Zone
 	bbox   geo.BBox // WGS84 extent of all surfaces
@@ -52,6 +54,13 @@ func OpenLoD2(ctx context.Context, path string) (*LoD2, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	s.idx = s.sf.idx
+	if s.tf, err = openRecordFile(path+TileFileSuffix, tileMagic); errors.Is(err, fs.ErrNotExist) {
+		s.tf = nil
+	} else if err != nil {
+		s.sf.close()
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	if err := s.load(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -115,7 +124,11 @@ func (s *LoD2) Close() error {
 		stop()
 		<-done
 	}
-	return errors.Join(s.db.Close(), s.sf.close())
+	err := errors.Join(s.db.Close(), s.sf.close())
+	if s.tf != nil {
+		err = errors.Join(err, s.tf.close())
+	}
+	return err
 }
 
 // Probe checks that the file answers a query.

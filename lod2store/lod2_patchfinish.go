@@ -149,6 +149,11 @@ func (w *LoD2Writer) finishPatch(ctx context.Context, meta map[string]string) (L
 	p.search.close()
 	p.search = nil
 	w.spool.close()
+	// The tile file is derived from the finished file: written again
+	// whole (docs/performance.md has what that adds to a re-import).
+	if err := buildTileFile(ctx, w.path); err != nil {
+		return fail(err)
+	}
 	return w.stats, nil
 }
 

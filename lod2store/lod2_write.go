@@ -462,6 +462,10 @@ func (w *LoD2Writer) Finish(ctx context.Context, meta map[string]string) (LoD2St
 		return fail(err)
 	}
 	w.spool.close()
+	if err := buildTileFile(ctx, w.path); err != nil {
+		searchDone <- nil // for fail
+		return fail(err)
+	}
 	return w.stats, nil
 }
 
@@ -526,6 +530,8 @@ func (w *LoD2Writer) Abort() {
 	}
 	_ = os.Remove(w.path)
 	_ = os.Remove(w.path + SearchFileSuffix)
+	_ = os.Remove(w.path + TileFileSuffix)
+	_ = os.Remove(w.path + TileFileSuffix + attrsSuffix)
 }
 
 func syncFile(path string) error {

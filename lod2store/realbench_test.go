@@ -2,6 +2,7 @@ package lod2store_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -57,4 +58,36 @@ func benchReal(b *testing.B, rel, bl string, zone geo.Zone, e0, n0 float64) {
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(hits)/float64(len(times)), "hits/op")
+}
+
+// BenchmarkTileFileBuild writes the tile file of the real NRW tile's pack
+// (../shared samples, 109 buildings) again, as an import's last step does,
+// and reports its CPU and size per building next to the import's CPU.
+func BenchmarkTileFileBuild(b *testing.B) {
+	sample := testtool.Shared(b, "samples/real/LoD2_32_280_5659_1_NW.gml")
+	data := b.TempDir()
+	ctx := context.Background()
+	cpu0 := testtool.CPUTime()
+	m, err := importer.LoD2(ctx, importer.Common{DataDir: data, BL: "nrw", Snapshot: "2026-01-01", LicenseID: "dl-de-zero-2.0"}, []string{sample})
+	if err != nil {
+		b.Fatal(err)
+	}
+	importCPU := testtool.CPUTime() - cpu0
+	path := filepath.Join(data, "lod2", "nrw", m.Snapshot, importer.LoD2File)
+	nb := float64(m.LoD2.BuildingCount)
+	b.ReportAllocs()
+	cpu0 = testtool.CPUTime()
+	for b.Loop() {
+		if err := lod2store.BuildTileFile(ctx, path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := float64(testtool.CPUTime()-cpu0) / float64(b.N)
+	st, err := os.Stat(path + lod2store.TileFileSuffix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(cpu/nb, "cpu-ns/building")
+	b.ReportMetric(float64(importCPU)/nb, "import-cpu-ns/building")
+	b.ReportMetric(float64(st.Size())/nb, "B/building")
 }

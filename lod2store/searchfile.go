@@ -120,6 +120,12 @@ type searchWriter struct {
 }
 
 func newSearchWriter(path string, n int) (*searchWriter, error) {
+	return newRecordWriter(path, searchMagic, n)
+}
+
+// newRecordWriter writes a file of the search file's layout under
+// another magic (the tile file, tilefile.go).
+func newRecordWriter(path, magic string, n int) (*searchWriter, error) {
 	out, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -130,7 +136,7 @@ func newSearchWriter(path string, n int) (*searchWriter, error) {
 		indexLen += 16 * int64(c)
 	}
 	var head []byte
-	head = append(head, searchMagic...)
+	head = append(head, magic...)
 	head = binary.LittleEndian.AppendUint64(head, uint64(indexLen))
 	head = append(head, indexMagic...)
 	head = binary.LittleEndian.AppendUint32(head, uint32(n))
@@ -251,22 +257,27 @@ type searchFile struct {
 }
 
 func openSearchFile(path string) (*searchFile, error) {
+	return openRecordFile(path, searchMagic)
+}
+
+// openRecordFile opens a file of the search file's layout under magic.
+func openRecordFile(path, magic string) (*searchFile, error) {
 	data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
 	sf := &searchFile{data: data, unmap: unmap}
-	if err := sf.parse(); err != nil {
+	if err := sf.parse(magic); err != nil {
 		unmap()
 		return nil, err
 	}
 	return sf, nil
 }
 
-func (sf *searchFile) parse() error {
+func (sf *searchFile) parse(magic string) error {
 	d := sf.data
-	if len(d) < 16 || string(d[:8]) != searchMagic {
-		return fmt.Errorf("%w: search file header", ErrCorrupt)
+	if len(d) < 16 || string(d[:8]) != magic {
+		return fmt.Errorf("%w: %s file header", ErrCorrupt, magic)
 	}
 	il := binary.LittleEndian.Uint64(d[8:])
 	if il > uint64(len(d)-16) {

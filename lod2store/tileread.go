@@ -43,62 +43,70 @@ func (s *LoD2) TileAttributes(ctx context.Context, ids []int64, fn func(a *TileA
 			args[i] = id
 		}
 		err := func() error {
-			rows, err := s.db.QueryContext(ctx, `SELECT building_id, part, gmlid, footprint_source, ground_z, ridge_z, height_m,
-function, roof_type, storeys
+			rows, err := s.db.QueryContext(ctx, `SELECT `+tileAttrColumns+`
 FROM building_attrs WHERE building_id IN (?`+strings.Repeat(`,?`, len(chunk)-1)+`) ORDER BY building_id, part`, args...)
 			if err != nil {
 				return err
 			}
 			defer rows.Close()
-			// Rows come by building, its own row (part 0) first: a
-			// building is handed to fn when the next one starts.
-			var a TileAttrs
-			have := false
-			for rows.Next() {
-				var (
-					id, part                 int64
-					gmlid                    string
-					src, function, roofType  sql.NullString
-					groundZ, ridgeZ, heightM sql.NullFloat64
-					storeys                  sql.NullInt64
-				)
-				if err := rows.Scan(&id, &part, &gmlid, &src, &groundZ, &ridgeZ, &heightM, &function, &roofType, &storeys); err != nil {
-					return err
-				}
-				if have && id != a.BuildingID {
-					if err := fn(&a); err != nil {
-						return err
-					}
-					have = false
-				}
-				if !have {
-					if part != 0 {
-						continue // a part without its building's row: no tile feature
-					}
-					a = TileAttrs{BuildingID: id, GMLID: gmlid, FootprintSource: src.String, GroundZ: groundZ, RidgeZ: ridgeZ, HeightM: heightM}
-					have = true
-				}
-				if a.Function == "" && function.String != "" {
-					a.Function = function.String
-				}
-				if a.RoofType == "" && roofType.String != "" {
-					a.RoofType = roofType.String
-				}
-				if a.Storeys == 0 && storeys.Valid && storeys.Int64 > 0 {
-					a.Storeys = storeys.Int64
-				}
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if have {
-				return fn(&a)
-			}
-			return nil
+			return scanTileAttrs(rows, fn)
 		}()
 		if err != nil {
 			return fmt.Errorf("store: tile attributes: %w", err)
 		}
+	}
+	return nil
+}
+
+// tileAttrColumns are the columns of building_attrs scanTileAttrs reads.
+const tileAttrColumns = `building_id, part, gmlid, footprint_source, ground_z, ridge_z, height_m, function, roof_type, storeys`
+
+// scanTileAttrs folds rows of tileAttrColumns, ordered by building_id and
+// part, into the tile attributes of each building and calls fn with them.
+func scanTileAttrs(rows *sql.Rows, fn func(a *TileAttrs) error) error {
+	// Rows come by building, its own row (part 0) first: a building is
+	// handed to fn when the next one starts.
+	var a TileAttrs
+	have := false
+	for rows.Next() {
+		var (
+			id, part                 int64
+			gmlid                    string
+			src, function, roofType  sql.NullString
+			groundZ, ridgeZ, heightM sql.NullFloat64
+			storeys                  sql.NullInt64
+		)
+		if err := rows.Scan(&id, &part, &gmlid, &src, &groundZ, &ridgeZ, &heightM, &function, &roofType, &storeys); err != nil {
+			return err
+		}
+		if have && id != a.BuildingID {
+			if err := fn(&a); err != nil {
+				return err
+			}
+			have = false
+		}
+		if !have {
+			if part != 0 {
+				continue // a part without its building's row: no tile feature
+			}
+			a = TileAttrs{BuildingID: id, GMLID: gmlid, FootprintSource: src.String, GroundZ: groundZ, RidgeZ: ridgeZ, HeightM: heightM}
+			have = true
+		}
+		if a.Function == "" && function.String != "" {
+			a.Function = function.String
+		}
+		if a.RoofType == "" && roofType.String != "" {
+			a.RoofType = roofType.String
+		}
+		if a.Storeys == 0 && storeys.Valid && storeys.Int64 > 0 {
+			a.Storeys = storeys.Int64
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if have {
+		return fn(&a)
 	}
 	return nil
 }

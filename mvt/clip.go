@@ -57,6 +57,28 @@ func (c *Clipper) AppendPolygon(dst *Rings, xy []float64, ends []int) {
 	}
 }
 
+// AppendRoundedPolygon is AppendPolygon for vertices already rounded to
+// the tile grid (math.Round of the tile units): xy holds x, y pairs, ends
+// the end of each ring in xy (in int64s, exclusive). The result is the
+// one AppendPolygon gives for the unrounded vertices.
+func (c *Clipper) AppendRoundedPolygon(dst *Rings, xy []int64, ends []int) {
+	start := 0
+	for i, end := range ends {
+		ring := xy[start:end]
+		start = end
+		c.a = c.a[:0]
+		for k := 0; k+1 < len(ring); k += 2 {
+			p := ipt{clampI(ring[k]), clampI(ring[k+1])}
+			if n := len(c.a); n == 0 || c.a[n-1] != p {
+				c.a = append(c.a, p)
+			}
+		}
+		if !c.finishRing(dst, i == 0) && i == 0 {
+			return
+		}
+	}
+}
+
 // appendRing rounds, clips and winds one ring and appends it; it reports
 // whether the ring had area.
 func (c *Clipper) appendRing(dst *Rings, xy []float64, exterior bool) bool {
@@ -73,6 +95,12 @@ func (c *Clipper) appendRing(dst *Rings, xy []float64, exterior bool) bool {
 			c.a = append(c.a, p)
 		}
 	}
+	return c.finishRing(dst, exterior)
+}
+
+// finishRing closes, clips and winds the rounded ring in c.a and appends
+// it; it reports whether the ring had area.
+func (c *Clipper) finishRing(dst *Rings, exterior bool) bool {
 	if n := len(c.a); n > 1 && c.a[0] == c.a[n-1] {
 		c.a = c.a[:n-1]
 	}
@@ -110,6 +138,8 @@ func (c *Clipper) appendRing(dst *Rings, xy []float64, exterior bool) bool {
 const farUnits = 1 << 28
 
 func clampF(v float64) float64 { return math.Max(-farUnits, math.Min(farUnits, v)) }
+
+func clampI(v int64) int64 { return max(-farUnits, min(farUnits, v)) }
 
 // inside reports whether every point of the ring is within the clip box.
 func (c *Clipper) inside() bool {

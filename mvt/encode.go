@@ -48,19 +48,33 @@ type Prop struct {
 type Layer struct {
 	name   string
 	extent int
-	keys   map[string]uint32
+	keys   map[string]uint32 // beyond smallKeys keys; below, keyLst is searched
 	keyLst []string
-	vals   map[Value]uint32
-	valLst []Value
-	feats  []byte // encoded Feature messages, each with its tag and length
-	n      int
-	tags   []uint32
-	geom   []uint32
+	// The values' indexes: strings, and the other kinds (no pointer: no
+	// write barrier, a cheaper hash) apart.
+	strVals map[string]uint32
+	numVals [8]map[uint64]uint32 // by kind
+	valLst  []Value
+	feats   []byte // encoded Feature messages, each with its tag and length
+	n       int
+	tags    []uint32
+	geom    []uint32
 }
 
 // NewLayer returns an empty layer of the name with extent units a side.
 func NewLayer(name string, extent int) *Layer {
-	return &Layer{name: name, extent: extent, keys: map[string]uint32{}, vals: map[Value]uint32{}}
+	return &Layer{name: name, extent: extent, keys: map[string]uint32{}, strVals: map[string]uint32{}}
+}
+
+// Reset empties l for the next tile, keeping its memory (the key and
+// value maps keep their size).
+func (l *Layer) Reset() {
+	clear(l.keys)
+	clear(l.strVals)
+	for _, m := range l.numVals {
+		clear(m)
+	}
+	l.keyLst, l.valLst, l.feats, l.n = l.keyLst[:0], l.valLst[:0], l.feats[:0], 0
 }
 
 // Len returns the number of features added.
@@ -95,18 +109,8 @@ func (l *Layer) AddPolygon(id uint64, g Rings, props []Prop) {
 func (l *Layer) add(id uint64, typ int, props []Prop) {
 	l.tags = l.tags[:0]
 	for _, p := range props {
-		k, ok := l.keys[p.Key]
-		if !ok {
-			k = uint32(len(l.keyLst))
-			l.keys[p.Key] = k
-			l.keyLst = append(l.keyLst, p.Key)
-		}
-		v, ok := l.vals[p.Value]
-		if !ok {
-			v = uint32(len(l.valLst))
-			l.vals[p.Value] = v
-			l.valLst = append(l.valLst, p.Value)
-		}
+		k := l.key(p.Key)
+		v := l.value(p.Value)
 		l.tags = append(l.tags, k, v)
 	}
 	size := 0
@@ -134,6 +138,59 @@ func (l *Layer) add(id uint64, typ int, props []Prop) {
 	b = appendPacked(append(b, 4<<3|2), l.geom, geomLen)
 	l.feats = b
 	l.n++
+}
+
+// smallKeys is how many keys a layer finds by comparing them all: a tile's
+// few keys (eleven in a building layer) cost less so than hashed.
+const smallKeys = 16
+
+// key returns the index of key k, adding it.
+func (l *Layer) key(k string) uint32 {
+	if len(l.keyLst) < smallKeys {
+		for i, s := range l.keyLst {
+			if s == k {
+				return uint32(i)
+			}
+		}
+		l.keyLst = append(l.keyLst, k)
+		return uint32(len(l.keyLst) - 1)
+	}
+	if len(l.keys) == 0 { // the map takes over
+		for i, s := range l.keyLst {
+			l.keys[s] = uint32(i)
+		}
+	}
+	i, ok := l.keys[k]
+	if !ok {
+		i = uint32(len(l.keyLst))
+		l.keys[k] = i
+		l.keyLst = append(l.keyLst, k)
+	}
+	return i
+}
+
+// value returns the index of value v, adding it.
+func (l *Layer) value(v Value) uint32 {
+	next := uint32(len(l.valLst))
+	if v.kind == 1 {
+		i, ok := l.strVals[v.s]
+		if !ok {
+			l.strVals[v.s], i = next, next
+			l.valLst = append(l.valLst, v)
+		}
+		return i
+	}
+	m := l.numVals[v.kind&7]
+	if m == nil {
+		m = map[uint64]uint32{}
+		l.numVals[v.kind&7] = m
+	}
+	i, ok := m[v.n]
+	if !ok {
+		m[v.n], i = next, next
+		l.valLst = append(l.valLst, v)
+	}
+	return i
 }
 
 // AppendTile appends a tile of the layers to dst; layers without features

@@ -3,6 +3,9 @@ package mvt
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -187,4 +190,78 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// TestManyKeysAndKinds: a layer past the keys it compares one by one
+// (smallKeys) still gives each key and value one index, and values of
+// different kinds with the same bits stay apart; Reset empties the layer
+// for the next tile.
+func TestManyKeysAndKinds(t *testing.T) {
+	l := NewLayer("x", Extent)
+	r := Rings{Pts: []Pt{{0, 0}, {10, 0}, {10, 10}}, Ends: []int{3}}
+	for round := range 2 {
+		for i := range 3 {
+			var props []Prop
+			for k := range 40 {
+				props = append(props, Prop{fmt.Sprintf("k%d", (k+i)%40), Int(int64(k))})
+			}
+			props = append(props, Prop{"s", String("1")}, Prop{"i", Int(1)}, Prop{"u", Uint(1)}, Prop{"b", Bool(true)}, Prop{"d", Double(math.Float64frombits(1))})
+			l.AddPolygon(uint64(i+1), r, props)
+		}
+		if len(l.keyLst) != 45 || len(l.valLst) != 44 {
+			t.Fatalf("round %d: %d keys, %d values; want 45 and 44", round, len(l.keyLst), len(l.valLst))
+		}
+		layers, err := Decode(AppendTile(nil, l))
+		if err != nil || len(layers[0].Features) != 3 {
+			t.Fatalf("%v %+v", err, layers)
+		}
+		f := layers[0].Features[2]
+		if f.Props["k2"] != int64(0) || f.Props["k1"] != int64(39) || f.Props["s"] != "1" || f.Props["u"] != uint64(1) || f.Props["b"] != true {
+			t.Fatalf("round %d: %v", round, f.Props)
+		}
+		l.Reset()
+	}
+}
+
+// TestRoundWorldExact: for a million random points over Germany and
+// beyond (longitude -90 to 40, latitude -60 to 66) at every zoom from 12
+// to 18, in the tile of the point and its neighbours (vertices outside a
+// tile are rounded too), the integer path (World as an integer times
+// 2^WorldBits, RoundWorld) gives what rounding Projector.Project's value
+// gives: the tile file's tiles are the search path's.
+func TestRoundWorldExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 1_000_000 {
+		lon, lat := -90+130*rng.Float64(), -60+126*rng.Float64()
+		if i%4 == 0 { // Germany
+			lon, lat = 5.8+9.3*rng.Float64(), 47.2+7.9*rng.Float64()
+		}
+		z := 12 + i%7
+		wx, wy := World(lon, lat)
+		qx, qy := int64(math.Ldexp(wx, WorldBits)), int64(math.Ldexp(wy, WorldBits))
+		if math.Ldexp(float64(qx), -WorldBits) != wx || math.Ldexp(float64(qy), -WorldBits) != wy {
+			t.Fatalf("%g %g: World (%g %g) is not an integer times 2^-%d", lon, lat, wx, wy, WorldBits)
+		}
+		n := 1 << z
+		tx, ty := int(wx*float64(n))+rng.IntN(3)-1, int(wy*float64(n))+rng.IntN(3)-1
+		px, py := NewProjector(TileID{Z: z, X: tx, Y: ty}, Extent).Project(lon, lat)
+		shift := uint(WorldBits - z - 12)
+		gx, gy := RoundWorld(qx, int64(tx)*Extent, shift), RoundWorld(qy, int64(ty)*Extent, shift)
+		if gx != int64(math.Round(px)) || gy != int64(math.Round(py)) {
+			t.Fatalf("%g %g z%d tile %d/%d: integer path (%d %d), float path (%g %g)", lon, lat, z, tx, ty, gx, gy, px, py)
+		}
+	}
+}
+
+// TestRoundWorldHalves: halves round away from zero on both sides of the
+// tile's corner, as math.Round does.
+func TestRoundWorldHalves(t *testing.T) {
+	const shift = 4 // 16 world units a tile unit
+	for _, c := range []struct {
+		q, origin, want int64
+	}{{10*16 + 8, 10, 1}, {10*16 - 8, 10, -1}, {10*16 + 7, 10, 0}, {10*16 - 7, 10, 0}, {10*16 + 24, 10, 2}, {10*16 - 24, 10, -2}, {10 * 16, 10, 0}} {
+		if got := RoundWorld(c.q, c.origin, shift); got != c.want || float64(got) != math.Round(float64(c.q-c.origin*16)/16) {
+			t.Errorf("RoundWorld(%d, %d) = %d, want %d", c.q, c.origin, got, c.want)
+		}
+	}
 }

@@ -41,12 +41,44 @@ func NewProjector(t TileID, extent int) Projector {
 	return Projector{scale: n * float64(extent), x0: float64(t.X) * float64(extent), y0: float64(t.Y) * float64(extent)}
 }
 
-// Project returns (lon, lat) in tile units, not rounded.
+// Project returns (lon, lat) in tile units, not rounded: World scaled to
+// the tile's zoom and shifted to its corner. The scaling is by a power of
+// two and the shift by an integer, so for World values from 0.25 to 1
+// both are exact (see RoundWorld).
 func (p Projector) Project(lon, lat float64) (x, y float64) {
-	x = (lon+180)/360*p.scale - p.x0
+	wx, wy := World(lon, lat)
+	return wx*p.scale - p.x0, wy*p.scale - p.y0
+}
+
+// World returns (lon, lat) as fractions of the Web Mercator world square:
+// 0 to 1 from the antimeridian eastwards and from the north (about 85.05°
+// N) southwards.
+func World(lon, lat float64) (x, y float64) {
+	x = (lon + 180) / 360
 	s := math.Sin(lat * math.Pi / 180)
-	y = (0.5-math.Log((1+s)/(1-s))/(4*math.Pi))*p.scale - p.y0
+	y = 0.5 - math.Log((1+s)/(1-s))/(4*math.Pi)
 	return x, y
+}
+
+// WorldBits is the fixed-point resolution of RoundWorld: a World value v
+// from 0.25 to 1 is exactly the integer v*2^WorldBits.
+const WorldBits = 54
+
+// RoundWorld returns the tile coordinate of a world position q (World
+// times 2^WorldBits, an integer) in the tile at zoom z whose corner is
+// origin (X or Y times extent) with extent a power of two: what rounding
+// Project's value to the nearest integer, halves away from zero, gives,
+// computed in integers. shift is WorldBits - z - log2(extent), from 0 to 62.
+func RoundWorld(q int64, origin int64, shift uint) int64 {
+	t := q - origin<<shift
+	if shift == 0 {
+		return t
+	}
+	half := int64(1) << (shift - 1)
+	if t >= 0 {
+		return (t + half) >> shift
+	}
+	return -((-t + half) >> shift)
 }
 
 // MercatorMetres returns EPSG:3857 metres of (lon, lat), as PROJ gives

@@ -33,6 +33,9 @@ var demoServer = sync.OnceValues(func() (*httptest.Server, error) {
 	return httptest.NewServer(srv), nil
 })
 
+// demoDataDir is the data directory of demoCatalog, once made.
+var demoDataDir string
+
 // demoCatalog is the catalog of the demo pack demoServer serves, for
 // benchmarks that call a use case without HTTP.
 var demoCatalog = sync.OnceValues(func() (*catalog.Catalog, error) {
@@ -40,6 +43,7 @@ var demoCatalog = sync.OnceValues(func() (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	demoDataDir = data
 	if err := demo.Run(context.Background(), demo.Options{DataDir: data, Seed: 1}); err != nil {
 		return nil, err
 	}

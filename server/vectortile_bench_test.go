@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/svc-geodata/svc/buildings"
+	"github.com/svc-geodata/svc/importer"
 	"github.com/svc-geodata/svc/internal/testtool"
+	"github.com/svc-geodata/svc/lod2store"
 )
 
 // reportTiles reports tiles/s (wall) and the CPU time per tile since cpu0,
@@ -48,10 +52,10 @@ func BenchmarkBuildingTileZ15(b *testing.B) {
 		b.Fatal(err)
 	}
 	tiles := benchTilesZ15()
-	b.Run("cold", func(b *testing.B) {
-		v, release := cat.Acquire()
-		defer release()
-		tiler := buildings.NewTiler(buildings.Sources(v))
+	v, release := cat.Acquire()
+	defer release()
+	srcs := buildings.Sources(v)
+	cold := func(b *testing.B, tiler *buildings.Tiler) {
 		feats := 0
 		b.ReportAllocs()
 		cpu0 := testtool.CPUTime()
@@ -67,6 +71,28 @@ func BenchmarkBuildingTileZ15(b *testing.B) {
 		}
 		reportTiles(b, len(tiles), cpu0)
 		b.ReportMetric(float64(feats)/float64(len(tiles)), "buildings/tile")
+	}
+	// cold: from the packs' tile files; cold-search: the same packs
+	// without them (as packs imported before the tile file are served).
+	b.Run("cold", func(b *testing.B) { cold(b, buildings.NewTiler(srcs)) })
+	b.Run("cold-search", func(b *testing.B) {
+		var old []lod2store.Source
+		for _, s := range srcs {
+			dir := b.TempDir()
+			for _, name := range []string{importer.LoD2File, importer.LoD2File + lod2store.SearchFileSuffix} {
+				if err := os.Link(filepath.Join(demoDataDir, filepath.FromSlash(s.Pack), name), filepath.Join(dir, name)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			st, err := lod2store.OpenLoD2(b.Context(), filepath.Join(dir, importer.LoD2File))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			s.LoD2 = st
+			old = append(old, s)
+		}
+		cold(b, buildings.NewTiler(old))
 	})
 	b.Run("warm", func(b *testing.B) {
 		ts, err := demoServer()

@@ -104,14 +104,21 @@ func TestVectorTileHTTP(t *testing.T) {
 	}
 }
 
-// TestVectorTileDamagedIs503: where a BL's search file is damaged, its
-// vector tile is a 503 data-damaged problem (never a tile silently missing
-// that BL's buildings), the damage is noted for the admin health, and the
-// answer is not cached: the next request meets the damage again.
+// TestVectorTileDamagedIs503: where a BL's search file or tile file (the
+// buildings layer's, lod2.sqlite.tiles) is damaged, its vector tile is a
+// 503 data-damaged problem (never a tile silently missing that BL's
+// buildings), the damage is noted for the admin health, and the answer is
+// not cached: the next request meets the damage again.
 func TestVectorTileDamagedIs503(t *testing.T) {
+	for _, file := range []string{"lod2.sqlite.search", "lod2.sqlite.tiles"} {
+		t.Run(file, func(t *testing.T) { damagedTile503(t, file) })
+	}
+}
+
+func damagedTile503(t *testing.T, file string) {
 	ctx := context.Background()
 	data := twoStatesLoD2(t)
-	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", "lod2.sqlite.search")
+	idx := filepath.Join(data, "lod2", "rp", "2026-07-20", file)
 	st, err := os.Stat(idx)
 	if err != nil {
 		t.Fatal(err)
@@ -150,5 +157,40 @@ func TestVectorTileDamagedIs503(t *testing.T) {
 	}
 	if l := srv.damage.list(); len(l) != 1 || !strings.Contains(l[0], "lod2/rp/2026-07-20") {
 		t.Errorf("damage log %q", l)
+	}
+}
+
+// TestVectorTileNoCache: without a tile cache (serve --vector-tile-cache-mb
+// 0) every request cuts its tile and compresses it only for a client that
+// takes gzip: both encodings carry the cached server's tile.
+func TestVectorTileNoCache(t *testing.T) {
+	cat, err := demoCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{BaseURL: "http://api.test", VectorTileCacheBytes: -1}, Deps{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	const lon, lat, z = 8.67815, 50.11295, 16
+	n := math.Exp2(z)
+	path := fmt.Sprintf("/v1/buildings/tiles/%d/%d/%d.mvt", z, int((lon+180)/360*n), int((1-math.Asinh(math.Tan(lat*math.Pi/180))/math.Pi)/2*n))
+	_, want := demoFixture(t).do(t, "GET", path, nil)
+	nc := &fixture{ts: ts}
+	for range 2 {
+		resp, body := nc.do(t, "GET", path, nil)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, want) || len(want) == 0 {
+			t.Fatalf("plain: %d %v, %d bytes, want the cached server's %d", resp.StatusCode, resp.Header, len(body), len(want))
+		}
+		resp, gz := nc.do(t, "GET", path, map[string]string{"Accept-Encoding": "gzip"})
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil || resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("gzip: %v %v", err, resp.Header)
+		}
+		if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, want) {
+			t.Fatal("the gzipped tile differs")
+		}
 	}
 }

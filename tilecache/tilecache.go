@@ -49,6 +49,10 @@ func New(maxBytes int64) *Cache {
 	return &Cache{max: maxBytes, lru: list.New(), items: map[string]*list.Element{}}
 }
 
+// Keeps reports whether the cache keeps tiles (New with maxBytes >= 0):
+// when it does not, a builder need not make what only later requests use.
+func (c *Cache) Keeps() bool { return c.max >= 0 }
+
 // ETag is the strong validator of key: the key names everything the tile
 // depends on (data generation, parameters), so equal keys mean equal tiles.
 func ETag(key string) string {

@@ -108,9 +108,13 @@ func (s *surface) serveVectorTile(w http.ResponseWriter, r *http.Request, z, x, 
 		}
 		meta := vectorMeta{bl: res.BL}
 		// The bytes an offline archive stores for this tile (mvt.Gzip is
-		// the building layer's compression too).
-		if gz, err := mvt.Gzip(res.Data); err == nil {
-			meta.gz = gz
+		// the building layer's compression too); without a cache only for
+		// a client that takes them (gzip cost about as much CPU as the
+		// cut itself, docs/performance.md).
+		if s.VectorTiles.Keeps() || httpapi.AcceptsGzip(r) {
+			if gz, err := mvt.Gzip(res.Data); err == nil {
+				meta.gz = gz
+			}
 		}
 		return tilecache.Entry{Data: res.Data, Meta: meta}, nil
 	})
