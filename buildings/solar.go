@@ -6,6 +6,7 @@ import (
 
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/mvt"
+	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/solarstore"
 )
 
@@ -31,26 +32,6 @@ func (t *Tiler) WithSolar(stores map[string]*solarstore.Store) *Tiler {
 	return t
 }
 
-// SolarClasses are the suitability classes of a facet by its annual
-// irradiation as a share of the best plane's at the climate's site
-// (docs/solar.md section 10), best first: the thresholds of the solar
-// route (GET /v1/buildings/{gmlid}/solar), which the vector tiles and the
-// map tiles' legend repeat.
-var SolarClasses = []struct {
-	MinShare float64
-	Name     string
-}{{0.9, "very_good"}, {0.8, "good"}, {0.7, "fair"}, {0, "poor"}}
-
-// SolarClass is the class of share (annual / best plane's annual).
-func SolarClass(share float64) string {
-	for _, c := range SolarClasses {
-		if share >= c.MinShare {
-			return c.Name
-		}
-	}
-	return "poor"
-}
-
 // SolarValues are a facet's values as the answers carry them: the annual
 // irradiation in kWh/m² with two decimals and the share of the best plane
 // with three, as the solar route rounds them.
@@ -59,7 +40,7 @@ func SolarValues(f solarstore.Facet, bestWhM2 int64) (annualKWhM2, share float64
 	if bestWhM2 > 0 {
 		share = math.Round(float64(f.AnnualWhM2)/float64(bestWhM2)*1000) / 1000
 	}
-	return annualKWhM2, share, SolarClass(share)
+	return annualKWhM2, share, roofsolar.Class(share)
 }
 
 // facetKey names a roof facet: surface id and part.

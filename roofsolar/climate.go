@@ -104,19 +104,21 @@ func Prepare(ctx context.Context, series *climate.Series) (*Climate, error) {
 	return c, nil
 }
 
-// classes are the thresholds of Class: the facet's annual irradiation as a
-// share of the best plane's at the site (docs/solar.md section 10).
-var classes = []struct {
-	min  float64
-	name string
+// Classes are the suitability classes of a facet by its annual
+// irradiation as a share of the best plane's at the climate's site (docs/
+// solar.md section 10), best first: the one definition the solar route,
+// the vector and map tiles and their legend use.
+var Classes = []struct {
+	MinShare float64
+	Name     string
 }{{0.9, "very_good"}, {0.8, "good"}, {0.7, "fair"}, {0, "poor"}}
 
 // Class names the suitability of a facet whose annual irradiation is share
 // (0-1) of the best plane's: very_good, good, fair or poor.
 func Class(share float64) string {
-	for _, c := range classes {
-		if share >= c.min {
-			return c.name
+	for _, c := range Classes {
+		if share >= c.MinShare {
+			return c.Name
 		}
 	}
 	return "poor"

@@ -14,6 +14,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/lod2store"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/server/httpapi"
 	"github.com/svc-geodata/svc/solarstore"
 	"github.com/svc-geodata/svc/tilecache"
@@ -214,11 +215,11 @@ func (s *surface) handleSolarTileJSON(w http.ResponseWriter, r *http.Request, in
 	for _, st := range buildings.SolarRamp {
 		stop := solarStop{KWhM2: st.KWhM2, Colour: fmt.Sprintf("#%02x%02x%02x", st.Colour.R, st.Colour.G, st.Colour.B)}
 		if best > 0 {
-			stop.Class = buildings.SolarClass(st.KWhM2 * 1000 / float64(best))
+			stop.Class = roofsolar.Class(st.KWhM2 * 1000 / float64(best))
 		}
 		leg.Stops = append(leg.Stops, stop)
 	}
-	for _, c := range buildings.SolarClasses {
+	for _, c := range roofsolar.Classes {
 		band := solarBand{Class: c.Name, MinShare: c.MinShare}
 		if best > 0 && c.MinShare > 0 {
 			kwh := r2(c.MinShare * float64(best) / 1000)
