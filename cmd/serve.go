@@ -25,7 +25,6 @@ import (
 	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/server"
-	"github.com/svc-geodata/svc/server/dataapi"
 	"github.com/svc-geodata/svc/state"
 )
 
@@ -149,10 +148,10 @@ func runServe(ctx context.Context, o serveOptions) error {
 		}
 	}
 	var clim *roofsolar.Climate
-	var defClim *dataapi.DefaultClimates
+	var defClim *roofsolar.DefaultClimates
 	if o.irradiance == "" {
 		// 64 cells of about 200 KB each: the buildings of a state's busiest areas.
-		defClim = dataapi.NewDefaultClimates(64)
+		defClim = roofsolar.NewDefaultClimates(64)
 	} else {
 		if clim, err = roofsolar.LoadClimate(ctx, o.irradiance); err != nil {
 			return fmt.Errorf("--irradiance: %w", err)

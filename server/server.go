@@ -89,7 +89,7 @@ type Deps struct {
 	Climate *roofsolar.Climate
 	// DefaultClimate is the built-in climate of Germany the solar route
 	// uses without Climate; nil with Climate nil too: the route answers 503.
-	DefaultClimate *dataapi.DefaultClimates
+	DefaultClimate *roofsolar.DefaultClimates
 }
 
 // Server answers every route. Create it with New.

@@ -50,7 +50,7 @@ type Env struct {
 	// DefaultClimate is the built-in climate of Germany per grid cell,
 	// used without Climate; nil with it nil too: the solar route answers
 	// 503.
-	DefaultClimate *DefaultClimates
+	DefaultClimate *roofsolar.DefaultClimates
 	Log            *slog.Logger
 	RequestID      func(context.Context) string
 }

@@ -10,6 +10,8 @@ package germany
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -68,6 +70,13 @@ type table struct{ v []float32 }
 // load parses the embedded table once; an error is a build defect that
 // the tests catch.
 var load = sync.OnceValues(func() (*table, error) { return parse(tableCSV) })
+
+// TableSHA256 is the hex SHA-256 of the embedded table (sis_monthly.csv):
+// part of the identity of a solar store computed under the default climate.
+var TableSHA256 = sync.OnceValue(func() string {
+	sum := sha256.Sum256(tableCSV)
+	return hex.EncodeToString(sum[:])
+})
 
 func parse(b []byte) (*table, error) {
 	t := &table{v: make([]float32, nLat*nLon*12)}
