@@ -34,7 +34,8 @@ func (t *Tiler) WithSolar(stores map[string]*solarstore.Store) *Tiler {
 
 // SolarValues are a facet's values as the answers carry them: the annual
 // irradiation in kWh/m² with two decimals and the share of the best plane
-// with three, as the solar route rounds them.
+// (bestWhM2: solarstore.Info.BestWhM2, the facet's climate cell's for a
+// store of the default climate) with three, as the solar route rounds them.
 func SolarValues(f solarstore.Facet, bestWhM2 int64) (annualKWhM2, share float64, class string) {
 	annualKWhM2 = math.Round(float64(f.AnnualWhM2)/10) / 100
 	if bestWhM2 > 0 {
@@ -72,7 +73,7 @@ func (c *tileCutter) appendSolar(st *solarstore.Store, sid int64, part int) {
 	if !ok {
 		return
 	}
-	annual, share, class := SolarValues(f, st.Info().Best.AnnualWhM2)
+	annual, share, class := SolarValues(f, st.Info().BestWhM2(f))
 	c.props = append(c.props, mvt.Prop{Key: "annual_kwh_m2", Value: mvt.Double(annual)},
 		mvt.Prop{Key: "share_of_best", Value: mvt.Double(share)}, mvt.Prop{Key: "class", Value: mvt.String(class)})
 }

@@ -20,20 +20,28 @@ import (
 // maxListedFailures bounds the failed buildings a build lists by name.
 const maxListedFailures = 20
 
+// defaultClimateCells bounds the default climate's cells a build keeps:
+// the whole grid of Germany (43 x 50).
+const defaultClimateCells = 43 * 50
+
 func newBuildSolar() *cobra.Command {
 	var o solarbuild.Options
 	var blCode, irradiance, bbox string
 	var logEvery time.Duration
 	c := &cobra.Command{
-		Use:   "solar --data DIR --bl BL --irradiance FILE",
+		Use:   "solar --data DIR --bl BL [--irradiance FILE]",
 		Short: "Precompute the solar irradiation of every roof facet of a BL into a solar pack",
 		Long: `solar computes, for every building of the published LoD2 pack of the BL, what GET
 /v1/buildings/{gmlid}/solar computes on demand: the annual and monthly irradiation of each roof facet
-under the climate file (--irradiance, the file 'svc serve --irradiance' is given: a PVGIS TMY CSV/JSON
-or an EPW), shaded by the terrain (the DGM packs in the LoD2 pack's CRS), the LoD2 buildings and the
-CDSM crowns. It publishes <data>/solar/<bl>/<LoD2 snapshot>/solar.sqlite; the route then answers from
-it ("computed": "precomputed") while the LoD2 pack, the climate file and the terrain and vegetation
-packs are those it was computed with, and on demand otherwise (docs/solar.md).
+under the climate, shaded by the terrain (the DGM packs in the LoD2 pack's CRS), the LoD2 buildings and
+the CDSM crowns. The climate is the one the server uses: the file of --irradiance (the file 'svc serve
+--irradiance' is given: a PVGIS TMY CSV/JSON or an EPW) or, without it, the built-in default climate of
+Germany (CM SAF monthly means 2006-2025, 0.2° grid), each building under the cell of its first roof
+vertex as the route chooses it; a building outside the grid is left out. It publishes
+<data>/solar/<bl>/<LoD2 snapshot>/solar.sqlite; the route then answers from it ("computed":
+"precomputed") while the LoD2 pack, the climate (the same file, or the default climate on a server
+without --irradiance) and the terrain and vegetation packs are those it was computed with, and on
+demand otherwise (docs/solar.md).
 
 --workers buildings are computed at once; the file is the same byte for byte whatever the number.
 Every --chunk building ids are checkpointed: a build that was interrupted (Ctrl-C, kill -9, a full
@@ -43,9 +51,6 @@ fails the build instead (its checkpoints are kept). --bbox restricts the build t
 		RunE: func(c *cobra.Command, args []string) error {
 			if blCode == "" {
 				return fmt.Errorf("--bl is required")
-			}
-			if irradiance == "" {
-				return fmt.Errorf("--irradiance is required: the climate file (PVGIS TMY CSV/JSON or EPW) the server is started with")
 			}
 			if bbox != "" {
 				b, err := geo.ParseBBox(bbox)
@@ -60,7 +65,8 @@ fails the build instead (its checkpoints are kept). --bbox restricts the build t
 	f := c.Flags()
 	f.StringVar(&o.DataDir, "data", "./data", "data directory")
 	f.StringVar(&blCode, "bl", "", "BL code (bw by be bb hb hh he mv ni nrw rp sl sn st sh th)")
-	f.StringVar(&irradiance, "irradiance", "", "climate file: a PVGIS TMY (CSV or JSON) or EnergyPlus EPW file, the one `svc serve --irradiance` gets")
+	f.StringVar(&irradiance, "irradiance", "", "climate file: a PVGIS TMY (CSV or JSON) or EnergyPlus EPW file, the one `svc serve --irradiance` gets; "+
+		"without it the built-in default climate of Germany, as `svc serve` without --irradiance")
 	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "buildings computed concurrently")
 	f.BoolVar(&o.Resume, "resume", false, "continue an interrupted build of the same inputs from its checkpoints")
 	f.BoolVar(&o.Strict, "strict", false, "fail the build when a building fails instead of leaving it out")
@@ -73,9 +79,18 @@ fails the build instead (its checkpoints are kept). --bbox restricts the build t
 
 func runBuildSolar(c *cobra.Command, o solarbuild.Options, blCode, irradiance string, logEvery time.Duration) error {
 	ctx := c.Context()
-	clim, err := roofsolar.LoadClimate(ctx, irradiance)
-	if err != nil {
-		return fmt.Errorf("--irradiance: %w", err)
+	climName := "built-in default (CM SAF monthly means, per 0.2° cell)"
+	if irradiance != "" {
+		clim, err := roofsolar.LoadClimate(ctx, irradiance)
+		if err != nil {
+			return fmt.Errorf("--irradiance: %w", err)
+		}
+		o.Climate, climName = clim, clim.File
+	} else {
+		// Every cell the BL's buildings touch is kept (a BL spans at most
+		// some 500 of the grid's 2,150 cells, ~200 KB each): the buildings
+		// are computed in id order, not by cell.
+		o.DefaultClimate = roofsolar.NewDefaultClimates(defaultClimateCells)
 	}
 	cat := catalog.New(catalogOptions(o.DataDir))
 	v, err := cat.Reload(ctx)
@@ -87,7 +102,7 @@ func runBuildSolar(c *cobra.Command, o solarbuild.Options, blCode, irradiance st
 	if !ok || lp.LoD2 == nil {
 		return &tiles3d.MissingError{Product: pack.LoD2, BL: blCode, DataDir: o.DataDir}
 	}
-	o.LoD2, o.LoD2Manifest, o.Climate = lp.LoD2, lp.Manifest, clim
+	o.LoD2, o.LoD2Manifest = lp.LoD2, lp.Manifest
 	o.Terrain, o.Vegetation = v.Rasters(pack.Terrain), v.Rasters(pack.Vegetation)
 	stop := buildProgress(c.ErrOrStderr(), &o.Progress, "build solar", "buildings", logEvery)
 	start := time.Now()
@@ -109,7 +124,7 @@ func runBuildSolar(c *cobra.Command, o solarbuild.Options, blCode, irradiance st
 	}
 	el := time.Since(start)
 	fmt.Fprintf(out, "built %s: %d buildings, %d roof facets, climate %s, in %s (%d computed, %.1f buildings/s, %d workers)\n",
-		res.Manifest.Key(), res.Info.Buildings, res.Info.Facets, clim.File, el.Round(time.Millisecond),
+		res.Manifest.Key(), res.Info.Buildings, res.Info.Facets, climName, el.Round(time.Millisecond),
 		res.Computed, float64(res.Computed)/el.Seconds(), o.Workers)
 	return nil
 }

@@ -128,7 +128,11 @@ type SolarInfo struct {
 	LoD2Snapshot  string `json:"lod2_snapshot"`  // the LoD2 snapshot whose roof facets it holds
 	LoD2SHA256    string `json:"lod2_sha256"`    // that pack's lod2.sqlite
 	ClimateFile   string `json:"climate_file"`   // base name of the operator's climate file
-	ClimateSHA256 string `json:"climate_sha256"` // and its SHA-256: a server with another climate computes on demand
+	ClimateSHA256 string `json:"climate_sha256"` // and its SHA-256 (or the default climate's identity): a server with another climate computes on demand
+	// ClimateFormat is the climate's format: "cmsaf-monthly-means" for the
+	// built-in default climate of Germany (ClimateFile ""), else the file's
+	// (absent in manifests written before it was added).
+	ClimateFormat string `json:"climate_format,omitempty"`
 	Model         string `json:"model"`
 	Buildings     int64  `json:"buildings"`
 	Facets        int64  `json:"facets"`

@@ -100,6 +100,13 @@ func (d *DefaultClimates) At(ctx context.Context, latDeg, lonDeg float64) (*Clim
 	return e.c, e.err
 }
 
+// Centre returns the climate of the grid's centre cell: what every cell
+// shares (the model's description, the source, the period, the identity)
+// without a building to place.
+func (d *DefaultClimates) Centre(ctx context.Context) (*Climate, error) {
+	return d.At(ctx, (germany.NorthDeg+germany.SouthDeg)/2, (germany.WestDeg+germany.EastDeg)/2)
+}
+
 // Cells returns how many cells are kept.
 func (d *DefaultClimates) Cells() int {
 	d.mu.Lock()

@@ -63,9 +63,15 @@ func FromStore(b solarstore.Building, facets []lod2store.Facet, shading string) 
 	return r, nil
 }
 
-// StoreClimate is the store's description of c.
+// StoreClimate is the store's description of c. For a cell of the default
+// climate (Method set) it describes the default climate as a whole: its
+// identity and method, no site (each building has its own cell).
 func StoreClimate(c *Climate) solarstore.Climate {
 	se := c.Series
-	return solarstore.Climate{File: c.File, SHA256: c.SHA256, Format: string(se.Format), Source: se.Source,
+	out := solarstore.Climate{File: c.File, SHA256: c.SHA256, Format: string(se.Format), Source: se.Source,
 		FirstYear: se.FirstYear, LastYear: se.LastYear, LatDeg: se.Site.LatDeg, LonDeg: se.Site.LonDeg, ElevationM: se.Site.ElevationM}
+	if c.Method != "" {
+		out.LatDeg, out.LonDeg, out.ElevationM, out.Method = 0, 0, 0, c.Method
+	}
+	return out
 }

@@ -41,10 +41,14 @@ type Options struct {
 	// Terrain and Vegetation are the published datasets the shading reads
 	// (those in the LoD2 pack's CRS), as the solar route reads them.
 	Terrain, Vegetation []*terrain.Dataset
-	Climate             *roofsolar.Climate
-	Workers             int  // buildings computed at once (default 1)
-	Resume              bool // continue an interrupted build of the same inputs
-	Strict              bool // a building that fails fails the build
+	// Climate is the operator's climate file; nil: every building is
+	// computed under DefaultClimate's cell of its first roof vertex, as the
+	// solar route on a server without --irradiance computes it.
+	Climate        *roofsolar.Climate
+	DefaultClimate *roofsolar.DefaultClimates
+	Workers        int  // buildings computed at once (default 1)
+	Resume         bool // continue an interrupted build of the same inputs
+	Strict         bool // a building that fails fails the build
 	// ChunkBuildings is the range of building ids per checkpoint (default
 	// 1000): what a resumed build computes again at most.
 	ChunkBuildings int64
@@ -75,7 +79,7 @@ const (
 	journalName = "build-solar.json"
 	chunkDir    = "chunks"
 	// journalFormat names the checkpoint layout; another is not resumed.
-	journalFormat = "svc-solar-build/1"
+	journalFormat = "svc-solar-build/2"
 )
 
 // journal names the inputs of a build; checkpoints of other inputs are
@@ -97,7 +101,7 @@ type journal struct {
 // tiles3d.MissingError without a DGM in the LoD2 pack's CRS, ErrFailed
 // under Strict, the stores', ctx's (the checkpoints are kept for Resume).
 func Build(ctx context.Context, o Options) (Result, error) {
-	if o.LoD2 == nil || o.LoD2Manifest.LoD2 == nil || o.Climate == nil {
+	if o.LoD2 == nil || o.LoD2Manifest.LoD2 == nil || (o.Climate == nil && o.DefaultClimate == nil) {
 		return Result{}, errors.New("solarbuild: LoD2 pack and climate required")
 	}
 	in := roofsolar.Inputs{LoD2: o.LoD2, Terrain: o.Terrain, Vegetation: o.Vegetation, Workers: 1}
@@ -117,7 +121,7 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	}
 	// An earlier run's directory is kept on failure whatever this run did.
 	b := &build{o: o, in: in, w: w, kept: !fresh, j: journal{Format: journalFormat, BL: lm.BL, LoD2Snapshot: lm.Snapshot,
-		LoD2SHA256: lm.FileSHA256(lm.LoD2.File), ClimateSHA256: o.Climate.SHA256, Inputs: in.Keys(), ChunkBuildings: o.ChunkBuildings}}
+		LoD2SHA256: lm.FileSHA256(lm.LoD2.File), ClimateSHA256: climateSHA256(o), Inputs: in.Keys(), ChunkBuildings: o.ChunkBuildings}}
 	if o.BBox != nil {
 		b.j.BBox = []float64{o.BBox.MinLon, o.BBox.MinLat, o.BBox.MaxLon, o.BBox.MaxLat}
 	}
@@ -131,6 +135,15 @@ func Build(ctx context.Context, o Options) (Result, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// climateSHA256 is the identity of the build's climate: the file's
+// SHA-256 or the default climate's.
+func climateSHA256(o Options) string {
+	if o.Climate != nil {
+		return o.Climate.SHA256
+	}
+	return roofsolar.DefaultSHA256()
 }
 
 type build struct {
@@ -251,15 +264,14 @@ func (b *build) chunk(ctx context.Context, k int64, sp span) error {
 	shading := b.in.Evaluated()
 	for i, rb := range bs {
 		g.Go(func() error {
-			r, err := roofsolar.Compute(gctx, b.o.Climate, b.in, rb.Facets)
+			rec, err := b.compute(gctx, rb, shading)
 			if err != nil {
 				if cerr := gctx.Err(); cerr != nil {
 					return cerr
 				}
-				recs[i] = record{b: solarstore.Building{ID: rb.BuildingID, GMLID: rb.GMLID}, failed: err.Error()}
-			} else {
-				recs[i] = record{b: roofsolar.ToStore(rb, r, shading)}
+				rec = record{b: solarstore.Building{ID: rb.BuildingID, GMLID: rb.GMLID}, failed: err.Error()}
 			}
+			recs[i] = rec
 			b.progress(1)
 			return nil
 		})
@@ -273,6 +285,36 @@ func (b *build) chunk(ctx context.Context, k int64, sp span) error {
 	b.res.Computed += int64(len(bs))
 	b.kept = true
 	return nil
+}
+
+// compute computes building rb under the build's climate: the file, or
+// the default climate of the cell of its first roof vertex, whose best
+// plane each of its facets then holds (their share_of_best's base). A
+// building without roof facets needs no climate.
+func (b *build) compute(ctx context.Context, rb *lod2store.RoofBuilding, shading string) (record, error) {
+	c := b.o.Climate
+	if c == nil {
+		if lon, lat, ok := roofsolar.FacetLonLat(rb.Facets); ok {
+			var err error
+			if c, err = b.o.DefaultClimate.At(ctx, lat, lon); err != nil {
+				return record{}, err
+			}
+		} else if len(rb.Facets) > 0 {
+			return record{}, fmt.Errorf("solarbuild: building %q: no roof vertex to place it", rb.GMLID)
+		}
+	}
+	r, err := roofsolar.Compute(ctx, c, b.in, rb.Facets)
+	if err != nil {
+		return record{}, err
+	}
+	sb := roofsolar.ToStore(rb, r, shading)
+	if b.o.Climate == nil && c != nil {
+		best := int64(math.Round(c.BestWhM2))
+		for i := range sb.Facets {
+			sb.Facets[i].BestWhM2 = best
+		}
+	}
+	return record{b: sb}, nil
 }
 
 func (b *build) progress(n int64) {
@@ -309,7 +351,7 @@ func (b *build) sameInputs() string {
 	case j.LoD2SHA256 != b.j.LoD2SHA256 || j.LoD2Snapshot != b.j.LoD2Snapshot:
 		return "checkpoints of another LoD2 pack"
 	case j.ClimateSHA256 != b.j.ClimateSHA256:
-		return "checkpoints computed with another climate file"
+		return "checkpoints computed with another climate (file or default)"
 	case fmt.Sprint(j.Inputs) != fmt.Sprint(b.j.Inputs):
 		return fmt.Sprintf("checkpoints computed with other terrain or vegetation packs (%v)", j.Inputs)
 	case j.ChunkBuildings != b.j.ChunkBuildings:

@@ -16,7 +16,7 @@ import (
 // in id order: a magic line, the record count, then per building a record
 // (varints; see putRecord). It is written under a temporary name, synced
 // and renamed, so a chunk file that exists is complete.
-const chunkMagic = "svc-solar-chunk/1\n"
+const chunkMagic = "svc-solar-chunk/2\n"
 
 // maxChunkString bounds a string read from a chunk file (a gml:id, a
 // reason): a damaged file must not allocate gigabytes.
@@ -94,6 +94,7 @@ func putRecord(b []byte, r *record) []byte {
 		b = binary.AppendUvarint(b, uint64(f.Part))
 		b = binary.AppendVarint(b, f.AnnualWhM2)
 		b = binary.AppendVarint(b, f.Unshaded)
+		b = binary.AppendVarint(b, f.BestWhM2)
 		for _, m := range f.MonthlyWhM2 {
 			b = binary.AppendVarint(b, m)
 		}
@@ -208,7 +209,7 @@ func (c *chunkReader) decode(r *record) error {
 }
 
 func (c *chunkReader) facet(f *solarstore.Facet) error {
-	vals := make([]int64, 0, 19)
+	vals := make([]int64, 0, 20)
 	var err error
 	var v int64
 	read := func(n int) {
@@ -225,12 +226,12 @@ func (c *chunkReader) facet(f *solarstore.Facet) error {
 	if err == nil {
 		err = perr
 	}
-	read(14)
+	read(15)
 	if err != nil {
 		return err
 	}
-	f.SurfaceID, f.Part, f.AnnualWhM2, f.Unshaded = vals[0], int(part), vals[1], vals[2]
-	copy(f.MonthlyWhM2[:], vals[3:15])
+	f.SurfaceID, f.Part, f.AnnualWhM2, f.Unshaded, f.BestWhM2 = vals[0], int(part), vals[1], vals[2], vals[3]
+	copy(f.MonthlyWhM2[:], vals[4:16])
 	has, err := c.r.ReadByte()
 	if err != nil || has == 0 {
 		return err
@@ -239,6 +240,6 @@ func (c *chunkReader) facet(f *solarstore.Facet) error {
 	if err != nil {
 		return err
 	}
-	f.Loss = &solarstore.Loss{Terrain: vals[15], Buildings: vals[16], Trees: vals[17]}
+	f.Loss = &solarstore.Loss{Terrain: vals[16], Buildings: vals[17], Trees: vals[18]}
 	return nil
 }

@@ -17,10 +17,19 @@ import (
 // finish writes the store from the chunks in order and commits the pack.
 func (b *build) finish(ctx context.Context) (Result, error) {
 	c := b.o.Climate
+	if c == nil {
+		var err error
+		if c, err = b.o.DefaultClimate.Centre(ctx); err != nil {
+			return b.res, fmt.Errorf("solarbuild: %w", err)
+		}
+	}
 	lm := b.o.LoD2Manifest
 	info := solarstore.Info{LoD2Snapshot: b.j.LoD2Snapshot, LoD2SHA256: b.j.LoD2SHA256, Model: c.Sky.Description(),
-		Shading: b.in.Evaluated(), Climate: roofsolar.StoreClimate(c), Inputs: b.j.Inputs, BBoxWGS84: b.j.BBox,
-		Best: solarstore.Plane{TiltDeg: c.BestTiltDeg, AzimuthDeg: c.BestAzimuthDeg, AnnualWhM2: int64(math.Round(c.BestWhM2))}}
+		Shading: b.in.Evaluated(), Climate: roofsolar.StoreClimate(c), Inputs: b.j.Inputs, BBoxWGS84: b.j.BBox}
+	// The default climate's best plane is each facet's own (its cell's).
+	if b.o.Climate != nil {
+		info.Best = solarstore.Plane{TiltDeg: c.BestTiltDeg, AzimuthDeg: c.BestAzimuthDeg, AnnualWhM2: int64(math.Round(c.BestWhM2))}
+	}
 	path := filepath.Join(b.w.Dir(), solarstore.FileName)
 	// A store begun by a run killed while writing it is written again.
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -52,7 +61,7 @@ func (b *build) finish(ctx context.Context) (Result, error) {
 	m, err := b.w.Commit(ctx, pack.Manifest{LicenseID: lm.LicenseID, Name: lm.Name, SourceURL: lm.SourceURL,
 		SourceName: lm.SourceName, Attribution: lm.Attribution, CRS: lm.CRS, BBoxWGS84: lm.BBoxWGS84,
 		Solar: &pack.SolarInfo{File: solarstore.FileName, LoD2Snapshot: info.LoD2Snapshot, LoD2SHA256: info.LoD2SHA256,
-			ClimateFile: info.Climate.File, ClimateSHA256: info.Climate.SHA256, Model: info.Model,
+			ClimateFile: info.Climate.File, ClimateSHA256: info.Climate.SHA256, ClimateFormat: info.Climate.Format, Model: info.Model,
 			Buildings: info.Buildings, Facets: info.Facets}})
 	if err != nil {
 		return b.res, fmt.Errorf("solarbuild: %w", err)

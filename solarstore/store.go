@@ -40,9 +40,13 @@ type Info struct {
 	Model        string  `json:"model"`         // sun and sky model, as the route names it
 	Shading      string  `json:"shading"`       // what was evaluated for every building unless it says otherwise
 	Climate      Climate `json:"climate"`
-	Best         Plane   `json:"best_plane"` // the best plane at the climate's site, the base of share_of_best
-	Buildings    int64   `json:"buildings"`
-	Facets       int64   `json:"facets"`
+	// Best is the best plane at the climate's site, the base of
+	// share_of_best. Zero in a store of the default climate, whose sites
+	// are the buildings' grid cells: each facet holds its cell's
+	// (Facet.BestWhM2); see BestWhM2.
+	Best      Plane `json:"best_plane"`
+	Buildings int64 `json:"buildings"`
+	Facets    int64 `json:"facets"`
 	// Inputs are the terrain and vegetation packs (product/bl/snapshot,
 	// sorted) the shading read; a server whose published ones differ
 	// computes on demand. Absent in stores written without it.
@@ -53,10 +57,14 @@ type Info struct {
 	BBoxWGS84 []float64 `json:"bbox_wgs84,omitempty"`
 }
 
-// Climate names the climate input of a store.
+// Climate names the climate input of a store: the operator's file, or the
+// built-in default climate of Germany (Format "cmsaf-monthly-means", File
+// "", SHA256 roofsolar.DefaultSHA256, Method set, and no site: LatDeg,
+// LonDeg and ElevationM are 0, each building was computed at the grid
+// point of its 0.2° cell).
 type Climate struct {
-	File       string  `json:"file"` // base name of the operator's file
-	SHA256     string  `json:"sha256"`
+	File       string  `json:"file"`   // base name of the operator's file; "" for the default climate
+	SHA256     string  `json:"sha256"` // of the file, or the default climate's identity
 	Format     string  `json:"format"`
 	Source     string  `json:"source"`
 	FirstYear  int     `json:"first_year"`
@@ -64,6 +72,9 @@ type Climate struct {
 	LatDeg     float64 `json:"latitude"`
 	LonDeg     float64 `json:"longitude"`
 	ElevationM float64 `json:"elevation_m"`
+	// Method is how the default climate's hours are made; absent for a
+	// file (and in stores written before the default climate was built).
+	Method string `json:"method,omitempty"`
 }
 
 // Plane is an orientation and its annual irradiation.
@@ -81,6 +92,20 @@ type Facet struct {
 	Unshaded    int64 // on the open plane
 	MonthlyWhM2 [12]int64
 	Loss        *Loss // nil: shading not evaluated
+	// BestWhM2 is the annual irradiation of the best plane of the
+	// building's climate (its default climate cell's), the base of its
+	// share_of_best; 0 when the store's Info.Best holds for it (a file's
+	// climate, and stores written before the column existed).
+	BestWhM2 int64
+}
+
+// BestWhM2 is the best plane's annual irradiation f's share_of_best is
+// taken of: f's own (its cell's) when the store holds one, else Best's.
+func (i Info) BestWhM2(f Facet) int64 {
+	if f.BestWhM2 > 0 {
+		return f.BestWhM2
+	}
+	return i.Best.AnnualWhM2
 }
 
 // Loss is a facet's annual loss by shading, Wh/m², in the order the
@@ -107,6 +132,7 @@ CREATE TABLE facets(surface_id INTEGER NOT NULL, part INTEGER NOT NULL, building
   m05 INTEGER NOT NULL, m06 INTEGER NOT NULL, m07 INTEGER NOT NULL, m08 INTEGER NOT NULL,
   m09 INTEGER NOT NULL, m10 INTEGER NOT NULL, m11 INTEGER NOT NULL, m12 INTEGER NOT NULL,
   loss_terrain_wh_m2 INTEGER, loss_buildings_wh_m2 INTEGER, loss_trees_wh_m2 INTEGER,
+  best_wh_m2 INTEGER,
   PRIMARY KEY (surface_id, part)) WITHOUT ROWID;
 `
 
@@ -114,12 +140,17 @@ CREATE TABLE facets(surface_id INTEGER NOT NULL, part INTEGER NOT NULL, building
 const indexes = `CREATE INDEX facets_building ON facets(building_id, surface_id, part);`
 
 const facetCols = `surface_id, part, annual_wh_m2, unshaded_wh_m2, m01, m02, m03, m04, m05, m06, m07, m08, m09, m10, m11, m12,
-loss_terrain_wh_m2, loss_buildings_wh_m2, loss_trees_wh_m2`
+loss_terrain_wh_m2, loss_buildings_wh_m2, loss_trees_wh_m2, best_wh_m2`
+
+// facetColsV1 reads a store written before the column best_wh_m2 (NULL).
+const facetColsV1 = `surface_id, part, annual_wh_m2, unshaded_wh_m2, m01, m02, m03, m04, m05, m06, m07, m08, m09, m10, m11, m12,
+loss_terrain_wh_m2, loss_buildings_wh_m2, loss_trees_wh_m2, NULL`
 
 // Store is an open, read-only solar store. It is safe for concurrent use.
 type Store struct {
 	db   *sql.DB
 	info Info
+	cols string // facetCols, or facetColsV1 for a store without best_wh_m2
 }
 
 // Open opens the store at path read-only.
@@ -128,7 +159,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solarstore: open %s: %w", path, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, cols: facetCols}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('facets') WHERE name = 'best_wh_m2'`).Scan(&n); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("solarstore: %s: %w", path, err)
+	}
+	if n == 0 {
+		s.cols = facetColsV1
+	}
 	var raw string
 	if err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'info'`).Scan(&raw); err != nil {
 		db.Close()
@@ -169,7 +208,7 @@ func (s *Store) Building(ctx context.Context, gmlid string) (Building, error) {
 		return b, fmt.Errorf("solarstore: building %q: %w", gmlid, err)
 	}
 	b.Shading = sh.String
-	rows, err := s.db.QueryContext(ctx, `SELECT `+facetCols+` FROM facets WHERE building_id = ? ORDER BY surface_id, part`, b.ID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+` FROM facets WHERE building_id = ? ORDER BY surface_id, part`, b.ID)
 	if err != nil {
 		return b, fmt.Errorf("solarstore: building %q: %w", gmlid, err)
 	}
@@ -194,7 +233,7 @@ func (s *Store) Surfaces(ctx context.Context, sids []int64, fn func(Facet) error
 		for i, id := range chunk {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT `+facetCols+` FROM facets WHERE surface_id IN (?`+
+		rows, err := s.db.QueryContext(ctx, `SELECT `+s.cols+` FROM facets WHERE surface_id IN (?`+
 			strings.Repeat(`,?`, len(chunk)-1)+`) ORDER BY surface_id, part`, args...)
 		if err != nil {
 			return fmt.Errorf("solarstore: surfaces: %w", err)
@@ -210,15 +249,16 @@ func scanFacets(rows *sql.Rows, fn func(Facet) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var f Facet
-		var lt, lb, ltr sql.NullInt64
+		var lt, lb, ltr, best sql.NullInt64
 		dst := []any{&f.SurfaceID, &f.Part, &f.AnnualWhM2, &f.Unshaded}
 		for m := range f.MonthlyWhM2 {
 			dst = append(dst, &f.MonthlyWhM2[m])
 		}
-		dst = append(dst, &lt, &lb, &ltr)
+		dst = append(dst, &lt, &lb, &ltr, &best)
 		if err := rows.Scan(dst...); err != nil {
 			return err
 		}
+		f.BestWhM2 = best.Int64
 		if lt.Valid {
 			f.Loss = &Loss{Terrain: lt.Int64, Buildings: lb.Int64, Trees: ltr.Int64}
 		}

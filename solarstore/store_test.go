@@ -2,6 +2,7 @@ package solarstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -106,5 +107,66 @@ func TestReadableBySQLite(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "g|1050.0") {
 		t.Fatalf("%s answered %q, want g|1050.0", bin, out)
+	}
+}
+
+// TestBestPerFacet: a default-climate store keeps each facet's cell's best
+// plane (BestWhM2, Info.BestWhM2 prefers it); a store written before the
+// column existed still opens and reads its facets with Info.Best.
+func TestBestPerFacet(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	w, err := Create(ctx, path, Info{Climate: Climate{Format: "cmsaf-monthly-means", Method: "synthesized"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := facet(5, 0, 1_050_000, nil)
+	f.BestWhM2 = 1_300_000
+	g := facet(6, 0, 1_000_000, nil)
+	for _, b := range []Building{{ID: 1, GMLID: "g", Facets: []Facet{f}}, {ID: 2, GMLID: "h", Facets: []Facet{g}}} {
+		if err := w.Put(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Building(ctx, "g")
+	s.Close()
+	if err != nil || len(b.Facets) != 1 || b.Facets[0] != f {
+		t.Fatalf("building g: %+v %v, want facet %+v", b, err, f)
+	}
+	if got := (Info{Best: Plane{AnnualWhM2: 7}}).BestWhM2(f); got != 1_300_000 {
+		t.Errorf("Info.BestWhM2 of a facet with its own best: %d", got)
+	}
+	if got := (Info{Best: Plane{AnnualWhM2: 7}}).BestWhM2(g); got != 7 {
+		t.Errorf("Info.BestWhM2 of a facet without its own best: %d, want Info.Best's 7", got)
+	}
+
+	// The layout before best_wh_m2.
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`DROP INDEX facets_building; ALTER TABLE facets DROP COLUMN best_wh_m2; ` + indexes)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var seen []Facet
+	if err := s.Surfaces(ctx, []int64{5, 6}, func(f Facet) error { seen = append(seen, f); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	f.BestWhM2 = 0
+	if want := []Facet{f, g}; !reflect.DeepEqual(seen, want) {
+		t.Fatalf("old layout:\n got %+v\nwant %+v", seen, want)
 	}
 }

@@ -53,7 +53,7 @@ func (w *Writer) Put(ctx context.Context, b Building) error {
 			return fmt.Errorf("solarstore: put: %w", err)
 		}
 		if w.fstmt, err = tx.PrepareContext(ctx, `INSERT INTO facets(building_id, `+facetCols+`) VALUES (?`+
-			",?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?"+`)`); err != nil {
+			",?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?"+`)`); err != nil {
 			return fmt.Errorf("solarstore: put: %w", err)
 		}
 	}
@@ -64,7 +64,7 @@ func (w *Writer) Put(ctx context.Context, b Building) error {
 	if _, err := w.bstmt.ExecContext(ctx, b.GMLID, b.ID, sh); err != nil {
 		return fmt.Errorf("solarstore: put building %q: %w", b.GMLID, err)
 	}
-	args := make([]any, 0, 20)
+	args := make([]any, 0, 21)
 	for _, f := range b.Facets {
 		args = append(args[:0], b.ID, f.SurfaceID, f.Part, f.AnnualWhM2, f.Unshaded)
 		for _, m := range f.MonthlyWhM2 {
@@ -74,6 +74,11 @@ func (w *Writer) Put(ctx context.Context, b Building) error {
 			args = append(args, f.Loss.Terrain, f.Loss.Buildings, f.Loss.Trees)
 		} else {
 			args = append(args, nil, nil, nil)
+		}
+		if f.BestWhM2 > 0 {
+			args = append(args, f.BestWhM2)
+		} else {
+			args = append(args, nil)
 		}
 		if _, err := w.fstmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("solarstore: put building %q facet %d/%d: %w", b.GMLID, f.SurfaceID, f.Part, err)

@@ -18,7 +18,9 @@ import (
 // pack (the newest, as the catalog publishes it) was computed for the
 // LoD2 snapshot being built (same snapshot and lod2.sqlite SHA-256), every
 // leaf carries its roof facets' annual irradiation and share of the best
-// plane per vertex (glb.Options.Solar, class roof_solar); otherwise the
+// plane per vertex (glb.Options.Solar, class roof_solar; the plane of the
+// store, or of the facet's climate cell in a store of the built-in default
+// climate, solarstore.Info.BestWhM2); otherwise the
 // tileset is what it was without solar packs, byte for byte. The values
 // are inputs of a leaf: its inputs hash holds the best plane's annual and
 // each of its facets' (surface_id, part, annual), and its source key the
@@ -80,13 +82,16 @@ func (s *tileSolar) values(ctx context.Context, bs []lod2store.Building3D, b []b
 	out := make(map[facetKey]*glb.Solar, len(sids))
 	err := s.st.Surfaces(ctx, sids, func(f solarstore.Facet) error {
 		v := &glb.Solar{AnnualKWhM2: float32(f.AnnualWhM2) / 1000, ShareOfBest: glb.NoDataSolar}
-		if s.info.Best.AnnualWhM2 > 0 {
-			v.ShareOfBest = float32(float64(f.AnnualWhM2) / float64(s.info.Best.AnnualWhM2))
+		if best := s.info.BestWhM2(f); best > 0 {
+			v.ShareOfBest = float32(float64(f.AnnualWhM2) / float64(best))
 		}
 		out[facetKey{f.SurfaceID, f.Part}] = v
 		b = binary.LittleEndian.AppendUint64(b, uint64(f.SurfaceID))
 		b = binary.LittleEndian.AppendUint32(b, uint32(f.Part))
 		b = binary.LittleEndian.AppendUint64(b, uint64(f.AnnualWhM2))
+		if f.BestWhM2 > 0 { // the facet's own best plane (default climate); absent, the hash is as before
+			b = binary.LittleEndian.AppendUint64(b, uint64(f.BestWhM2))
+		}
 		return nil
 	})
 	if err != nil {
@@ -117,8 +122,13 @@ func surfaceSolar(vals map[facetKey]*glb.Solar, sf *lod2store.Surface3D) []*glb.
 // the solar pack and its climate, so a client can name them in a legend.
 func (s *tileSolar) assetSolar() map[string]any {
 	c := s.info.Climate
-	return map[string]any{"solar_snapshot": s.snapshot, "model": s.info.Model, "shading": s.info.Shading,
+	out := map[string]any{"solar_snapshot": s.snapshot, "model": s.info.Model, "shading": s.info.Shading,
 		"climate":                  map[string]any{"file": c.File, "source": c.Source, "first_year": c.FirstYear, "last_year": c.LastYear},
 		"best_plane_annual_kwh_m2": float64(s.info.Best.AnnualWhM2) / 1000,
 		"classes":                  map[string]any{"very_good": 0.9, "good": 0.8, "fair": 0.7}}
+	if s.info.Best.AnnualWhM2 == 0 { // the default climate: each facet's share is of its cell's best plane
+		delete(out, "best_plane_annual_kwh_m2")
+		out["best_plane"] = "per 0.2° cell of the default climate"
+	}
+	return out
 }

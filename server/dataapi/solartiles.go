@@ -197,8 +197,10 @@ func (s *surface) handleSolarTileJSON(w http.ResponseWriter, r *http.Request, in
 			}
 		}
 		leg.Climate = addClimate(leg.Climate, code, info)
+		// A store of the default climate has no one best plane (Best is
+		// zero: each facet holds its cell's): no kWh/m² per class either.
 		switch {
-		case best == -1:
+		case best == -1 && info.Best.AnnualWhM2 > 0:
 			best = info.Best.AnnualWhM2
 			leg.BestPlane = &solarBest{TiltDeg: info.Best.TiltDeg, AzimuthDeg: info.Best.AzimuthDeg, AnnualKWhM2: r2(float64(best) / 1000)}
 		case best != info.Best.AnnualWhM2:
