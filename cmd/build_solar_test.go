@@ -99,7 +99,7 @@ func sameAnswer(path string, a, b any) string {
 // and its SHA-256, a file sqlite3 reads) and the route then answers every
 // building from it ("computed": "precomputed") with the on-demand answer's
 // values (within the store's whole Wh/m²); a server with another climate
-// file computes on demand again.
+// file, or on the default climate, computes on demand again.
 func TestBuildSolarEqualsOnDemand(t *testing.T) {
 	sqlite3 := testtool.Require(t, "sqlite3", "apt-get install sqlite3")
 	data, ids := nrwSample(t)
@@ -153,6 +153,10 @@ func TestBuildSolarEqualsOnDemand(t *testing.T) {
 	again := solarAnswers(t, serveData(t, data, "--irradiance", other), ids[:1])
 	if c := again[ids[0]]["computed"]; c != "on_demand" {
 		t.Errorf("with another climate file the answer is %v, want on_demand", c)
+	}
+	// A server on the built-in default climate does not use a store of a file.
+	if c := solarAnswers(t, serveData(t, data), ids[:1])[ids[0]]["computed"]; c != "on_demand" {
+		t.Errorf("on the default climate over a climate file's store the answer is %v, want on_demand", c)
 	}
 }
 
@@ -311,9 +315,10 @@ func TestBuildSolarHints(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(data, "solar")); !os.IsNotExist(err) {
 		t.Errorf("a refused build left %s behind: %v", filepath.Join(data, "solar"), err)
 	}
+	// Without --irradiance (the default climate) the same hint.
 	_, err = runCLI(t, "build", "solar", "--data", data, "--bl", "nrw")
-	if err == nil || !strings.Contains(errorText(err), "--irradiance is required") {
-		t.Errorf("without --irradiance: %v", err)
+	if want := "no DGM (terrain) published for nrw"; err == nil || !strings.Contains(errorText(err), want) {
+		t.Errorf("without DGM and --irradiance: %v\nwant %q", err, want)
 	}
 }
 
