@@ -49,7 +49,7 @@ func SolarRoute(env Env, gmlidParam httpapi.Param) httpapi.Route {
 			"503 for a building outside the default climate's grid when no file is configured; " +
 			"a building without roof facets answers an empty `facets` list. " +
 			"`computed` says where the values come from: `precomputed` when `svc build solar` stored the building in the BL's solar pack for " +
-			"the published LoD2 pack, with this server's climate file (same SHA-256) and the terrain and vegetation packs published now " +
+			"the published LoD2 pack, with this server's climate (the same file by SHA-256, or the built-in default climate on a server without one) and the terrain and vegetation packs published now " +
 			"(the store keeps whole Wh/m², so a value may differ from the on-demand one by 0.01 in its last decimal); `on_demand` otherwise " +
 			"(no solar pack, another climate or LoD2 snapshot, a building part's gml:id), computed for the request (docs/solar.md).",
 		Params: []httpapi.Param{gmlidParam},
