@@ -38,6 +38,7 @@ func TestBuildSolarDefaultClimate(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf("built solar/nrw/2026-07-20: %d buildings", len(ids))) {
 		t.Fatalf("build solar said:\n%s", out)
 	}
+	t.Log(strings.TrimSpace(out))
 	dir := filepath.Join(data, "solar", "nrw", "2026-07-20")
 	m, err := pack.ReadManifest(dir)
 	if err != nil {
