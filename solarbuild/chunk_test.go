@@ -15,7 +15,7 @@ func sampleRecords() []record {
 		{b: solarstore.Building{ID: 1, GMLID: "DENW0001", Facets: []solarstore.Facet{
 			{SurfaceID: 7, Part: 0, AnnualWhM2: 1_050_123, Unshaded: 1_100_000, MonthlyWhM2: [12]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
 				Loss: &solarstore.Loss{Terrain: 0, Buildings: 49_877, Trees: 0}},
-			{SurfaceID: 7, Part: 1, AnnualWhM2: 900_000, Unshaded: 900_000}}}},
+			{SurfaceID: 7, Part: 1, AnnualWhM2: 900_000, Unshaded: 900_000, BestWhM2: 1_312_345}}}},
 		{b: solarstore.Building{ID: 2, GMLID: "DENW0002", Shading: "not evaluated: no roof facets", Facets: []solarstore.Facet{}}},
 		{b: solarstore.Building{ID: 5, GMLID: "DENW0005"}, failed: "raster: tile 3: checksum"},
 	}
