@@ -24,7 +24,8 @@ import (
 // values of its on-demand answer (within the store's whole Wh/m²), and a
 // server with a climate file computes on demand. The roofs of the building
 // vector tiles (read by GDAL's MVT driver) carry share_of_best and class
-// of the facet's own cell's best plane, the one the route answers.
+// of the facet's own cell's best plane, the one the route answers; the
+// solar map tiles' legend gives no kWh/m² per class.
 func TestBuildSolarDefaultClimate(t *testing.T) {
 	ogr2ogr := testtool.Require(t, "ogr2ogr", "apt-get install gdal-bin")
 	data, ids := nrwSample(t)
@@ -63,6 +64,19 @@ func TestBuildSolarDefaultClimate(t *testing.T) {
 			t.Errorf("precomputed answer differs from the on-demand one: %s", d)
 		}
 		bests[int64(math.Round(g["best_plane"].(map[string]any)["annual_kwh_m2"].(float64)*100))] = true
+	}
+
+	// The map tiles' legend: no single best plane, so no kWh/m² per class
+	// (a 0 kWh/m² best plane would make every class start at 0).
+	_, tj := solarGet(t, base+"/v1/solar/tiles.json", nil)
+	var leg struct {
+		Legend map[string]json.RawMessage `json:"solar_legend"`
+	}
+	if err := json.Unmarshal(tj, &leg); err != nil || leg.Legend == nil {
+		t.Fatalf("tiles.json: %v %.300s", err, tj)
+	}
+	if _, ok := leg.Legend["best_plane"]; ok || strings.Contains(string(leg.Legend["classes"]), "min_kwh_m2") {
+		t.Errorf("legend of a default-climate store names one best plane: %s %s", leg.Legend["best_plane"], leg.Legend["classes"])
 	}
 
 	tmy := tmyCSV(t, solarSampleSite(t, base, ids))
