@@ -46,8 +46,9 @@ func Schemas() apidoc.Obj {
 					"first_year": apidoc.Int(""), "last_year": apidoc.Int("")}), "")})}),
 		"LoD2DatasetList": apidoc.ListOf("LoD2Dataset", "datasets", true),
 		"AttributionListEntry": apidoc.Object("Licence and attribution of one published product of one BL", nil, apidoc.Obj{
-			"bundesland_code": apidoc.Str(""), "product": apidoc.Enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit",
-				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", HeightModelProduct),
+			"bundesland_code": apidoc.Str(""), "product": apidoc.Enum("`height-model`: the height model whose undulation the 3D content's heights carry (bundesland_code empty), listed when its licence asks for credit; "+
+				"`solar`: a BL's precomputed roof irradiation (svc build solar); `solar-climate`: the built-in default climate of the solar route (bundesland_code empty), listed while the route uses it",
+				"lod2", "terrain", "terrain-mesh", "osm-cover", "veg", "buildings", "solar", HeightModelProduct, SolarClimateProduct),
 			"snapshot": apidoc.StrF("date", ""), "source": apidoc.Str("authority"), "license": apidoc.Str("licence label"), "license_id": apidoc.Str(""),
 			"url": apidoc.StrF("uri", "licence URL"), "attribution": apidoc.Str("display string"),
 			"must_display": apidoc.Bool("true when the licence requires showing the source visibly (all but DL-DE/Zero 2.0)")}),

@@ -5,7 +5,8 @@
 // (`solar_legend`: the ramp's stops in kWh/m² and the suitability classes).
 // viewer.js calls svcSolar once its map exists and add() once the
 // building layers are there; the button stays hidden when the server
-// publishes no solar pack (tiles.json answers 404).
+// publishes no solar pack (no "solar" product in /v1/attribution, which
+// viewer.js reads first; tiles.json would answer 404).
 'use strict';
 window.svcSolar = function (o) {
   const { map, sv, api, $ } = o;
@@ -16,6 +17,7 @@ window.svcSolar = function (o) {
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
   async function add() {
+    if (!sv.products || !sv.products.has('solar')) return false;
     let tj;
     try {
       const r = await fetch(api('v1/solar/tiles.json'));

@@ -105,7 +105,11 @@
     try {
       const a = await getJSON('v1/attribution');
       attribution = [...new Set((a.attribution || []).map((e) => e.attribution).filter(Boolean))];
-    } catch (e) { attribution = []; }
+      // What is published: solar.js asks for the solar layer only when a
+      // solar pack is (its tiles.json would answer 404, an error in the
+      // browser's console).
+      sv.products = new Set((a.attribution || []).map((e) => e.product));
+    } catch (e) { attribution = []; sv.products = new Set(); }
     $('attribution').textContent = attribution.length ? 'Data: ' + attribution.join(' · ') : '';
   }
 
