@@ -12,6 +12,7 @@ import (
 	"github.com/svc-geodata/svc/catalog"
 	"github.com/svc-geodata/svc/geo"
 	"github.com/svc-geodata/svc/pack"
+	"github.com/svc-geodata/svc/raster"
 	"github.com/svc-geodata/svc/roofsolar"
 	"github.com/svc-geodata/svc/solarbuild"
 	"github.com/svc-geodata/svc/tiles3d"
@@ -28,6 +29,7 @@ func newBuildSolar() *cobra.Command {
 	var o solarbuild.Options
 	var blCode, irradiance, bbox string
 	var logEvery time.Duration
+	var cacheMB int
 	c := &cobra.Command{
 		Use:   "solar --data DIR --bl BL [--irradiance FILE]",
 		Short: "Precompute the solar irradiation of every roof facet of a BL into a solar pack",
@@ -59,7 +61,7 @@ fails the build instead (its checkpoints are kept). --bbox restricts the build t
 				}
 				o.BBox = &b
 			}
-			return runBuildSolar(c, o, blCode, irradiance, logEvery)
+			return runBuildSolar(c, o, blCode, irradiance, logEvery, cacheMB)
 		},
 	}
 	f := c.Flags()
@@ -71,13 +73,15 @@ fails the build instead (its checkpoints are kept). --bbox restricts the build t
 	f.BoolVar(&o.Resume, "resume", false, "continue an interrupted build of the same inputs from its checkpoints")
 	f.BoolVar(&o.Strict, "strict", false, "fail the build when a building fails instead of leaving it out")
 	f.Int64Var(&o.ChunkBuildings, "chunk", 1000, "building ids per checkpoint")
+	f.IntVar(&cacheMB, "raster-cache-mb", 256, "MiB of decoded DGM/CDSM COG blocks kept in memory (as svc serve's): each roof's 10 km terrain horizon "+
+		"and its crowns read blocks its neighbours read again")
 	f.StringVar(&bbox, "bbox", "", "only the buildings meeting minLon,minLat,maxLon,maxLat (WGS84): a city first; the others are answered on demand")
 	progressFlag(f, &logEvery)
 	addEnvHelp(c)
 	return c
 }
 
-func runBuildSolar(c *cobra.Command, o solarbuild.Options, blCode, irradiance string, logEvery time.Duration) error {
+func runBuildSolar(c *cobra.Command, o solarbuild.Options, blCode, irradiance string, logEvery time.Duration, cacheMB int) error {
 	ctx := c.Context()
 	climName := "built-in default (CM SAF monthly means, per 0.2° cell)"
 	if irradiance != "" {
@@ -92,7 +96,7 @@ func runBuildSolar(c *cobra.Command, o solarbuild.Options, blCode, irradiance st
 		// are computed in id order, not by cell.
 		o.DefaultClimate = roofsolar.NewDefaultClimates(defaultClimateCells)
 	}
-	cat := catalog.New(catalogOptions(o.DataDir))
+	cat := catalog.New(catalogOptionsWith(o.DataDir, raster.NewCache(int64(cacheMB)<<20)))
 	v, err := cat.Reload(ctx)
 	if err != nil {
 		return err
