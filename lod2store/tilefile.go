@@ -378,31 +378,8 @@ func footprintRecord(p parsed, offs []uint32, attrs []byte) ([]byte, bool, error
 // its order: a first pass counts them, the second writes them.
 func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, attrs []byte) error {
 	n := 0
-	for pos := range s.idx.n {
-		if pos%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if pos%dropEvery == 0 { // see writeSearchFile: RSS must not grow with the pack
-			dropPages(s.sf.data)
-			dropPages(attrs)
-		}
-		r, err := s.sf.record(pos)
-		if err != nil {
-			return err
-		}
-		p, err := parseRecord(r)
-		if err != nil {
-			return err
-		}
-		_, ok, err := footprintRecord(p, offs, attrs)
-		if err != nil {
-			return err
-		}
-		if ok {
-			n++
-		}
+	if err := eachFootprint(ctx, s, offs, attrs, func(int, parsed, []byte) error { n++; return nil }); err != nil {
+		return err
 	}
 	sw, err := newRecordWriter(path, tileMagic, n)
 	if err != nil {
@@ -412,6 +389,37 @@ func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, 
 	var rec []byte
 	var gs geomScratch
 	i := 0
+	err = eachFootprint(ctx, s, offs, attrs, func(pos int, p parsed, blob []byte) error {
+		rec = binary.LittleEndian.AppendUint32(rec[:0], p.buildingID)
+		rec = binary.LittleEndian.AppendUint32(rec, p.surfaceID)
+		rec = binary.LittleEndian.AppendUint32(rec, uint32(pos))
+		rec = append(rec, blob...)
+		bb := [4]int64{math.MaxInt64, math.MaxInt64, math.MinInt64, math.MinInt64}
+		var gerr error
+		if rec, gerr = gs.appendWorldGeometry(rec, p.coords, &bb); gerr != nil {
+			return fmt.Errorf("surface %d: %w", p.surfaceID, gerr)
+		}
+		var b [4]float32
+		if bb[0] > bb[2] { // no points: a box that meets no tile
+			b = [4]float32{-1, -1, -1, -1}
+		} else {
+			b = [4]float32{down(float64(bb[0] >> tileBoxShift)), down(float64(bb[1] >> tileBoxShift)),
+				up(float64(bb[2]>>tileBoxShift + 1)), up(float64(bb[3]>>tileBoxShift + 1))}
+		}
+		i++
+		return sw.add(uint32(i), b, rec)
+	})
+	if err != nil {
+		return err
+	}
+	return sw.finish()
+}
+
+// eachFootprint calls fn with each footprint surface of s's search file
+// (its position, parsed record and building attrs blob), in file order,
+// dropping the mapped pages as it goes (see writeSearchFile: RSS must not
+// grow with the pack).
+func eachFootprint(ctx context.Context, s *LoD2, offs []uint32, attrs []byte, fn func(pos int, p parsed, blob []byte) error) error {
 	for pos := range s.idx.n {
 		if pos%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -434,30 +442,13 @@ func writeTileRecords(ctx context.Context, s *LoD2, path string, offs []uint32, 
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
-		}
-		rec = binary.LittleEndian.AppendUint32(rec[:0], p.buildingID)
-		rec = binary.LittleEndian.AppendUint32(rec, p.surfaceID)
-		rec = binary.LittleEndian.AppendUint32(rec, uint32(pos))
-		rec = append(rec, blob...)
-		bb := [4]int64{math.MaxInt64, math.MaxInt64, math.MinInt64, math.MinInt64}
-		if rec, err = gs.appendWorldGeometry(rec, p.coords, &bb); err != nil {
-			return fmt.Errorf("surface %d: %w", p.surfaceID, err)
-		}
-		var b [4]float32
-		if bb[0] > bb[2] { // no points: a box that meets no tile
-			b = [4]float32{-1, -1, -1, -1}
-		} else {
-			b = [4]float32{down(float64(bb[0] >> tileBoxShift)), down(float64(bb[1] >> tileBoxShift)),
-				up(float64(bb[2]>>tileBoxShift + 1)), up(float64(bb[3]>>tileBoxShift + 1))}
-		}
-		i++
-		if err := sw.add(uint32(i), b, rec); err != nil {
-			return err
+		if ok {
+			if err := fn(pos, p, blob); err != nil {
+				return err
+			}
 		}
 	}
-	return sw.finish()
+	return nil
 }
 
 // buildTileFile writes the tile file of the finished LoD2 file at path;
